@@ -1,0 +1,102 @@
+# kernelclf: one command to build the book, one to run the tests.
+#   make book   - set up (first time), then a clean build of the website into _build/html
+#   make test   - unit tests + every chapter under nbval + clean book build + browser test
+#   make lab    - JupyterLab with the MyST chapters opening as notebooks
+# Every target depends on `setup`, so a fresh clone needs nothing else.
+
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.kernelclf-setup
+VENDOR := _extra/_static/vendor
+# the widget manager asks for its icon fonts relative to the page (pages live in book/)
+WIDGET_FONTS := _extra/book/@jupyter-widgets/html-manager/dist
+HTML   := _build/html
+JB_FLAGS := -W -n --keep-going
+
+# The data home: an explicit KERNELCLF_DATA wins; a checkout next to ../shared/data uses it.
+ifeq ($(origin KERNELCLF_DATA), undefined)
+  ifneq ($(wildcard ../shared/data/README.md),)
+    export KERNELCLF_DATA := $(abspath ../shared/data)
+  endif
+endif
+export MPLBACKEND := Agg
+export PYDEVD_DISABLE_FILE_VALIDATION := 1
+
+.PHONY: setup vendor book lab notebooks test unit nbval site-test bench check-chapter clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[book,test]'
+	$(BIN)/python .ci/lab_settings.py
+	touch $@
+
+# MathJax, require.js and the widget manager from npm, served by the site itself.
+vendor: setup
+	@if [ -f $(VENDOR)/require.js ]; then :; \
+	elif command -v npm >/dev/null 2>&1; then \
+	  echo "vendoring MathJax and the widget manager from npm"; \
+	  npm install --silent --no-audit --no-fund --no-save --ignore-scripts --prefix .vendor-npm \
+	    @jupyter-widgets/html-manager@1.0.6 requirejs@2.3.8 mathjax@3.2.2 && \
+	  mkdir -p $(VENDOR)/html-manager && \
+	  cp .vendor-npm/node_modules/requirejs/require.js $(VENDOR)/require.js && \
+	  cp -r .vendor-npm/node_modules/@jupyter-widgets/html-manager/dist/. $(VENDOR)/html-manager/ && \
+	  rm -f $(VENDOR)/html-manager/*.map && \
+	  cp -r .vendor-npm/node_modules/mathjax/es5 $(VENDOR)/mathjax && \
+	  mkdir -p $(WIDGET_FONTS) && \
+	  cp $(VENDOR)/html-manager/*.woff* $(VENDOR)/html-manager/*.ttf $(VENDOR)/html-manager/*.eot \
+	     $(VENDOR)/html-manager/*.svg $(WIDGET_FONTS)/; \
+	else echo "npm not found: the book will load MathJax and the widget manager from their CDNs"; fi
+
+# _config.yml names the vendored files; without them build with a CDN variant.
+CONFIG_ARG = $(if $(wildcard $(VENDOR)/require.js),,--config _build/_config_cdn.yml)
+
+_build/_config_cdn.yml: _config.yml
+	mkdir -p _build
+	$(BIN)/python .ci/cdn_config.py _config.yml $@
+
+book: setup vendor
+	rm -rf _build
+	@$(if $(CONFIG_ARG),$(MAKE) --no-print-directory _build/_config_cdn.yml)
+	$(BIN)/jupyter-book build . $(JB_FLAGS) $(CONFIG_ARG)
+	mkdir -p $(HTML)/_notebooks
+	cp _build/jupyter_execute/book/*.ipynb $(HTML)/_notebooks/
+	@echo "The book is in $(HTML)/index.html; executed notebooks in $(HTML)/_notebooks/"
+
+# Build one chapter (with the preface and references) into a temporary folder: CH=04_support_vector_machines
+check-chapter: setup vendor
+	@test -n "$(CH)" || (echo "usage: make check-chapter CH=NN_name" && exit 2)
+	@tmp=$$(mktemp -d); \
+	printf 'format: jb-book\nroot: book/00_preface\nchapters:\n  - file: book/%s\n  - file: book/references\n' "$(CH)" > $$tmp/_toc.yml; \
+	$(BIN)/jupyter-book build . --toc $$tmp/_toc.yml --path-output $$tmp $(JB_FLAGS) && echo "OK: $$tmp/_build/html"
+
+lab: setup
+	$(BIN)/jupyter lab --notebook-dir=book $(if $(filter 0,$(shell id -u)),--allow-root,)
+
+notebooks: setup
+	$(BIN)/jupytext --to ipynb book/[0-9]*.md
+	@echo "wrote book/*.ipynb (git-ignored)"
+
+unit: setup
+	$(BIN)/python -m pytest -m "not browser" tests
+
+nbval: setup
+	$(BIN)/python -m pytest -p no:cacheprovider --nbval-lax book
+
+site-test: setup
+	$(BIN)/python .ci/ensure_chromium.py
+	$(BIN)/python -m pytest -m browser tests/test_site.py
+
+test: setup vendor
+	$(BIN)/python -m pytest -m "not browser" --nbval-lax -p no:cacheprovider tests book
+	$(MAKE) --no-print-directory book
+	$(MAKE) --no-print-directory site-test
+
+bench: setup
+	$(BIN)/python -m benchmarks
+
+clean:
+	rm -rf _build .vendor-npm _extra book/*.ipynb

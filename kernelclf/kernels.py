@@ -1,0 +1,433 @@
+"""Vector kernels, the closure rules, and Gram-matrix utilities.
+
+Book chapter 02 (``book/02_kernels.md``); LKC §2.3, Table 2.1, Theorem 2.20,
+Corollary 2.21 and eq. (2.22).
+
+Every kernel is a small scikit-learn style object: its parameters are
+stored in ``__init__`` and exposed through ``get_params``, so estimators that
+hold a kernel can be cloned and grid-searched (``kernel__sigma`` etc.).
+Calling a kernel on ``(X, Y)`` returns the Gram matrix ``K[i, j] = k(x_i, y_j)``;
+``kernel.diag(X)`` returns ``k(x_i, x_i)`` without building the matrix.
+
+Kernels combine with the closure rules of LKC Theorem 2.20::
+
+    k1 + k2        Sum
+    k1 * k2        Product (Schur product of Gram matrices)
+    c * k          Scaled, c > 0
+    k + c          Sum with a Constant kernel, c >= 0
+    Normalized(k)  k(x, x') / sqrt(k(x, x) k(x', x'))   (LKC eq. 2.22)
+    Exponential(k) exp(k(x, x') / sigma^2)              (Cor. 2.21)
+    InducedRBF(k)  exp(-d_k(x, x')^2 / (2 sigma^2))     (Cor. 2.21)
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_array
+
+__all__ = [
+    "Kernel", "Linear", "Polynomial", "RBF", "Constant", "Sum", "Product", "Scaled",
+    "Normalized", "Exponential", "InducedRBF", "CallableKernel", "as_kernel",
+    "is_psd", "min_eigenvalue", "center_gram", "normalize_gram", "add_diagonal",
+    "feature_space_distances",
+]
+
+
+def _check_vectors(X, Y=None):
+    X = check_array(X, dtype=np.float64, ensure_all_finite=True)
+    if Y is None:
+        return X, X
+    Y = check_array(Y, dtype=np.float64, ensure_all_finite=True)
+    if X.shape[1] != Y.shape[1]:
+        raise ValueError(
+            f"X has {X.shape[1]} features but Y has {Y.shape[1]}; a kernel needs "
+            "vectors of the same dimension")
+    return X, Y
+
+
+def _check_positive(value, name, strict=True):
+    if not isinstance(value, numbers.Real) or not np.isfinite(value):
+        raise ValueError(f"{name} must be a finite real number, got {value!r}")
+    if strict and value <= 0:
+        raise ValueError(f"{name} must be > 0, got {value!r}")
+    if not strict and value < 0:
+        raise ValueError(f"{name} must be >= 0, got {value!r}")
+
+
+class Kernel(BaseEstimator):
+    """Base class: ``k(X, Y=None) -> Gram matrix``; supports ``+``, ``*`` and scaling.
+
+    Subclasses implement ``_gram(X, Y)`` on validated inputs and may override
+    ``diag``. ``accepts_strings`` tells estimators not to coerce ``X`` to a
+    float array (string kernels set it).
+    """
+
+    accepts_strings = False
+
+    def __call__(self, X, Y=None):
+        Xv, Yv = self._validate(X, Y)
+        return self._gram(Xv, Yv)
+
+    def _validate(self, X, Y):
+        return _check_vectors(X, Y)
+
+    def _gram(self, X, Y):  # pragma: no cover - abstract
+        raise TypeError(f"{type(self).__name__} does not define a Gram matrix")
+
+    def diag(self, X):
+        """Return the vector ``k(x_i, x_i)``; generic version goes row by row."""
+        Xv, _ = self._validate(X, None)
+        return np.array([self._gram(Xv[i:i + 1], Xv[i:i + 1])[0, 0] for i in range(len(Xv))])
+
+    # closure rules (LKC Theorem 2.20)
+    def __add__(self, other):
+        if isinstance(other, numbers.Real):
+            return Sum(self, Constant(float(other)))
+        return Sum(self, as_kernel(other))
+
+    __radd__ = __add__
+
+    def __mul__(self, other):
+        if isinstance(other, numbers.Real):
+            return Scaled(self, float(other))
+        return Product(self, as_kernel(other))
+
+    __rmul__ = __mul__
+
+
+class Linear(Kernel):
+    """Linear kernel ``<x, x'>`` (LKC Table 2.1 with p = 1)."""
+
+    def _gram(self, X, Y):
+        return X @ Y.T
+
+    def diag(self, X):
+        X, _ = self._validate(X, None)
+        return np.einsum("ij,ij->i", X, X)
+
+
+class Polynomial(Kernel):
+    """Polynomial kernel ``(<x, x'> + offset) ** degree`` (LKC Table 2.1).
+
+    ``offset = 0`` gives the p-th degree polynomial kernel whose feature space
+    has dimension C(N+p-1, p); ``offset > 0`` the complete polynomial kernel of
+    dimension C(N+p, p) (LKC Example 2.22).
+
+    Parameters
+    ----------
+    degree : int >= 1
+    offset : float >= 0
+    """
+
+    def __init__(self, degree=2, offset=0.0):
+        self.degree = degree
+        self.offset = offset
+
+    def _check(self):
+        if not isinstance(self.degree, numbers.Integral) or self.degree < 1:
+            raise ValueError(f"degree must be an integer >= 1, got {self.degree!r}")
+        _check_positive(self.offset, "offset", strict=False)
+
+    def _gram(self, X, Y):
+        self._check()
+        return (X @ Y.T + self.offset) ** self.degree
+
+    def diag(self, X):
+        self._check()
+        X, _ = self._validate(X, None)
+        return (np.einsum("ij,ij->i", X, X) + self.offset) ** self.degree
+
+
+class RBF(Kernel):
+    """Gaussian RBF kernel ``exp(-||x - x'||^2 / (2 sigma^2))`` (LKC Table 2.1).
+
+    This is the book's parameterisation; scikit-learn's ``gamma`` equals
+    ``1 / (2 sigma^2)``.
+
+    Parameters
+    ----------
+    sigma : float > 0
+        Kernel width.
+    """
+
+    def __init__(self, sigma=1.0):
+        self.sigma = sigma
+
+    @property
+    def gamma(self):
+        """scikit-learn's ``gamma = 1 / (2 sigma^2)``."""
+        return 1.0 / (2.0 * self.sigma ** 2)
+
+    def _gram(self, X, Y):
+        _check_positive(self.sigma, "sigma")
+        d2 = squared_distances(X, Y)
+        return np.exp(-d2 / (2.0 * self.sigma ** 2))
+
+    def diag(self, X):
+        _check_positive(self.sigma, "sigma")
+        X, _ = self._validate(X, None)
+        return np.ones(len(X))
+
+
+def squared_distances(X, Y):
+    """Squared Euclidean distances, clipped at 0 against round-off."""
+    xx = np.einsum("ij,ij->i", X, X)[:, None]
+    yy = np.einsum("ij,ij->i", Y, Y)[None, :]
+    d2 = xx + yy - 2.0 * (X @ Y.T)
+    np.maximum(d2, 0.0, out=d2)
+    if X is Y:
+        np.fill_diagonal(d2, 0.0)
+    return d2
+
+
+class _Composite(Kernel):
+    """Kernel built from other kernels; validation is delegated to the parts."""
+
+    def _validate(self, X, Y):
+        return X, (X if Y is None else Y)
+
+    @property
+    def accepts_strings(self):
+        return all(getattr(k, "accepts_strings", False) for k in self._parts())
+
+    def _parts(self):
+        return [v for v in self.get_params(deep=False).values() if isinstance(v, Kernel)]
+
+
+class Constant(Kernel):
+    """Constant kernel ``k(x, x') = c`` with ``c >= 0`` (rank-one, PSD)."""
+
+    def __init__(self, c=1.0):
+        self.c = c
+
+    def _validate(self, X, Y):
+        return X, (X if Y is None else Y)
+
+    def _gram(self, X, Y):
+        _check_positive(self.c, "c", strict=False)
+        return np.full((len(X), len(Y)), float(self.c))
+
+    def diag(self, X):
+        return np.full(len(X), float(self.c))
+
+
+class Sum(_Composite):
+    """``k1(x, x') + k2(x, x')`` (LKC Theorem 2.20, first rule)."""
+
+    def __init__(self, k1, k2):
+        self.k1 = k1
+        self.k2 = k2
+
+    def _gram(self, X, Y):
+        return self.k1(X, Y) + self.k2(X, Y)
+
+    def diag(self, X):
+        return self.k1.diag(X) + self.k2.diag(X)
+
+
+class Product(_Composite):
+    """``k1(x, x') * k2(x, x')``: the Schur product (LKC Theorem 2.20)."""
+
+    def __init__(self, k1, k2):
+        self.k1 = k1
+        self.k2 = k2
+
+    def _gram(self, X, Y):
+        return self.k1(X, Y) * self.k2(X, Y)
+
+    def diag(self, X):
+        return self.k1.diag(X) * self.k2.diag(X)
+
+
+class Scaled(_Composite):
+    """``c * k(x, x')`` with ``c > 0`` (LKC Theorem 2.20)."""
+
+    def __init__(self, kernel, c=1.0):
+        self.kernel = kernel
+        self.c = c
+
+    def _gram(self, X, Y):
+        _check_positive(self.c, "c")
+        return self.c * self.kernel(X, Y)
+
+    def diag(self, X):
+        _check_positive(self.c, "c")
+        return self.c * self.kernel.diag(X)
+
+
+class Normalized(_Composite):
+    """Cosine in feature space, ``k(x,x') / sqrt(k(x,x) k(x',x'))`` (LKC eq. 2.22).
+
+    Points with ``k(x, x) = 0`` (the origin of feature space) get zero rows.
+    """
+
+    def __init__(self, kernel):
+        self.kernel = kernel
+
+    def _gram(self, X, Y):
+        K = self.kernel(X, Y)
+        dx = np.asarray(self.kernel.diag(X), dtype=float)
+        dy = dx if Y is X else np.asarray(self.kernel.diag(Y), dtype=float)
+        return _scale_by_diagonals(K, dx, dy)
+
+    def diag(self, X):
+        d = np.asarray(self.kernel.diag(X), dtype=float)
+        return (d > 0).astype(float)
+
+
+def _scale_by_diagonals(K, dx, dy):
+    if np.any(dx < 0) or np.any(dy < 0):
+        raise ValueError("normalisation needs k(x, x) >= 0 for every x")
+    sx = np.where(dx > 0, 1.0 / np.sqrt(np.where(dx > 0, dx, 1.0)), 0.0)
+    sy = np.where(dy > 0, 1.0 / np.sqrt(np.where(dy > 0, dy, 1.0)), 0.0)
+    return K * sx[:, None] * sy[None, :]
+
+
+class Exponential(_Composite):
+    """``exp(k(x, x') / sigma^2)`` (LKC Corollary 2.21)."""
+
+    def __init__(self, kernel, sigma=1.0):
+        self.kernel = kernel
+        self.sigma = sigma
+
+    def _gram(self, X, Y):
+        _check_positive(self.sigma, "sigma")
+        return np.exp(self.kernel(X, Y) / self.sigma ** 2)
+
+    def diag(self, X):
+        _check_positive(self.sigma, "sigma")
+        return np.exp(np.asarray(self.kernel.diag(X)) / self.sigma ** 2)
+
+
+class InducedRBF(_Composite):
+    """RBF kernel in the metric induced by another kernel (LKC Corollary 2.21).
+
+    ``exp(-(k(x,x) - 2 k(x,x') + k(x',x')) / (2 sigma^2))``; with
+    ``Linear()`` inside it equals :class:`RBF`.
+    """
+
+    def __init__(self, kernel, sigma=1.0):
+        self.kernel = kernel
+        self.sigma = sigma
+
+    def _gram(self, X, Y):
+        _check_positive(self.sigma, "sigma")
+        d2 = feature_space_distances(self.kernel, X, Y, squared=True)
+        return np.exp(-d2 / (2.0 * self.sigma ** 2))
+
+    def diag(self, X):
+        return np.ones(len(X))
+
+
+class CallableKernel(Kernel):
+    """Wrap a function ``f(X, Y) -> Gram`` so it behaves like a kernel object."""
+
+    def __init__(self, function):
+        self.function = function
+
+    def _validate(self, X, Y):
+        return X, (X if Y is None else Y)
+
+    def _gram(self, X, Y):
+        return np.asarray(self.function(X, Y), dtype=float)
+
+
+_NAMED = {"linear": Linear, "rbf": RBF, "poly": Polynomial, "polynomial": Polynomial}
+
+
+def as_kernel(kernel):
+    """Turn ``None``, a name (``'linear'``, ``'rbf'``, ``'poly'``), a callable
+    or a :class:`Kernel` into a :class:`Kernel` (``None`` means linear)."""
+    if kernel is None:
+        return Linear()
+    if isinstance(kernel, Kernel):
+        return kernel
+    if isinstance(kernel, str):
+        try:
+            return _NAMED[kernel.lower()]()
+        except KeyError:
+            raise ValueError(f"unknown kernel name {kernel!r}; use one of {sorted(_NAMED)} "
+                             "or a kernelclf.kernels object") from None
+    if callable(kernel):
+        return CallableKernel(kernel)
+    raise TypeError(f"cannot use {kernel!r} as a kernel")
+
+
+# ---------------------------------------------------------------------------
+# Gram-matrix utilities (LKC Definition 2.15, Proposition 2.18)
+
+def _check_square(K):
+    K = np.asarray(K, dtype=float)
+    if K.ndim != 2 or K.shape[0] != K.shape[1]:
+        raise ValueError(f"a Gram matrix must be square, got shape {K.shape}")
+    if not np.all(np.isfinite(K)):
+        raise ValueError("the Gram matrix contains NaN or infinity")
+    return K
+
+
+def min_eigenvalue(K):
+    """Smallest eigenvalue of the symmetric part of ``K``."""
+    K = _check_square(K)
+    return float(np.linalg.eigvalsh(0.5 * (K + K.T))[0])
+
+
+def is_psd(K, tol=1e-10):
+    """True when ``K`` is symmetric and its smallest eigenvalue is >= ``-tol * max(1, |K|)``
+    (LKC Proposition 2.18: a symmetric function is a kernel iff every Gram matrix is PSD)."""
+    K = _check_square(K)
+    scale = max(1.0, float(np.abs(K).max())) if K.size else 1.0
+    if not np.allclose(K, K.T, atol=tol * scale, rtol=0):
+        return False
+    return min_eigenvalue(K) >= -tol * scale
+
+
+def center_gram(K, K_test=None):
+    """Centre a Gram matrix in feature space: ``H K H`` with ``H = I - 11'/m``.
+
+    With ``K_test`` (shape ``(n, m)``, test rows against the training points)
+    the test rows are centred with the training mean, as kernel PCA does.
+    """
+    K = _check_square(K)
+    m = K.shape[0]
+    col = K.mean(axis=0)
+    tot = col.mean()
+    Kc = K - col[None, :] - col[:, None] + tot
+    if K_test is None:
+        return Kc
+    K_test = np.asarray(K_test, dtype=float)
+    if K_test.ndim != 2 or K_test.shape[1] != m:
+        raise ValueError(f"K_test must have shape (n, {m}), got {K_test.shape}")
+    return K_test - col[None, :] - K_test.mean(axis=1)[:, None] + tot
+
+
+def normalize_gram(K):
+    """Normalise a square Gram matrix to unit diagonal (LKC eq. 2.22)."""
+    K = _check_square(K)
+    d = np.diag(K).copy()
+    return _scale_by_diagonals(K, d, d)
+
+
+def add_diagonal(K, lam):
+    """Return ``K + lam * I``: the ridge used by the quadratic soft margin (LKC
+    eq. 2.50), GP noise (eq. 3.15) and soft-boundary Bayes points (BPM §3.3)."""
+    K = _check_square(K)
+    _check_positive(lam, "lam", strict=False)
+    return K + lam * np.eye(K.shape[0])
+
+
+def feature_space_distances(kernel, X, Y=None, squared=False):
+    """Distances in feature space, ``k(x,x) - 2k(x,x') + k(x',x')`` (LKC eq. 1.2).
+
+    Works with any kernel object; negative round-off is clipped to zero.
+    """
+    kernel = as_kernel(kernel)
+    Yv = X if Y is None else Y
+    K = kernel(X, Yv)
+    dx = np.asarray(kernel.diag(X), dtype=float)
+    dy = dx if Y is None else np.asarray(kernel.diag(Yv), dtype=float)
+    d2 = np.maximum(dx[:, None] + dy[None, :] - 2.0 * K, 0.0)
+    if Y is None:
+        np.fill_diagonal(d2, 0.0)
+    return d2 if squared else np.sqrt(d2)
