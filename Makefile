@@ -20,7 +20,6 @@ ifeq ($(origin KERNELCLF_DATA), undefined)
     export KERNELCLF_DATA := $(abspath ../shared/data)
   endif
 endif
-export MPLBACKEND := Agg
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
 .PHONY: setup vendor book lab notebooks test unit nbval site-test bench check-chapter clean

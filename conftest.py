@@ -8,11 +8,6 @@ generated ``.ipynb`` is needed and none is written.  This relies on
 ``nbformat``; nbval is pinned (``nbval==0.11.0``) in ``pyproject.toml`` for that.
 """
 import contextlib
-import os
-
-import pytest
-
-os.environ.setdefault("MPLBACKEND", "Agg")
 
 
 def _is_myst_notebook(path):

@@ -48,7 +48,7 @@ def _check_vectors(X, Y=None):
 
 
 def _check_positive(value, name, strict=True):
-    if not isinstance(value, numbers.Real) or not np.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
         raise ValueError(f"{name} must be a finite real number, got {value!r}")
     if strict and value <= 0:
         raise ValueError(f"{name} must be > 0, got {value!r}")
@@ -126,7 +126,8 @@ class Polynomial(Kernel):
         self.offset = offset
 
     def _check(self):
-        if not isinstance(self.degree, numbers.Integral) or self.degree < 1:
+        if (isinstance(self.degree, bool) or not isinstance(self.degree, numbers.Integral)
+                or self.degree < 1):
             raise ValueError(f"degree must be an integer >= 1, got {self.degree!r}")
         _check_positive(self.offset, "offset", strict=False)
 
@@ -210,6 +211,7 @@ class Constant(Kernel):
         return np.full((len(X), len(Y)), float(self.c))
 
     def diag(self, X):
+        _check_positive(self.c, "c", strict=False)
         return np.full(len(X), float(self.c))
 
 
@@ -318,6 +320,7 @@ class InducedRBF(_Composite):
         return np.exp(-d2 / (2.0 * self.sigma ** 2))
 
     def diag(self, X):
+        _check_positive(self.sigma, "sigma")
         return np.ones(len(X))
 
 
@@ -362,6 +365,8 @@ def _check_square(K):
     K = np.asarray(K, dtype=float)
     if K.ndim != 2 or K.shape[0] != K.shape[1]:
         raise ValueError(f"a Gram matrix must be square, got shape {K.shape}")
+    if K.shape[0] == 0:
+        raise ValueError("a Gram matrix must be non-empty")
     if not np.all(np.isfinite(K)):
         raise ValueError("the Gram matrix contains NaN or infinity")
     return K

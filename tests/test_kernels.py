@@ -1,0 +1,323 @@
+"""Tests for kernelclf.kernels (LKC §2.3: Table 2.1, Theorem 2.20, Corollary 2.21, eq. 2.22).
+
+References: scalar kernel formulas evaluated pair by pair, scikit-learn's
+pairwise kernels and estimators (SVC, GridSearchCV, clone), scipy's cdist,
+explicit feature maps (centred features, normalised features, the polynomial
+map of LKC Ex. 2.22) and numpy eigenvalues (Proposition 2.18).
+"""
+import itertools
+
+import numpy as np
+import pytest
+from scipy.spatial.distance import cdist
+from sklearn.base import clone
+from sklearn.metrics.pairwise import (linear_kernel, polynomial_kernel, rbf_kernel,
+                                      sigmoid_kernel)
+from sklearn.model_selection import GridSearchCV
+from sklearn.svm import SVC
+
+from kernelclf import kernels
+from kernelclf.features import polynomial_features
+from kernelclf.kernels import (RBF, CallableKernel, Constant, Exponential, InducedRBF, Linear,
+                               Normalized, Polynomial, Product, Scaled, Sum, add_diagonal,
+                               as_kernel, center_gram, feature_space_distances, is_psd,
+                               min_eigenvalue, normalize_gram)
+
+RNG = np.random.default_rng(0)
+X = 0.7 * RNG.normal(size=(30, 3))
+Y = 0.7 * RNG.normal(size=(9, 3))
+
+
+# scalar reference kernels, evaluated one pair at a time
+def ref_linear(u, v):
+    return float(np.dot(u, v))
+
+
+def ref_poly(p, c):
+    return lambda u, v: (float(np.dot(u, v)) + c) ** p
+
+
+def ref_rbf(sigma):
+    return lambda u, v: float(np.exp(-np.sum((u - v) ** 2) / (2 * sigma ** 2)))
+
+
+def ref_const(c):
+    return lambda u, v: c
+
+
+def pairwise(f, A, B):
+    return np.array([[f(a, b) for b in B] for a in A])
+
+
+BASE = [
+    (Linear(), ref_linear),
+    (Polynomial(2, 0.0), ref_poly(2, 0.0)),
+    (Polynomial(3, 1.0), ref_poly(3, 1.0)),
+    (RBF(0.5), ref_rbf(0.5)),
+    (RBF(2.0), ref_rbf(2.0)),
+    (Constant(0.7), ref_const(0.7)),
+]
+BASE_IDS = ["linear", "poly2", "poly3c1", "rbf0.5", "rbf2", "const"]
+
+
+def closures():
+    """Every closure rule applied to every (pair of) base kernel(s), with its
+    scalar reference built only from the reference functions."""
+    out = []
+    for (k1, f1), (k2, f2) in itertools.product(BASE, BASE):
+        out.append((f"sum", Sum(k1, k2), lambda u, v, f1=f1, f2=f2: f1(u, v) + f2(u, v)))
+        out.append((f"product", Product(k1, k2), lambda u, v, f1=f1, f2=f2: f1(u, v) * f2(u, v)))
+    for k1, f1 in BASE:
+        out.append(("scaled", Scaled(k1, 2.5), lambda u, v, f1=f1: 2.5 * f1(u, v)))
+        out.append(("plus_const", k1 + 0.3, lambda u, v, f1=f1: f1(u, v) + 0.3))
+        out.append(("exponential", Exponential(k1, 1.5),
+                    lambda u, v, f1=f1: np.exp(f1(u, v) / 1.5 ** 2)))
+        out.append(("induced_rbf", InducedRBF(k1, 0.8), lambda u, v, f1=f1: np.exp(
+            -(f1(u, u) - 2 * f1(u, v) + f1(v, v)) / (2 * 0.8 ** 2))))
+        out.append(("normalized", Normalized(k1),
+                    lambda u, v, f1=f1: f1(u, v) / np.sqrt(f1(u, u) * f1(v, v))))
+        out.append(("poly_of_kernel", (k1 + 1.0) * (k1 + 1.0),
+                    lambda u, v, f1=f1: (f1(u, v) + 1.0) ** 2))
+    return out
+
+
+CLOSURES = closures()
+
+
+@pytest.mark.parametrize("kernel,ref", BASE, ids=BASE_IDS)
+def test_base_kernels_match_scalar_formula_and_are_psd(kernel, ref):
+    np.testing.assert_allclose(kernel(X), pairwise(ref, X, X), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(kernel(X, Y), pairwise(ref, X, Y), rtol=1e-12, atol=1e-12)
+    K = kernel(X)
+    assert min_eigenvalue(K) >= -1e-10 * max(1.0, np.abs(K).max())
+    assert is_psd(K)
+
+
+def test_closure_rules_match_elementwise_formulas_and_stay_psd():
+    assert len(CLOSURES) == 2 * 36 + 6 * 6
+    for name, kernel, ref in CLOSURES:
+        K = kernel(X)
+        np.testing.assert_allclose(K, pairwise(ref, X, X), rtol=1e-10, atol=1e-12, err_msg=name)
+        np.testing.assert_allclose(kernel(X, Y), pairwise(ref, X, Y), rtol=1e-10, atol=1e-12,
+                                   err_msg=name)
+        scale = max(1.0, np.abs(K).max())
+        assert min_eigenvalue(K) >= -1e-10 * scale, (name, kernel)
+        assert is_psd(K), (name, kernel)
+
+
+@pytest.mark.parametrize("seed,m,n,scale", [(1, 25, 2, 0.3), (2, 50, 5, 0.6), (3, 12, 8, 0.4)])
+def test_every_closure_is_psd_on_other_random_samples(seed, m, n, scale):
+    Z = scale * np.random.default_rng(seed).normal(size=(m, n))
+    for name, kernel, _ in CLOSURES:
+        K = kernel(Z)
+        assert min_eigenvalue(K) >= -1e-10 * max(1.0, np.abs(K).max()), (name, kernel)
+
+
+def test_nested_combination_is_psd():
+    k = Normalized(2.0 * RBF(0.7) * Polynomial(2, 1.0) + Exponential(Linear(), 2.0)) + 0.1
+    Z = np.random.default_rng(5).normal(size=(60, 4))
+    assert is_psd(k(Z))
+
+
+def test_operators_build_the_closure_objects():
+    k1, k2 = RBF(1.0), Linear()
+    np.testing.assert_allclose((k1 + k2)(X), k1(X) + k2(X))
+    np.testing.assert_allclose((k1 * k2)(X), k1(X) * k2(X))
+    np.testing.assert_allclose((3.0 * k1)(X), 3.0 * k1(X))
+    np.testing.assert_allclose((k1 * 3.0)(X), 3.0 * k1(X))
+    np.testing.assert_allclose((k1 + 2.0)(X), k1(X) + 2.0)
+    np.testing.assert_allclose((2.0 + k1)(X), k1(X) + 2.0)
+    np.testing.assert_allclose((k1 + "linear")(X), k1(X) + X @ X.T)
+
+
+def test_rbf_matches_sklearn_and_polynomial_matches_sklearn():
+    for sigma in [0.3, 1.0, 2.7]:
+        k = RBF(sigma)
+        assert k.gamma == pytest.approx(1 / (2 * sigma ** 2))
+        np.testing.assert_allclose(k(X, Y), rbf_kernel(X, Y, gamma=1 / (2 * sigma ** 2)),
+                                   rtol=1e-12, atol=1e-15)
+    for p, c in [(1, 0.0), (2, 0.0), (3, 1.0), (5, 0.5)]:
+        np.testing.assert_allclose(Polynomial(p, c)(X, Y),
+                                   polynomial_kernel(X, Y, degree=p, gamma=1, coef0=c),
+                                   rtol=1e-12)
+    np.testing.assert_allclose(Linear()(X, Y), linear_kernel(X, Y))
+
+
+def test_polynomial_kernel_equals_explicit_features():
+    for p, c in [(2, 0.0), (3, 0.0), (3, 1.0), (4, 2.0)]:
+        P, Q = polynomial_features(X, p, c), polynomial_features(Y, p, c)
+        np.testing.assert_allclose(Polynomial(p, c)(X, Y), P @ Q.T, rtol=1e-10, atol=1e-12)
+
+
+def test_rbf_unit_diagonal_and_shift_invariance():
+    k = RBF(0.8)
+    np.testing.assert_array_equal(np.diag(k(X)), 1.0)
+    np.testing.assert_array_equal(k.diag(X), 1.0)
+    a = np.array([3.0, -7.0, 0.5])
+    np.testing.assert_allclose(k(X + a, Y + a), k(X, Y), rtol=1e-10, atol=1e-14)
+    # the polynomial kernel is not shift invariant
+    assert not np.allclose(Polynomial(2, 1.0)(X + a, Y + a), Polynomial(2, 1.0)(X, Y))
+
+
+@pytest.mark.parametrize("kernel", [Linear(), Polynomial(3, 1.0), RBF(0.6),
+                                    2.0 * RBF(1.0) + Linear()], ids=str)
+def test_normalized_is_cosine_in_feature_space(kernel):
+    K = Normalized(kernel)(X)
+    np.testing.assert_allclose(np.diag(K), 1.0, rtol=1e-12)
+    np.testing.assert_allclose(K, normalize_gram(kernel(X)), rtol=1e-12)
+    d_x, d_y = kernel.diag(X), kernel.diag(Y)
+    np.testing.assert_allclose(Normalized(kernel)(X, Y),
+                               kernel(X, Y) / np.sqrt(np.outer(d_x, d_y)), rtol=1e-12)
+
+
+def test_normalized_linear_equals_unit_vectors():
+    U, V = X / np.linalg.norm(X, axis=1, keepdims=True), Y / np.linalg.norm(Y, axis=1,
+                                                                            keepdims=True)
+    np.testing.assert_allclose(Normalized(Linear())(X, Y), U @ V.T, rtol=1e-12)
+    # the origin of feature space gets a zero row instead of NaN
+    Z = np.vstack([np.zeros(3), X[:3]])
+    Kz = Normalized(Linear())(Z)
+    assert np.all(np.isfinite(Kz)) and np.all(Kz[0] == 0)
+
+
+def test_induced_rbf_of_linear_is_rbf():
+    for sigma in [0.4, 1.3]:
+        np.testing.assert_allclose(InducedRBF(Linear(), sigma)(X), RBF(sigma)(X), atol=1e-12)
+        np.testing.assert_allclose(InducedRBF(Linear(), sigma)(X, Y), RBF(sigma)(X, Y),
+                                   atol=1e-12)
+
+
+def test_center_gram_equals_centred_features():
+    Xc = X - X.mean(axis=0)
+    np.testing.assert_allclose(center_gram(X @ X.T), Xc @ Xc.T, atol=1e-12)
+    K_test = Y @ X.T
+    np.testing.assert_allclose(center_gram(X @ X.T, K_test), (Y - X.mean(axis=0)) @ Xc.T,
+                               atol=1e-12)
+    # same with explicit polynomial features
+    P, Q = polynomial_features(X, 2, 1.0), polynomial_features(Y, 2, 1.0)
+    Pc, mean = P - P.mean(axis=0), P.mean(axis=0)
+    k = Polynomial(2, 1.0)
+    np.testing.assert_allclose(center_gram(k(X)), Pc @ Pc.T, atol=1e-10)
+    np.testing.assert_allclose(center_gram(k(X), k(Y, X)), (Q - mean) @ Pc.T, atol=1e-10)
+    with pytest.raises(ValueError):
+        center_gram(k(X), k(X, Y))
+
+
+def test_feature_space_distances():
+    np.testing.assert_allclose(feature_space_distances(Linear(), X, Y), cdist(X, Y),
+                               atol=1e-7)
+    D = feature_space_distances(None, X)
+    np.testing.assert_allclose(D, cdist(X, X), atol=1e-7)
+    assert np.all(np.diag(D) == 0)
+    P, Q = polynomial_features(X, 3, 1.0), polynomial_features(Y, 3, 1.0)
+    np.testing.assert_allclose(feature_space_distances(Polynomial(3, 1.0), X, Y, squared=True),
+                               cdist(P, Q, "sqeuclidean"), rtol=1e-8, atol=1e-8)
+    # RBF: ||phi(x) - phi(x')||^2 = 2 - 2 k(x, x')
+    np.testing.assert_allclose(feature_space_distances(RBF(1.0), X, Y, squared=True),
+                               2 - 2 * rbf_kernel(X, Y, gamma=0.5), atol=1e-12)
+
+
+ALL_KERNELS = [k for k, _ in BASE] + [k for _, k, _ in CLOSURES[::5]] + [
+    CallableKernel(lambda A, B: (A @ B.T + 1.0) ** 2)]
+
+
+@pytest.mark.parametrize("kernel", ALL_KERNELS, ids=str)
+def test_diag_equals_gram_diagonal(kernel):
+    np.testing.assert_allclose(kernel.diag(X), np.diag(kernel(X)), rtol=1e-12, atol=1e-12)
+
+
+def test_sklearn_clone_get_set_params():
+    k = Sum(RBF(1.0), Product(Polynomial(2, 1.0), Linear()))
+    params = k.get_params(deep=True)
+    assert params["k1__sigma"] == 1.0 and params["k2__k1__degree"] == 2
+    c = clone(k)
+    assert c is not k and c.k1 is not k.k1
+    np.testing.assert_allclose(c(X), k(X))
+    c.set_params(k1__sigma=0.3, k2__k1__offset=2.0)
+    assert c.k1.sigma == 0.3 and k.k1.sigma == 1.0
+    np.testing.assert_allclose(c(X), RBF(0.3)(X) + Polynomial(2, 2.0)(X) * (X @ X.T))
+    # round trip: every deep parameter set back gives the same kernel
+    d = clone(k).set_params(**k.get_params(deep=True))
+    np.testing.assert_allclose(d(X, Y), k(X, Y))
+    assert repr(d) == repr(k)
+
+
+def test_grid_search_over_kernel_parameter_matches_sklearn_rbf():
+    rng = np.random.default_rng(1)
+    Z = rng.normal(size=(60, 2))
+    t = (Z[:, 0] ** 2 + Z[:, 1] ** 2 > 1.2).astype(int)
+    grid = {"kernel__sigma": [0.3, 1.0, 3.0]}
+    ours = GridSearchCV(SVC(kernel=RBF(1.0), C=1.0), grid, cv=3).fit(Z, t)
+    ref = GridSearchCV(SVC(kernel="rbf", C=1.0),
+                       {"gamma": [1 / (2 * s ** 2) for s in grid["kernel__sigma"]]},
+                       cv=3).fit(Z, t)
+    np.testing.assert_allclose(ours.cv_results_["mean_test_score"],
+                               ref.cv_results_["mean_test_score"])
+    best = ours.best_estimator_
+    assert best.kernel.sigma == pytest.approx(np.sqrt(1 / (2 * ref.best_params_["gamma"])))
+    np.testing.assert_allclose(best.decision_function(Z),
+                               ref.best_estimator_.decision_function(Z), atol=1e-6)
+
+
+def test_bad_input_raises_value_error():
+    Xn = X.copy()
+    Xn[2, 1] = np.nan
+    for k in [Linear(), RBF(1.0), Polynomial(2), Sum(RBF(), Linear()), Normalized(Linear())]:
+        with pytest.raises(ValueError):
+            k(Xn)
+        with pytest.raises(ValueError):
+            k(X, np.ones((2, 4)))
+    with pytest.raises(ValueError):
+        Linear()(np.array([1.0, np.inf])[None, :])
+    for bad in [RBF(-1.0), RBF(0.0), RBF(float("nan")), Polynomial(0), Polynomial(2.5),
+                Polynomial(2, -1.0), Constant(-1.0), Scaled(Linear(), -2.0),
+                Exponential(Linear(), 0.0), InducedRBF(Linear(), -1.0)]:
+        with pytest.raises(ValueError):
+            bad(X)
+    with pytest.raises(ValueError):
+        RBF(-1.0).diag(X)
+    with pytest.raises(ValueError):
+        as_kernel("tanh")
+    with pytest.raises(TypeError):
+        as_kernel(3)
+    with pytest.raises(ValueError):
+        is_psd(np.ones((2, 3)))
+    with pytest.raises(ValueError):
+        add_diagonal(np.eye(2), -1.0)
+
+
+def test_as_kernel_and_add_diagonal():
+    assert isinstance(as_kernel(None), Linear)
+    assert isinstance(as_kernel("RBF"), RBF)
+    assert isinstance(as_kernel("poly"), Polynomial)
+    k = RBF(2.0)
+    assert as_kernel(k) is k
+    f = as_kernel(lambda A, B: A @ B.T)
+    assert isinstance(f, CallableKernel)
+    np.testing.assert_allclose(f(X, Y), X @ Y.T)
+    K = RBF(1.0)(X)
+    np.testing.assert_allclose(add_diagonal(K, 0.5), K + 0.5 * np.eye(len(X)))
+
+
+def test_invalid_kernels_are_detected():
+    """Proposition 2.18: a symmetric function that is not a kernel has some
+    Gram matrix with a negative eigenvalue; is_psd finds one."""
+    rng = np.random.default_rng(4)
+    Z = rng.normal(size=(40, 3))
+    difference = CallableKernel(lambda A, B: Linear()(A, B) - RBF(1.0)(A, B))
+    assert not is_psd(difference(Z))
+    assert min_eigenvalue(difference(Z)) < -1e-3
+    tanh = CallableKernel(lambda A, B: sigmoid_kernel(A, B, gamma=1.0, coef0=-1.0))
+    assert not is_psd(tanh(Z))
+    # a non-symmetric matrix is not a Gram matrix
+    assert not is_psd(np.array([[1.0, 0.5], [0.0, 1.0]]))
+    # negative scaling is refused rather than silently building k1 - k2
+    with pytest.raises(ValueError):
+        Sum(Linear(), Scaled(RBF(1.0), -1.0))(Z)
+    # a valid kernel passes on the same sample
+    assert is_psd((Linear() + RBF(1.0))(Z))
+
+
+def test_module_exports():
+    for name in kernels.__all__:
+        assert hasattr(kernels, name)
