@@ -3,7 +3,7 @@
 Book chapter 04. The quadratic program is::
 
     minimise    1/2 x' H x + c' x
-    subject to  A1 x  = b1
+    such that   A1 x  = b1
                 A2 x <= b2
                 l <= x <= u
 
