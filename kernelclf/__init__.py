@@ -4,9 +4,12 @@ Bayes point machine papers, implemented once, tested, and explained in the book.
 Modules (one per model, named after the book's vocabulary):
 
 * :mod:`kernelclf.kernels` - vector kernels, closure rules, Gram utilities (chapter 02)
+* :mod:`kernelclf.features` - explicit feature maps: polynomial, Ex. 2.13, finite Mercer (chapter 02)
+* :mod:`kernelclf.nn` - nearest neighbours and class means in feature space (chapter 01)
+* :mod:`kernelclf.perceptron` - primal, dual and kernel perceptron, halving (chapter 03)
 * :mod:`kernelclf.optim` - QP/LP in the form of LKC App. D (chapter 04)
-* :mod:`kernelclf.perceptron` - primal, dual and kernel perceptron (chapter 03)
-* :mod:`kernelclf.datasets` - data home, checked loaders, toy generators
+* :mod:`kernelclf.datasets` - data home, checked loaders, fetch CLI, toy generators
+* :mod:`kernelclf.base` - label handling and the decision function shared by estimators
 """
 __version__ = "0.1.0"
 
