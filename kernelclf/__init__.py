@@ -4,6 +4,8 @@ Bayes point machine papers, implemented once, tested, and explained in the book.
 Modules (one per model, named after the book's vocabulary):
 
 * :mod:`kernelclf.kernels` - vector kernels, closure rules, Gram utilities (chapter 02)
+* :mod:`kernelclf.strings` - substring, subsequence and bag-of-words kernels (chapter 02b)
+* :mod:`kernelclf.fisher_kernels` - Fisher score maps and Fisher kernels (chapter 02b)
 * :mod:`kernelclf.features` - explicit feature maps: polynomial, Ex. 2.13, finite Mercer (chapter 02)
 * :mod:`kernelclf.nn` - nearest neighbours and class means in feature space (chapter 01)
 * :mod:`kernelclf.perceptron` - primal, dual and kernel perceptron, halving (chapter 03)

@@ -436,3 +436,16 @@ def feature_space_distances(kernel, X, Y=None, squared=False):
     if Y is None:
         np.fill_diagonal(d2, 0.0)
     return d2 if squared else np.sqrt(d2)
+
+
+# Fisher kernels (LKC Def. 2.26-2.27) live in kernelclf.fisher_kernels; they are
+# re-exported lazily because that module itself imports Kernel from here.
+_FISHER_NAMES = ("FisherKernel", "GaussianMixtureScore", "MarkovChainScore", "fisher_information")
+__all__ += list(_FISHER_NAMES)
+
+
+def __getattr__(name):
+    if name in _FISHER_NAMES:
+        from . import fisher_kernels
+        return getattr(fisher_kernels, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
