@@ -10,6 +10,9 @@ Modules (one per model, named after the book's vocabulary):
 * :mod:`kernelclf.nn` - nearest neighbours and class means in feature space (chapter 01)
 * :mod:`kernelclf.perceptron` - primal, dual and kernel perceptron, halving (chapter 03)
 * :mod:`kernelclf.optim` - QP/LP in the form of LKC App. D (chapter 04)
+* :mod:`kernelclf.smo` - SMO solver with second-order working-set selection (chapter 04)
+* :mod:`kernelclf.svm` - hard, soft (L1/L2) and nu support vector machines (chapter 04)
+* :mod:`kernelclf.amm` - leave-one-out error, LOO machine, adaptive margin machine (chapter 05)
 * :mod:`kernelclf.datasets` - data home, checked loaders, fetch CLI, toy generators
 * :mod:`kernelclf.base` - label handling and the decision function shared by estimators
 """

@@ -1,0 +1,195 @@
+"""Leave-one-out error, the Jaakkola–Haussler bound, and the linear-programming
+machines built on it: the leave-one-out machine and the adaptive margin machine.
+
+Book chapter 05; LKC §2.5 (Def. 2.35, Thm 2.36, Thm 2.37 / eq. 2.55,
+eq. 2.56–2.58, Remark 2.39), App. B.6 and D.2.3.
+
+All models here are bias-free, as in the book, and use the expansion
+``f(x) = sum_j alpha_j y_j k(x_j, x)`` (eq. 2.54) with the book's non-negative
+``alpha_j``; the estimators store the signed products ``alpha_j y_j`` in
+``alpha_`` (package convention) and the book's values in ``dual_coef_``.
+
+Erratum E7: App. D.2.3 writes the constraint matrix with diagonal
+``k_ii - lambda``, which equals eq. (2.58)'s ``(1 - lambda) k_ii`` only when
+``k_ii = 1`` (normalised kernels). This module implements eq. (2.58).
+"""
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.utils.validation import check_is_fitted
+
+from .base import BinaryKernelClassifier, validate_binary
+from .kernels import Kernel, as_kernel
+from .optim import solve_lp
+
+__all__ = ["leave_one_out_error", "jaakkola_haussler_bound", "support_vector_bound",
+           "LeaveOneOutMachine", "AdaptiveMarginMachine"]
+
+
+def leave_one_out_error(estimator, X, y, shortcut=True):
+    """Exact leave-one-out error ``R_loo`` (LKC Def. 2.35) by refitting.
+
+    Parameters
+    ----------
+    estimator : classifier
+        Unfitted (it is cloned for every fold).
+    X, y : training sample
+    shortcut : bool, default True
+        For :class:`kernelclf.svm.SupportVectorMachine` (C-SVM, hard or quadratic
+        margin), refit only for support vectors: removing a point with
+        ``alpha_i = 0`` leaves the solution optimal (LKC Thm 2.36 / App. B.6) and
+        that point is classified with ``y_i f(x_i) >= 1``. Other estimators (the
+        LP machines, the nu-SVM whose box depends on ``m``) are always refitted
+        for every point. ``False`` refits for every point.
+
+    Returns
+    -------
+    float
+        Fraction of points ``i`` with ``y_i f_{-i}(x_i) <= 0`` (ties count as
+        errors, matching the step function ``I_{t >= 0}`` of eq. 2.55).
+    """
+    from .base import labels_to_pm1
+
+    classes, y_pm = labels_to_pm1(y)
+    X = np.asarray(X) if not isinstance(X, list) else X
+    m = len(y_pm)
+    idx = np.arange(m)
+    from .svm import SupportVectorMachine
+
+    if shortcut and isinstance(estimator, SupportVectorMachine):
+        full = clone(estimator).fit(X, y)
+        idx = np.asarray(full.support_)
+    errors = 0
+    for i in idx:
+        keep = np.r_[0:i, i + 1:m]
+        Xi = X[keep] if isinstance(X, np.ndarray) else [X[j] for j in keep]
+        model = clone(estimator).fit(Xi, np.asarray(y)[keep])
+        xi = X[i:i + 1] if isinstance(X, np.ndarray) else [X[i]]
+        f = float(np.ravel(model.decision_function(xi))[0])
+        sign = 1.0 if model.classes_[1] == classes[1] else -1.0
+        errors += y_pm[i] * sign * f <= 0
+    return errors / m
+
+
+def _require_bias_free(svm):
+    check_is_fitted(svm, "alpha_")
+    if getattr(svm, "fit_bias", False):
+        raise ValueError("the Jaakkola-Haussler bound (LKC Thm 2.37) is stated for the "
+                         "bias-free SVM of eq. (2.53); fit with fit_bias=False")
+
+
+def jaakkola_haussler_bound(svm):
+    """Jaakkola–Haussler leave-one-out bound, LKC Theorem 2.37, eq. (2.55).
+
+    ``R_loo <= (1/m) sum_i I( -y_i sum_{j != i} alpha_j y_j k(x_i, x_j) >= 0 )``
+    for the maximiser ``alpha`` of the box-constrained dual (2.53), i.e. a
+    fitted :class:`kernelclf.svm.SupportVectorMachine` with ``fit_bias=False``
+    (hinge loss or hard margin). Proof: LKC App. B.6.
+    """
+    _require_bias_free(svm)
+    X = svm.X_fit_
+    y = svm.y_fit_
+    sv = svm.support_
+    Xs = X[sv] if isinstance(X, np.ndarray) else [X[i] for i in sv]
+    f = svm.kernel_(X, Xs) @ svm.alpha_[sv]             # sum_j alpha_j y_j k(x_i, x_j)
+    own = svm.alpha_ * np.asarray(svm.kernel_.diag(X))  # the j = i term
+    return float(np.mean(-y * (f - own) >= 0))
+
+
+def support_vector_bound(svm):
+    """Vapnik's leave-one-out bound ``#SV / m`` (LKC §2.5.1)."""
+    check_is_fitted(svm, "alpha_")
+    return len(svm.support_) / len(svm.alpha_)
+
+
+class _LPMachine(BinaryKernelClassifier):
+    """Shared LP set-up for eq. (2.56)–(2.58): min 1'xi s.t. Y(G - D)Y alpha >= 1 - xi."""
+
+    def _diag_factor(self):
+        raise TypeError("abstract")
+
+    def fit(self, X, y):
+        """Solve the linear program for the sample ``(X, y)``."""
+        lam = self._diag_factor()
+        k = as_kernel(self.kernel)
+        self.kernel_ = clone(k) if isinstance(k, Kernel) else k
+        X, y, classes = validate_binary(X, y, self.kernel_)
+        self._set_training_data(X, classes)
+        m = len(y)
+        G = np.asarray(self.kernel_(X), dtype=float)
+        # eq. (2.58): y_i sum_j alpha_j y_j k_ij - lambda alpha_i k_ii >= 1 - xi_i
+        M = (y[:, None] * G) * y[None, :]
+        M[np.diag_indices(m)] -= lam * np.diag(G)
+        A2 = np.hstack([-M, -np.eye(m)])
+        c = np.r_[np.zeros(m), np.ones(m)]
+        sol = solve_lp(c, A2=A2, b2=-np.ones(m), l=0.0)
+        a = np.maximum(sol.x[:m], 0.0)
+        xi = np.maximum(sol.x[m:], 0.0)
+        self.X_fit_ = X
+        self.y_fit_ = y
+        self.dual_coef_ = a
+        self.alpha_ = a * y
+        self.slack_ = xi
+        self.objective_ = float(sol.objective)
+        tol = 1e-9 * max(1.0, float(a.max(initial=0.0)))
+        self.support_ = np.flatnonzero(a > tol)
+        self.n_iter_ = sol.iterations
+        return self
+
+
+class LeaveOneOutMachine(_LPMachine):
+    """Leave-one-out machine (LOOM), LKC §2.5.2, eq. (2.56).
+
+    Minimises the hinge upper bound ``sum_i xi_i`` of the Jaakkola–Haussler
+    bound (2.55): ``y_i sum_{j != i} alpha_j y_j k(x_i, x_j) >= 1 - xi_i``,
+    ``alpha, xi >= 0``, solved as a linear program with HiGHS
+    (:func:`kernelclf.optim.solve_lp`). Equivalently an AMM with ``lam = 1``,
+    or the same LP with the diagonal of the Gram matrix set to zero.
+    Book chapter 05.
+
+    Attributes
+    ----------
+    alpha_ : signed coefficients ``alpha_i y_i``; ``dual_coef_``: the book's ``alpha_i``
+    slack_ : the ``xi_i``; ``objective_``: ``sum xi_i``
+    support_, X_fit_, kernel_, classes_
+    """
+
+    def __init__(self, kernel=None):
+        self.kernel = kernel
+
+    def _diag_factor(self):
+        return 1.0
+
+
+class AdaptiveMarginMachine(_LPMachine):
+    """Adaptive margin machine, LKC §2.5.4, eq. (2.57)–(2.58), App. D.2.3.
+
+    ``minimise sum_i xi_i`` subject to
+    ``y_i sum_j alpha_j y_j k(x_i, x_j) >= 1 - xi_i + lam alpha_i k(x_i, x_i)``,
+    ``alpha, xi >= 0``: each point must reach a functional margin that grows
+    with its own coefficient. ``lam = 1`` is the leave-one-out machine.
+    Erratum E7: the constraint matrix has diagonal ``(1 - lam) k_ii`` as in
+    eq. (2.58), not ``k_ii - lam`` as printed in D.2.3 (the two agree only for
+    ``k_ii = 1``). Book chapter 05.
+
+    Parameters
+    ----------
+    kernel : kernel, name or callable (default linear)
+    lam : float >= 0, default 1.0
+        The book's ``lambda``.
+
+    Attributes
+    ----------
+    as in :class:`LeaveOneOutMachine`.
+    """
+
+    def __init__(self, kernel=None, lam=1.0):
+        self.kernel = kernel
+        self.lam = lam
+
+    def _diag_factor(self):
+        lam = self.lam
+        if isinstance(lam, bool) or not np.isscalar(lam) or not np.isfinite(lam) or lam < 0:
+            raise ValueError(f"lam must be a finite number >= 0, got {lam!r}")
+        return float(lam)

@@ -1,0 +1,149 @@
+"""Tests for kernelclf.smo (SMO with WSS2; book chapter 04).
+
+References: cvxopt's interior-point QP (kernelclf.optim.solve_qp, an independent
+solver), scikit-learn's libsvm, and the KKT conditions of the box-constrained
+dual (Fan, Chen & Lin 2005, eq. 3-4).
+"""
+import numpy as np
+import pytest
+from sklearn.svm import SVC
+
+from kernelclf import smo
+from kernelclf.kernels import RBF, Linear, Polynomial
+from kernelclf.optim import solve_qp
+from kernelclf.smo import ColumnCache, DualDivergenceError, solve_smo
+
+
+def _data(seed, m=80, d=3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(m, d))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] ** 2 - 0.5 + 0.4 * rng.normal(size=m) > 0, 1.0, -1.0)
+    return X, y
+
+
+def _kkt_gap(alpha, G, C, s):
+    """Maximal violation m(a) - M(a) of the KKT conditions with y'a = 0."""
+    F = -s * G
+    up = np.where(s > 0, alpha < C, alpha > 0)
+    low = np.where(s > 0, alpha > 0, alpha < C)
+    return F[up].max() - F[low].min()
+
+
+@pytest.mark.parametrize("seed,kernel,C", [(0, RBF(1.0), 1.0), (1, Linear(), 0.3),
+                                           (2, Polynomial(2, 1.0), 5.0)])
+def test_equality_case_matches_qp(seed, kernel, C):
+    X, y = _data(seed)
+    K = kernel(X)
+    m = len(y)
+    res = solve_smo(np.ones(m), C, K=K, s=y, tol=1e-9)
+    Q = y[:, None] * K * y[None, :]
+    qp = solve_qp(Q, -np.ones(m), A1=y[None, :], b1=[0.0], l=0.0, u=C, tol=1e-10)
+    assert res.converged
+    assert abs(res.objective - qp.objective) <= 1e-6 * abs(qp.objective)
+    assert abs(y @ res.alpha) < 1e-10
+    assert np.all(res.alpha >= 0) and np.all(res.alpha <= C)
+    # objective reported equals the objective recomputed from scratch
+    assert np.isclose(res.objective, 0.5 * res.alpha @ Q @ res.alpha - res.alpha.sum())
+    assert _kkt_gap(res.alpha, Q @ res.alpha - 1, C, y) <= 1e-9 * 1.0001
+
+
+def test_no_equality_case_matches_qp_and_kkt():
+    X, y = _data(3)
+    K = RBF(0.7)(X)
+    m = len(y)
+    C = np.linspace(0.5, 2.0, m)                       # vector C
+    res = solve_smo(np.ones(m), C, K=K, s=y, equality=False, tol=1e-9)
+    Q = y[:, None] * K * y[None, :]
+    qp = solve_qp(Q, -np.ones(m), l=0.0, u=C, tol=1e-10)
+    assert abs(res.objective - qp.objective) <= 1e-6 * abs(qp.objective)
+    G = Q @ res.alpha - 1
+    at0, atC = res.alpha <= 0, res.alpha >= C
+    free = ~at0 & ~atC
+    assert np.all(G[at0] >= -1e-8) and np.all(G[atC] <= 1e-8) and np.all(np.abs(G[free]) <= 1e-8)
+    assert res.bias == 0.0
+
+
+def test_bias_matches_libsvm():
+    X, y = _data(4, m=120)
+    k = RBF(0.8)
+    res = solve_smo(np.ones(len(y)), 2.0, K=k(X), s=y, tol=1e-10)
+    sk = SVC(C=2.0, gamma=k.gamma, tol=1e-10).fit(X, y)
+    assert res.bias == pytest.approx(sk.intercept_[0], abs=1e-6)
+    a = np.zeros(len(y))
+    a[sk.support_] = np.abs(sk.dual_coef_[0])
+    assert np.max(np.abs(a - res.alpha)) < 1e-5
+
+
+def test_kernel_columns_and_precomputed_agree_and_cache_is_bounded():
+    X, y = _data(5, m=150)
+    k = RBF(0.5)
+    r1 = solve_smo(np.ones(150), 1.0, K=k(X), s=y, tol=1e-8)
+    r2 = solve_smo(np.ones(150), 1.0, kernel=k, X=X, s=y, tol=1e-8, cache_mb=0.0)
+    r3 = solve_smo(np.ones(150), 1.0, Q=y[:, None] * k(X) * y[None, :], s=y, tol=1e-8,
+                   shrinking=False)
+    assert r1.objective == pytest.approx(r2.objective, rel=1e-9)
+    assert r1.objective == pytest.approx(r3.objective, rel=1e-9)
+    cache = ColumnCache(lambda i: np.full(10, float(i)), 10, cache_mb=0.0)
+    for i in range(5):
+        assert cache[i][0] == i
+    assert len(cache._store) == cache.capacity == 2
+    assert cache[4][0] == 4 and cache.computed == 5
+
+
+def test_two_groups_nu_problem_matches_qp():
+    X, y = _data(6, m=90)
+    K = RBF(1.0)(X)
+    m, nu = 90, 0.4
+    a0 = np.zeros(m)
+    for cls in (y > 0, y < 0):
+        n_c = cls.sum()
+        v = np.zeros(n_c)
+        v[:int(nu * m / 2)] = 1.0
+        v[int(nu * m / 2)] = nu * m / 2 - int(nu * m / 2)
+        a0[cls] = v
+    res = solve_smo(np.zeros(m), 1.0, K=K, s=y, groups=y, alpha0=a0, tol=1e-10)
+    Q = y[:, None] * K * y[None, :]
+    qp = solve_qp(Q, np.zeros(m), A1=np.vstack([y, np.ones(m)]), b1=[0.0, nu * m], l=0.0,
+                  u=1.0, tol=1e-10)
+    assert res.objective == pytest.approx(qp.objective, rel=1e-6)
+    assert res.alpha[y > 0].sum() == pytest.approx(nu * m / 2)
+    assert res.alpha[y < 0].sum() == pytest.approx(nu * m / 2)
+
+
+def test_divergence_detected_and_bad_input():
+    # two identical points with opposite signs: the hard-margin dual is unbounded
+    K = np.ones((2, 2))
+    with pytest.raises(DualDivergenceError):
+        solve_smo(np.ones(2), np.inf, K=K, s=np.array([1.0, -1.0]), alpha_bound=1e6)
+    with pytest.raises(ValueError):
+        solve_smo(np.ones(3), 1.0, K=np.eye(3), s=np.array([1.0, 0.0, -1.0]))
+    with pytest.raises(ValueError):
+        solve_smo(np.ones(3), -1.0, K=np.eye(3))
+    with pytest.raises(ValueError):
+        solve_smo(np.ones(3), 1.0, K=np.full((3, 3), np.nan))
+    with pytest.raises(ValueError):
+        solve_smo(np.ones(3), 1.0, K=np.eye(3), alpha0=np.full(3, 2.0))
+    with pytest.raises(ValueError):
+        solve_smo(np.ones(3), 1.0)
+
+
+def test_max_iter_reports_not_converged():
+    X, y = _data(7, m=100)
+    res = solve_smo(np.ones(100), 10.0, K=RBF(0.3)(X), s=y, tol=1e-12, max_iter=5)
+    assert not res.converged and res.iterations == 5
+    # the no-equality solver reports non-convergence the same way
+    res2 = smo.solve_smo(np.ones(100), 1e6, K=Linear()(X), s=y, equality=False, tol=1e-12,
+                         max_iter=3)
+    assert not res2.converged and res2.iterations == 3
+
+
+def test_shrinking_gives_the_same_optimum():
+    X, y = _data(8, m=300, d=2)
+    K = RBF(0.3)(X)
+    a = solve_smo(np.ones(300), 10.0, K=K, s=y, tol=1e-9, shrinking=True)
+    b = solve_smo(np.ones(300), 10.0, K=K, s=y, tol=1e-9, shrinking=False)
+    assert a.iterations > 300                  # at least one shrinking round took place
+    assert a.converged and b.converged
+    assert a.objective == pytest.approx(b.objective, rel=1e-10)
+    Q = y[:, None] * K * y[None, :]
+    assert _kkt_gap(a.alpha, Q @ a.alpha - 1, 10.0, y) <= 1e-9 * 1.0001
