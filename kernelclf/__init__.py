@@ -13,6 +13,9 @@ Modules (one per model, named after the book's vocabulary):
 * :mod:`kernelclf.smo` - SMO solver with second-order working-set selection (chapter 04)
 * :mod:`kernelclf.svm` - hard, soft (L1/L2) and nu support vector machines (chapter 04)
 * :mod:`kernelclf.amm` - leave-one-out error, LOO machine, adaptive margin machine (chapter 05)
+* :mod:`kernelclf.gp` - Gaussian process regression and Laplace classification (chapter 07)
+* :mod:`kernelclf.rvm` - relevance vector regression and classification (chapter 08)
+* :mod:`kernelclf.fisher` - Fisher discriminant and kernel Fisher discriminant (chapter 09)
 * :mod:`kernelclf.datasets` - data home, checked loaders, fetch CLI, toy generators
 * :mod:`kernelclf.base` - label handling and the decision function shared by estimators
 """

@@ -1,0 +1,230 @@
+"""Tests for kernelclf.gp against independent references (seed inventory rows 14 and 16)."""
+import numpy as np
+import pytest
+from scipy.optimize import approx_fprime
+from scipy.special import expit
+from scipy.stats import multivariate_normal
+from sklearn.gaussian_process import GaussianProcessClassifier as SkGPC
+from sklearn.gaussian_process.kernels import RBF as SkRBF
+from sklearn.gaussian_process.kernels import ConstantKernel
+
+from kernelclf import gp
+from kernelclf.gp import (ARDRBF, GaussianProcessClassifier, GaussianProcessRegressor,
+                          laplace_mode, softplus, stable_sigmoid)
+from kernelclf.kernels import RBF, Linear
+
+
+def moons(m, noise=0.2, seed=0):
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(0, np.pi, m)
+    upper = rng.random(m) < 0.5
+    X = np.where(upper[:, None], np.c_[np.cos(a), np.sin(a)],
+                 np.c_[1 - np.cos(a), 0.5 - np.sin(a)])
+    X = X + noise * rng.normal(size=X.shape)
+    return X, np.where(upper, 1, -1)
+
+
+@pytest.fixture(scope="module")
+def fitted_pair():
+    X, y = moons(150)
+    ours = GaussianProcessClassifier(kernel=4.0 * RBF(0.5)).fit(X, y)
+    ref = SkGPC(kernel=ConstantKernel(4.0, "fixed") * SkRBF(0.5, "fixed"), optimizer=None).fit(X, y)
+    return X, y, ours, ref
+
+
+def test_gpc_log_marginal_likelihood_equals_sklearn(fitted_pair):
+    _, _, ours, ref = fitted_pair
+    lml = ref.log_marginal_likelihood_value_
+    assert abs(ours.log_marginal_likelihood_ - lml) <= 1e-8 * abs(lml)
+
+
+def test_gpc_predict_proba_equals_sklearn(fitted_pair):
+    # same predictive: Williams-Barber 5-erf integral of the logistic
+    _, _, ours, ref = fitted_pair
+    Xt = np.random.default_rng(1).uniform(-1.5, 2.5, size=(200, 2))
+    np.testing.assert_allclose(ours.predict_proba(Xt), ref.predict_proba(Xt), atol=1e-8)
+    mu_r, var_r = ref.latent_mean_and_variance(Xt)
+    mu, var = ours.latent_mean_and_variance(Xt)
+    np.testing.assert_allclose(mu, mu_r, atol=1e-7)
+    np.testing.assert_allclose(var, var_r, atol=1e-7)
+    np.testing.assert_array_equal(ours.predict(Xt), ref.predict(Xt))
+
+
+def test_gpc_mackay_and_map_predictives(fitted_pair):
+    X, _, ours, ref = fitted_pair
+    Xt = np.random.default_rng(2).uniform(-1.5, 2.5, size=(100, 2))
+    mu, var = ours.latent_mean_and_variance(Xt)
+    mk = GaussianProcessClassifier(4.0 * RBF(0.5), predictive="mackay").fit(*fitted_pair[:2])
+    # MacKay's probit approximation is close to, but not equal to, the exact average
+    grid = np.linspace(-12, 12, 4001)
+    exact = np.array([np.trapezoid(expit(grid * np.sqrt(v) + u)
+                                   * np.exp(-grid ** 2 / 2) / np.sqrt(2 * np.pi), grid)
+                      for u, v in zip(mu, var)])
+    assert np.abs(mk.predict_proba(Xt)[:, 1] - exact).max() < 0.02
+    assert np.abs(ours.predict_proba(Xt)[:, 1] - exact).max() < 1e-3
+    mp = GaussianProcessClassifier(4.0 * RBF(0.5), predictive="map").fit(*fitted_pair[:2])
+    np.testing.assert_allclose(mp.predict_proba(Xt)[:, 1], expit(mu))
+
+
+def test_laplace_fixed_point_and_monotone_objective(fitted_pair):
+    X, y, ours, _ = fitted_pair
+    G = (4.0 * RBF(0.5))(X)
+    a = ours.alpha_
+    # gradient of J vanishes: alpha = (y+1)/2 - pi(G alpha)
+    np.testing.assert_allclose(a, (y + 1) / 2 - expit(G @ a), atol=1e-9)
+    assert np.all(y * a > 0) and np.all(y * a < 1)
+    assert np.all(np.diff(ours.objective_trace_) > 0)
+    # t-space Newton (LKC B.7.1, eta = 1), t <- (G^-1 + P)^-1 (P t + (y+1)/2 - pi), written
+    # as (I + G P)^-1 G (...) to avoid G^-1, reaches the same mode from a different iteration
+    t = np.zeros(len(y))
+    eye = np.eye(len(y))
+    for _ in range(30):
+        p = expit(t)
+        t = np.linalg.solve(eye + G * (p * (1 - p))[None, :], G @ (p * (1 - p) * t + (y + 1) / 2 - p))
+    np.testing.assert_allclose(G @ a, t, atol=1e-8)
+
+
+def test_beta_convention_e3_e4():
+    # App. B.7.1: likelihood pi(t / beta), P = beta^-2 pi (1 - pi) (eq. B.16-B.17), Newton in t;
+    # kernelclf's beta = 1 model with kernel k / beta^2 must give latent values t / beta
+    X, y = moons(80, seed=3)
+    beta = 2.5
+    G = (4.0 * RBF(0.5))(X)
+    t = np.zeros(80)
+    for _ in range(50):
+        p = expit(t / beta)
+        P = np.diag(p * (1 - p)) / beta ** 2
+        t = t + np.linalg.solve(np.eye(80) + G @ P, G @ ((y + 1) / (2 * beta) - p / beta) - t)
+    model = GaussianProcessClassifier(kernel=(4.0 / beta ** 2) * RBF(0.5)).fit(X, y)
+    np.testing.assert_allclose(model.latent_mode_, t / beta, atol=1e-8)
+    # E4: the Laplace evidence of the B.7 model needs P = beta^-2 pi (1 - pi) (B.16-B.17);
+    # with it, it equals ours (the evidence does not depend on the latent scale)
+    from scipy.special import log_expit
+    a = (y + 1) / (2 * beta) - expit(t / beta) / beta  # = G^-1 t at the mode
+    base = log_expit(y * t / beta).sum() - 0.5 * a @ t
+    pp = expit(t / beta) * (1 - expit(t / beta))
+    lml_b16 = base - 0.5 * np.linalg.slogdet(np.eye(80) + G * (pp / beta ** 2)[None, :])[1]
+    lml_p90 = base - 0.5 * np.linalg.slogdet(np.eye(80) + G * (pp / beta)[None, :])[1]
+    assert model.log_marginal_likelihood_ == pytest.approx(lml_b16, rel=1e-9)
+    assert abs(lml_p90 - model.log_marginal_likelihood_) > 1.0
+
+
+def test_laplace_mode_singular_gram_and_line_search():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(40, 2))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    G = 50.0 * Linear()(X)  # rank 2, huge scale: the full Newton step overshoots
+    res = laplace_mode(G, y)
+    assert res["converged"]
+    assert np.all(np.diff(res["J"]) > 0)
+    np.testing.assert_allclose(res["alpha"], (y + 1) / 2 - expit(G @ res["alpha"]), atol=1e-8)
+
+
+def test_stable_functions():
+    t = np.array([-1000.0, -30.0, 0.0, 30.0, 1000.0])
+    with np.errstate(all="raise"):
+        s = stable_sigmoid(t)
+        sp = softplus(t)
+    assert s[0] == 0.0 and s[-1] == 1.0 and s[2] == 0.5
+    np.testing.assert_allclose(sp, np.logaddexp(0, t))
+
+
+def test_gpr_equals_weight_space_bayesian_linear_regression():
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(30, 3))
+    t = X @ np.array([1.0, -2.0, 0.5]) + 0.3 * rng.normal(size=30)
+    s2 = 0.09
+    Xt = rng.normal(size=(7, 3))
+    model = GaussianProcessRegressor(kernel=Linear(), noise=s2).fit(X, t)
+    # LKC eq. 3.10: posterior over w with prior N(0, I)
+    Sigma = np.linalg.inv(X.T @ X / s2 + np.eye(3))
+    w = Sigma @ X.T @ t / s2
+    mean, std = model.predict(Xt, return_std=True)
+    np.testing.assert_allclose(mean, Xt @ w, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(std ** 2, np.einsum("ij,jk,ik->i", Xt, Sigma, Xt) + s2, rtol=1e-10)
+    assert np.all(std ** 2 >= s2)
+    _, std_f = model.predict(Xt, return_std=True, include_noise=False)
+    np.testing.assert_allclose(std ** 2 - std_f ** 2, s2)
+
+
+def test_gpr_log_evidence_is_mvn_logpdf():
+    rng = np.random.default_rng(5)
+    X = rng.uniform(0, 8, size=(20, 1))
+    t = np.sin(X[:, 0]) + 0.1 * rng.normal(size=20)
+    k = ARDRBF(1.3, amplitude=0.7)
+    model = GaussianProcessRegressor(kernel=k, noise=0.05).fit(X, t)
+    C = 0.7 * np.exp(-(X - X.T) ** 2 / (2 * 1.3 ** 2)) + 0.05 * np.eye(20)
+    ref = multivariate_normal(mean=np.zeros(20), cov=C).logpdf(t)
+    assert model.log_marginal_likelihood_ == pytest.approx(ref, rel=1e-10)
+    assert model.log_marginal_likelihood() == pytest.approx(ref, rel=1e-10)
+    # ARDRBF with one scale equals amplitude * RBF
+    np.testing.assert_allclose(k(X), 0.7 * RBF(1.3)(X))
+
+
+@pytest.mark.parametrize("sigma", [0.8, np.array([0.7, 2.5])])
+def test_gpr_evidence_gradient_matches_finite_differences(sigma):
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(25, 2))
+    t = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=25)
+    model = GaussianProcessRegressor(kernel=ARDRBF(sigma, 1.5), noise=0.2).fit(X, t)
+    theta = np.concatenate([model.kernel_.theta, [np.log(0.2)]])
+    _, grad = model.log_marginal_likelihood(theta, eval_gradient=True)
+    fd = approx_fprime(theta, lambda th: model.log_marginal_likelihood(th), 1e-6)
+    np.testing.assert_allclose(grad, fd, rtol=1e-4, atol=1e-5)
+
+
+def test_gpr_ard_evidence_maximisation_finds_irrelevant_feature():
+    rng = np.random.default_rng(7)
+    X = rng.uniform(-3, 3, size=(60, 2))
+    t = np.sin(X[:, 0]) + 0.1 * rng.normal(size=60)  # feature 2 is irrelevant
+    model = GaussianProcessRegressor(kernel=ARDRBF(np.array([1.0, 1.0])), noise=0.5,
+                                     optimize=True).fit(X, t)
+    s1, s2 = model.kernel_.sigma
+    assert s2 > 10 * s1
+    assert model.log_marginal_likelihood_ > GaussianProcessRegressor(
+        kernel=ARDRBF(np.array([1.0, 1.0])), noise=0.5).fit(X, t).log_marginal_likelihood_
+    # at the optimum the gradient vanishes (interior point)
+    theta = np.concatenate([model.kernel_.theta, [np.log(model.noise_)]])
+    _, grad = model.log_marginal_likelihood(theta, eval_gradient=True)
+    interior = (theta > np.log(1e-5) + 0.1) & (theta < np.log(1e5) - 0.1)
+    assert np.all(np.abs(grad[interior]) < 1e-3)
+    assert 0.003 < model.noise_ < 0.03
+
+
+def test_gpr_evidence_maximisation_matches_sklearn():
+    from sklearn.gaussian_process import GaussianProcessRegressor as SkGPR
+    from sklearn.gaussian_process.kernels import WhiteKernel
+    rng = np.random.default_rng(7)
+    X = rng.uniform(-3, 3, size=(60, 2))
+    t = np.sin(X[:, 0]) + 0.1 * rng.normal(size=60)
+    ours = GaussianProcessRegressor(kernel=ARDRBF(np.array([1.0, 1.0])), noise=0.5,
+                                    optimize=True).fit(X, t)
+    b = (1e-5, 1e5)
+    sk = SkGPR(ConstantKernel(1.0, b) * SkRBF([1.0, 1.0], b) + WhiteKernel(0.5, b),
+               alpha=0.0).fit(X, t)
+    assert ours.log_marginal_likelihood_ == pytest.approx(sk.log_marginal_likelihood_value_,
+                                                          abs=1e-5)
+    assert ours.noise_ == pytest.approx(sk.kernel_.k2.noise_level, rel=1e-3)
+    np.testing.assert_allclose(ours.kernel_.sigma[0], sk.kernel_.k1.k2.length_scale[0], rtol=1e-3)
+
+
+def test_bad_input():
+    X, y = moons(20)
+    with pytest.raises(ValueError, match="NaN|infinity"):
+        GaussianProcessClassifier().fit(np.where(np.arange(40).reshape(20, 2) == 3, np.nan, X), y)
+    with pytest.raises(ValueError, match="two classes"):
+        GaussianProcessClassifier().fit(X, np.ones(20))
+    with pytest.raises(ValueError, match="samples"):
+        GaussianProcessClassifier().fit(X, y[:-1])
+    with pytest.raises(ValueError, match="predictive"):
+        GaussianProcessClassifier(predictive="ep").fit(X, y)
+    with pytest.raises(ValueError, match="noise"):
+        GaussianProcessRegressor(noise=0.0).fit(X, y.astype(float))
+    with pytest.raises(ValueError):
+        GaussianProcessRegressor().fit(X, np.r_[np.nan, y[1:]].astype(float))
+    fitted = GaussianProcessClassifier().fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        fitted.predict(np.ones((3, 3)))
+    with pytest.raises(ValueError, match="sigma"):
+        ARDRBF(np.array([1.0, -1.0]))(X)
+    assert gp.__name__ == "kernelclf.gp"

@@ -1,0 +1,168 @@
+"""Tests for kernelclf.rvm (seed inventory rows 17 and 18)."""
+import warnings
+
+import numpy as np
+import pytest
+from scipy.special import expit
+from scipy.stats import multivariate_normal
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.gaussian_process import GaussianProcessRegressor as SkGPR
+from sklearn.gaussian_process.kernels import RBF as SkRBF
+from sklearn.gaussian_process.kernels import WhiteKernel
+from sklearn.svm import SVC
+
+from kernelclf import rvm
+from kernelclf.kernels import RBF
+from kernelclf.rvm import RelevanceVectorClassifier, RelevanceVectorRegressor, _rvc_mode
+
+
+def sinc_data(m, seed=0, noise=0.1):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-10, 10, size=(m, 1))
+    return X, np.sinc(X[:, 0] / np.pi) + noise * rng.normal(size=m)
+
+
+def moons(m, noise=0.2, seed=0):
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(0, np.pi, m)
+    upper = rng.random(m) < 0.5
+    X = np.where(upper[:, None], np.c_[np.cos(a), np.sin(a)],
+                 np.c_[1 - np.cos(a), 0.5 - np.sin(a)])
+    return X + noise * rng.normal(size=X.shape), np.where(upper, 1, -1)
+
+
+def full_evidence(model, X, t):
+    """log N(t; 0, sigma^2 I + Phi Theta Phi') from scratch (LKC eq. 3.25)."""
+    Phi = model.kernel_(X, model.X_fit_)
+    theta = model.theta_
+    C = model.noise_ * np.eye(len(t)) + (Phi * theta) @ Phi.T
+    return multivariate_normal(np.zeros(len(t)), C).logpdf(t)
+
+
+@pytest.mark.parametrize("solver", ["fast", "book"])
+def test_regression_evidence_is_mvn_logpdf_and_pruned_weights(solver):
+    X, t = sinc_data(120)
+    model = RelevanceVectorRegressor(kernel=RBF(2.0), solver=solver).fit(X, t)
+    assert model.log_evidence_ == pytest.approx(full_evidence(model, X, t), rel=1e-9)
+    # pruned weights are exactly zero and gone from the model
+    assert np.count_nonzero(model.weights_) == model.n_relevance_ == len(model.X_fit_)
+    np.testing.assert_array_equal(model.X_fit_, X[model.relevance_indices_])
+    np.testing.assert_allclose(model.predict(X), RBF(2.0)(X) @ model.weights_, atol=1e-12)
+    assert model.n_relevance_ <= 15 and model.sparsity_ >= 0.85
+
+
+def test_regression_evidence_non_decreasing():
+    X, t = sinc_data(80, seed=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        em = RelevanceVectorRegressor(kernel=RBF(2.0), solver="book", update="em",
+                                      max_iter=60).fit(X, t)
+    d = np.diff(em.evidence_trace_)
+    assert np.all(d >= -1e-9 * np.abs(em.evidence_trace_[1:]))  # EM (B.22) never decreases
+    assert d.sum() > 1.0
+    fast = RelevanceVectorRegressor(kernel=RBF(2.0), noise=0.01, fit_noise=False).fit(X, t)
+    assert np.all(np.diff(fast.evidence_trace_) >= -1e-9)  # each step maximises over one theta_i
+
+
+def test_regression_book_fixed_point():
+    X, t = sinc_data(100, seed=2)
+    model = RelevanceVectorRegressor(kernel=RBF(2.0), solver="book", tol=1e-6,
+                                     max_iter=5000).fit(X, t)
+    theta = model.theta_
+    zeta = 1 - np.diag(model.sigma_) / theta
+    assert np.all((zeta > 0) & (zeta <= 1))
+    np.testing.assert_allclose(theta, model.alpha_ ** 2 / zeta, rtol=1e-2)  # B.23 fixed point
+
+
+def test_regression_accuracy_vs_gp_reference():
+    X, t = sinc_data(200, seed=3)
+    Xt = np.linspace(-10, 10, 500)[:, None]
+    f = np.sinc(Xt[:, 0] / np.pi)
+    ours = RelevanceVectorRegressor(kernel=RBF(2.0)).fit(X, t)
+    ref = SkGPR(kernel=SkRBF(2.0, "fixed") + WhiteKernel(0.01, "fixed"), optimizer=None).fit(X, t)
+    rmse = np.sqrt(np.mean((ours.predict(Xt) - f) ** 2))
+    rmse_ref = np.sqrt(np.mean((ref.predict(Xt) - f) ** 2))
+    print(f"sinc m=200: RVM rmse {rmse:.4f} with {ours.n_relevance_} RV; GP rmse {rmse_ref:.4f}")
+    assert rmse <= 1.5 * rmse_ref + 0.005
+    assert ours.noise_ == pytest.approx(0.01, rel=0.3)
+    _, std = ours.predict(Xt, return_std=True)
+    assert np.all(std >= np.sqrt(ours.noise_))
+
+
+def test_classification_hessian_includes_prior_term_e5():
+    X, y = moons(60, seed=4)
+    P = RBF(0.5)(X)[:, :15]
+    a = np.linspace(0.5, 3.0, 15)
+    y01 = (y + 1) / 2
+    w, t, pi, b, J = _rvc_mode(P, y01, a, np.zeros(15))
+    g = P.T @ (y01 - expit(P @ w)) - a * w
+    assert np.linalg.norm(g) < 1e-7  # gradient vanishes at the mode
+
+    def grad(v):
+        return P.T @ (y01 - expit(P @ v)) - a * v
+    eps = 1e-6
+    H_fd = np.array([(grad(w + eps * e) - grad(w - eps * e)) / (2 * eps) for e in np.eye(15)])
+    H = -((P * b[:, None]).T @ P + np.diag(a))  # corrected Hessian (E5)
+    np.testing.assert_allclose(H_fd, H, atol=1e-6)
+    assert np.abs(H_fd + (P * b[:, None]).T @ P).max() > 0.4  # the printed form is wrong
+
+
+@pytest.mark.parametrize("solver", ["fast", "book"])
+def test_classification_accuracy_sparsity_vs_svc(solver):
+    X, y = moons(200, seed=5)
+    Xt, yt = moons(2000, seed=6)
+    model = RelevanceVectorClassifier(kernel=RBF(0.5), solver=solver).fit(X, y)
+    svc = SVC(kernel="rbf", gamma=2.0, C=1.0).fit(X, y)
+    acc, acc_ref = model.score(Xt, yt), svc.score(Xt, yt)
+    print(f"moons m=200 {solver}: RVC acc {acc:.4f} with {model.n_relevance_} RV; "
+          f"SVC acc {acc_ref:.4f} with {len(svc.support_)} SV")
+    assert acc >= acc_ref - 0.02
+    assert model.n_relevance_ < len(svc.support_) / 3
+    assert np.count_nonzero(model.weights_) == model.n_relevance_
+    proba = model.predict_proba(Xt)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(model.predict(Xt), np.where(proba[:, 1] > 0.5, 1, -1))
+
+
+def test_classification_labels_and_bias():
+    X, y = moons(150, seed=7)
+    labels = np.where(y > 0, "up", "down")
+    model = RelevanceVectorClassifier(kernel=RBF(0.5), bias=True).fit(X + 3.0, labels)
+    assert set(model.predict(X + 3.0)) <= {"up", "down"}
+    assert model.score(X + 3.0, labels) > 0.9
+    assert len(model.weights_) == 151
+
+
+def test_regression_bias_and_sklearn_clone():
+    from sklearn.base import clone
+    X, t = sinc_data(100, seed=8)
+    model = RelevanceVectorRegressor(kernel=RBF(2.0), bias=True).fit(X, t + 5.0)
+    assert abs(model.intercept_) > 1.0  # the constant column carries the offset
+    Xt = np.linspace(-9, 9, 50)[:, None]
+    mean, std = model.predict(Xt, return_std=True)
+    Phi = np.c_[RBF(2.0)(Xt, model.X_fit_), np.ones(50)] if len(model.sigma_) > model.n_relevance_ \
+        else RBF(2.0)(Xt, model.X_fit_)
+    np.testing.assert_allclose(std ** 2, model.noise_ + np.einsum("ij,jk,ik->i", Phi, model.sigma_, Phi))
+    assert np.sqrt(np.mean((mean - 5.0 - np.sinc(Xt[:, 0] / np.pi)) ** 2)) < 0.06
+    c = clone(RelevanceVectorClassifier(kernel=RBF(0.3), solver="book"))
+    assert c.get_params()["solver"] == "book" and c.get_params()["kernel__sigma"] == 0.3
+
+
+def test_bad_input():
+    X, t = sinc_data(20)
+    with pytest.raises(ValueError):
+        RelevanceVectorRegressor().fit(np.r_[X[:-1], [[np.nan]]], t)
+    with pytest.raises(ValueError):
+        RelevanceVectorRegressor().fit(X, t[:5])
+    with pytest.raises(ValueError, match="solver"):
+        RelevanceVectorRegressor(solver="em").fit(X, t)
+    with pytest.raises(ValueError, match="noise"):
+        RelevanceVectorRegressor().fit(X, np.ones(20))
+    Xc, y = moons(30)
+    with pytest.raises(ValueError, match="two classes"):
+        RelevanceVectorClassifier().fit(Xc, np.ones(30))
+    with pytest.raises(ValueError, match="update"):
+        RelevanceVectorClassifier(update="x").fit(Xc, y)
+    with pytest.raises(ValueError, match="features"):
+        RelevanceVectorClassifier().fit(Xc, y).predict(np.ones((2, 3)))
+    assert rvm.__name__ == "kernelclf.rvm"
