@@ -86,13 +86,13 @@ def test_page(server, browser, entry):
         assert response is not None and response.status == 200
         assert page.locator("main h1").count() >= 1, "page has no title"
         if re.search(r"\$[^$\n]+\$", source):
-            page.wait_for_selector("mjx-container", timeout=30_000)
+            page.wait_for_selector("mjx-container", state="attached", timeout=30_000)
             assert page.locator("mjx-container").count() > 0, "math is not typeset"
         broken = page.evaluate(
             "() => Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)")
         assert not broken, f"images did not load: {broken}"
         if "ipywidgets" in source:
-            page.wait_for_selector(".jupyter-widgets, .widget-slider", timeout=30_000)
+            page.wait_for_selector(".jupyter-widgets, .widget-slider", state="attached", timeout=30_000)
             assert page.locator(".jupyter-widgets").count() > 0, "no widget was drawn"
         if "solution-start" in source:
             solution = page.locator("div.solution.dropdown").first
