@@ -1,0 +1,95 @@
+"""Errata of the sources (book chapter 00, errata table): each corrected formula that the
+package implements is pinned here against an independent computation.
+
+Errata pinned elsewhere (named in those tests): E3/E4 ``test_gp.py::test_beta_convention_e3_e4``,
+E5 ``test_rvm.py::test_classification_hessian_includes_prior_term_e5``, E7
+``test_amm.py::test_erratum_e7_printed_diagonal_differs_when_kii_is_not_one``, E11
+``test_perceptron.py::test_permutation_perceptron_lands_in_version_space``.
+"""
+import itertools
+
+import numpy as np
+import pytest
+
+from kernelclf.kernels import Linear
+from kernelclf.optim import solve_qp
+from kernelclf.strings import SubsequenceKernel, subsequence_kernel_levels
+from kernelclf.svm import SupportVectorMachine
+
+
+def _subsequence_by_enumeration(s, t, n, lam):
+    """LKC eq. 2.28 summed over index tuples: sum lam^(l(i) + l(j)) over equal subsequences."""
+    total = 0.0
+    for i in itertools.combinations(range(len(s)), n):
+        for j in itertools.combinations(range(len(t)), n):
+            if all(s[a] == t[b] for a, b in zip(i, j)):
+                total += lam ** ((i[-1] - i[0] + 1) + (j[-1] - j[0] + 1))
+    return total
+
+
+def _subsequence_printed_recursion(s, t, n, lam, exponent_offset):
+    """The auxiliary recursion of LKC eq. 2.29-2.30 with the decay of the t-sum written as
+    lam^(|v| - t + exponent_offset); the corrected form (App. B.2.2) has offset 2."""
+    def kprime(i, u, v):
+        if i == 0:
+            return 1.0
+        if min(len(u), len(v)) < i:
+            return 0.0
+        a, u0 = u[-1], u[:-1]
+        val = lam * kprime(i, u0, v)
+        for pos in range(len(v)):
+            if v[pos] == a:
+                val += lam ** (len(v) - (pos + 1) + exponent_offset) * kprime(i - 1, u0, v[:pos])
+        return val
+
+    def k(u, v):
+        if min(len(u), len(v)) < n:
+            return 0.0
+        a, u0 = u[-1], u[:-1]
+        val = k(u0, v)
+        for pos in range(len(v)):
+            if v[pos] == a:
+                val += lam ** 2 * kprime(n - 1, u0, v[:pos])
+        return val
+
+    return k(s, t)
+
+
+@pytest.mark.parametrize("s,t,n", [("cat", "cart", 3), ("abcab", "bacba", 2), ("gatta", "attag", 3)])
+def test_e1_subsequence_kernel_uses_the_corrected_exponent(s, t, n):
+    lam = 0.5
+    truth = _subsequence_by_enumeration(s, t, n, lam)
+    assert SubsequenceKernel(n, lam)([s], [t])[0, 0] == pytest.approx(truth, rel=1e-12)
+    assert subsequence_kernel_levels(s, t, n, lam)[-1] == pytest.approx(truth, rel=1e-12)
+    # the recursion with the App. B.2.2 exponent reproduces the enumeration ...
+    assert _subsequence_printed_recursion(s, t, n, lam, 2) == pytest.approx(truth, rel=1e-12)
+    # ... while dropping the "+2" (an undefined j read as the position) does not
+    assert _subsequence_printed_recursion(s, t, n, lam, 0) != pytest.approx(truth, rel=1e-3)
+
+
+def test_e1_cat_cart_value():
+    assert SubsequenceKernel(3, 0.5)(["cat"], ["cart"])[0, 0] == pytest.approx(0.0078125, abs=1e-15)
+
+
+def test_e6_box_bound_is_one_over_two_lambda_m():
+    """LKC eq. 2.48: min_w sum xi + lam*m*||w||^2 s.t. y<x,w> >= 1 - xi has the dual box
+    0 <= alpha <= 1/(2 lam m); the estimator with C = 1/(2 lam m) must give the same w."""
+    rng = np.random.default_rng(3)
+    m, n, lam = 40, 3, 0.01
+    X = rng.normal(size=(m, n))
+    y = np.where(X @ np.array([1.0, -0.5, 0.2]) + 0.4 * rng.normal(size=m) > 0, 1.0, -1.0)
+    # primal in (w, xi): 1/2 x'Hx + c'x with H = diag(2 lam m I, 0), c = (0, 1)
+    H = np.zeros((n + m, n + m))
+    H[:n, :n] = 2.0 * lam * m * np.eye(n)
+    c = np.r_[np.zeros(n), np.ones(m)]
+    A2 = np.hstack([-(y[:, None] * X), -np.eye(m)])
+    lower = np.r_[np.full(n, -np.inf), np.zeros(m)]
+    w_primal = solve_qp(H, c, A2=A2, b2=-np.ones(m), l=lower).x[:n]
+    svm = SupportVectorMachine(kernel=Linear(), C=1.0 / (2 * lam * m), fit_bias=False,
+                               tol=1e-8).fit(X, y)
+    w_dual = svm.alpha_ @ X
+    assert np.allclose(w_dual, w_primal, atol=1e-5)
+    assert np.max(np.abs(svm.alpha_)) <= 1.0 / (2 * lam * m) + 1e-9
+    # the once-printed box 1/(2 lam) would give a different machine
+    wrong = SupportVectorMachine(kernel=Linear(), C=1.0 / (2 * lam), fit_bias=False, tol=1e-8).fit(X, y)
+    assert not np.allclose(wrong.alpha_ @ X, w_primal, atol=1e-3)
