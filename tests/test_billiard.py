@@ -1,0 +1,333 @@
+"""Tests for kernelclf.billiard (LKC Alg. 10, App. B.9; BPM §3.1; RM §18.5).
+
+References are independent of the code under test: closed-form geometry
+(Householder reflections, chord lengths), brute-force Monte-Carlo estimates
+of the version-space centre of mass, the hard-margin SVM from a QP, the
+shoelace centroid of a polygon and a kernel wrapper that counts evaluations.
+"""
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+
+from kernelclf import billiard
+from kernelclf.billiard import (
+    GramColumns, NotSeparableError, kernel_billiard, light_trap, onion_billiard, oplus,
+    polygon_billiard, polygon_centroid, reflect, rho, slerp_add, flipper,
+)
+from kernelclf.kernels import RBF, CallableKernel
+from kernelclf.optim import solve_qp
+
+
+def _unit_rows(rng, n, d):
+    V = rng.standard_normal((n, d))
+    return V / np.linalg.norm(V, axis=1)[:, None]
+
+
+def _linear_toy(d, m, seed, elongate=None):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, (m, d))
+    if elongate is not None:
+        X[:, -1] *= elongate
+    y = np.sign(X @ rng.standard_normal(d))
+    return X, y
+
+
+def _mc_centre(X, y, n=600_000, seed=1):
+    """Rejection sampling of uniform directions: centre of mass of version space."""
+    rng = np.random.default_rng(seed)
+    W = _unit_rows(rng, n, X.shape[1])
+    inside = np.all((W @ X.T) * y > 0, axis=1)
+    assert inside.sum() > 2000
+    c = W[inside].mean(axis=0)
+    return c / np.linalg.norm(c)
+
+
+def _moons(m, seed=0):
+    from sklearn.datasets import make_moons
+    X, y = make_moons(m, noise=0.0, random_state=seed)
+    return X, 2.0 * y - 1.0
+
+
+# --------------------------------------------------------------------- ⊕µ
+
+def test_oplus_properties():
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        s, t = _unit_rows(rng, 2, 5)
+        for mu in np.linspace(0, 1, 11):
+            r = oplus(s, t, mu)
+            assert np.linalg.norm(r) == pytest.approx(1.0, abs=1e-12)
+            assert np.linalg.norm(t - r) == pytest.approx(mu * np.linalg.norm(t - s), abs=1e-12)
+            r1, r2 = rho(s @ t, mu)
+            assert r1 >= -1e-15 and r2 >= -1e-12
+        np.testing.assert_allclose(oplus(s, t, 0.0), t, atol=1e-12)
+        np.testing.assert_allclose(oplus(s, t, 1.0), s, atol=1e-12)
+    with pytest.raises(ValueError):
+        rho(0.3, 1.5)
+
+
+def test_oplus_book_radicand_is_negative_erratum_E2():
+    # LKC App. B.9 prints rho_1 = mu sqrt((-mu^2 - mu^2 c - 2)/(c + 1)): negative radicand
+    c, mu = np.linspace(-0.9, 0.99, 30), 0.5
+    assert np.all((-mu**2 - mu**2 * c - 2) / (c + 1) < 0)
+
+
+def test_oplus_dual_matches_coordinates():
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((6, 4))
+    G = X @ X.T
+    a, b = rng.standard_normal(6), rng.standard_normal(6)
+    a /= np.sqrt(a @ G @ a)
+    b /= np.sqrt(b @ G @ b)
+    r = oplus(a, b, 0.3, G)
+    np.testing.assert_allclose(X.T @ r, oplus(X.T @ a, X.T @ b, 0.3), atol=1e-12)
+
+
+def test_slerp_add_is_on_the_arc():
+    rng = np.random.default_rng(2)
+    a, b = _unit_rows(rng, 2, 3)
+    phi = np.arccos(a @ b)
+    c = slerp_add(a, b, 3.0, 1.0)
+    assert np.linalg.norm(c) == pytest.approx(1.0)
+    assert np.arccos(a @ c) == pytest.approx(phi / 4)
+    assert np.arccos(np.clip(b @ c, -1, 1)) == pytest.approx(3 * phi / 4)
+
+
+# --------------------------------------------------------------- reflection
+
+def test_reflection_is_householder_and_flips_normal_component():
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((8, 5))
+    G = X @ X.T
+    beta = rng.standard_normal(8)
+    for c in range(8):
+        nb, nw = reflect(beta, G @ beta, c, G[:, c], G[c, c])
+        v, xc = X.T @ beta, X[c]
+        expected = v - 2 * (v @ xc) / (xc @ xc) * xc  # Householder mirror
+        np.testing.assert_allclose(X.T @ nb, expected, atol=1e-10)
+        np.testing.assert_allclose(nw, G @ nb, atol=1e-10)  # cached outputs stay exact
+        assert nb @ G @ nb == pytest.approx(beta @ G @ beta)  # norm preserved
+        assert (X.T @ nb) @ xc == pytest.approx(-(v @ xc))  # component on the normal flips
+
+
+# ------------------------------------------------------------ trajectories
+
+def test_recorded_positions_lie_in_version_space_with_unit_norm():
+    X, y = _moons(60)
+    G = RBF(0.5)(X)
+    res = kernel_billiard(G, y, tol=1e-2, record=True, random_state=0)
+    assert res.converged and res.n_bounces > 10
+    P = np.array(res.positions)
+    margins = y[None, :] * (P @ G)
+    assert margins.min() > -1e-9  # every bounce point is inside or on a wall
+    np.testing.assert_allclose(np.einsum("ij,jk,ik->i", P, G, P), 1.0, atol=1e-9)
+    Z = np.array(res.midpoints)
+    assert (y[None, :] * (Z @ G)).min() > 0  # chord midpoints are strictly inside
+    # the wall hit at bounce k is where the new position sits
+    for k, c in enumerate(res.hits):
+        if c >= 0:
+            assert abs(P[k + 1] @ G[:, c]) < 1e-9
+    assert res.alpha @ G @ res.alpha == pytest.approx(1.0, abs=1e-10)
+    assert np.min(y * (G @ res.alpha)) > 0
+
+
+def test_stopping_rule_guard_and_threshold():
+    X, y = _moons(40, seed=1)
+    G = RBF(0.7)(X)
+    res = kernel_billiard(G, y, tol=5e-3, random_state=1)
+    # first pass (alpha = 0) is guarded; after one chord mu = 1/2 and p_min = 1,
+    # so rho_2 = 1 - 0 - rho_1 = 1 - 1/2
+    assert res.rho2[0] == pytest.approx(0.5)
+    assert res.converged and res.rho2[-1] <= 5e-3
+    with pytest.warns(ConvergenceWarning):
+        kernel_billiard(G, y, tol=1e-9, max_bounces=30, random_state=1)
+
+
+@pytest.mark.parametrize("d, seed", [(2, 0), (2, 3), (3, 0), (3, 4)])
+def test_centre_of_mass_matches_monte_carlo(d, seed):
+    X, y = _linear_toy(d, 10, seed)
+    c = _mc_centre(X, y)
+    res = kernel_billiard(X @ X.T, y, tol=1e-3, refresh=0.1, random_state=0)
+    w = X.T @ res.alpha
+    assert w / np.linalg.norm(w) @ c > 0.99
+
+
+def test_elongated_version_space_bayes_point_differs_from_svm():
+    X, y = _linear_toy(3, 10, 3, elongate=0.1)
+    c = _mc_centre(X, y)
+    res = kernel_billiard(X @ X.T, y, tol=1e-3, refresh=0.1, random_state=0)
+    w_bp = X.T @ res.alpha
+    w_bp /= np.linalg.norm(w_bp)
+    # hard-margin SVM without bias (LKC eq. 2.45 dual) from the generic QP
+    Y = np.diag(y)
+    a = solve_qp(Y @ X @ X.T @ Y, -np.ones(10), l=0.0).x
+    w_svm = X.T @ (a * y)
+    w_svm /= np.linalg.norm(w_svm)
+    assert w_bp @ c > 0.99
+    assert w_svm @ c < 0.95  # the SVM centre is far from the centre of mass here
+    assert np.degrees(np.arccos(w_bp @ w_svm)) > 10
+
+
+def test_geodesic_continuation_and_random_restarts():
+    X, y = _linear_toy(3, 10, 0)
+    c = _mc_centre(X, y)
+    r1 = kernel_billiard(X @ X.T, y, tol=1e-3, tau_max=0.3, refresh=0.1, random_state=0)
+    r2 = kernel_billiard(X @ X.T, y, tol=1e-3, tau_max=1.0, restart="random", refresh=0.1,
+                         random_state=0)
+    assert r1.n_restarts > 0 and r2.n_restarts > 0
+    assert r1.kernel_evaluations["restarts"] < r2.kernel_evaluations["restarts"]
+    for r in (r1, r2):
+        w = X.T @ r.alpha
+        assert w / np.linalg.norm(w) @ c > 0.99
+
+
+# ------------------------------------------------------------ kernel work
+
+def _counting_rbf():
+    base = RBF(0.5)
+    count = [0]
+
+    def k(A, B):
+        count[0] += len(A) * len(B)
+        return base(A, B)
+    return CallableKernel(k), count
+
+
+@pytest.mark.parametrize("m", [50, 100, 200])
+def test_one_kernel_column_per_bounce(m):
+    X, y = _moons(m)
+    kern, count = _counting_rbf()
+    start, _ = billiard.find_version_space_point(GramColumns(kernel=RBF(0.5), X=X), y,
+                                                 random_state=0)
+    per = []
+    for B in (40, 80):
+        count[0] = 0
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            r = kernel_billiard(kernel=kern, X=X, y=y, start=start, tol=1e-12,
+                                max_bounces=B, random_state=0)
+        assert r.n_bounces == B
+        per.append(count[0])
+    # 40 extra bounces cost exactly 40 kernel columns of length m
+    assert per[1] - per[0] == 40 * m
+
+
+def test_gram_columns_matches_full_gram():
+    X, _ = _moons(30)
+    G = RBF(0.5)(X)
+    on_demand = GramColumns(kernel=RBF(0.5), X=X, lam=0.3)
+    pre = GramColumns(G=G, lam=0.3)
+    v = np.random.default_rng(0).standard_normal(30)
+    np.testing.assert_allclose(on_demand.matvec(v), (G + 0.3 * np.eye(30)) @ v, atol=1e-12)
+    np.testing.assert_allclose(pre.column(4), G[:, 4] + 0.3 * np.eye(30)[:, 4])
+    np.testing.assert_allclose(on_demand.full(), pre.full())
+    assert on_demand.n_evaluations == 2 * 30 * 30
+
+
+# ----------------------------------------------------------- soft boundaries
+
+def test_soft_boundaries_make_any_sample_separable():
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((20, 2))
+    X[10:] = X[:10]  # identical inputs ...
+    y = np.r_[np.ones(10), -np.ones(10)]  # ... with opposite labels
+    G = RBF(1.0)(X)
+    with pytest.raises(NotSeparableError, match="lam > 0"):
+        kernel_billiard(G, y, random_state=0)
+    for lam in (0.1, 1.0):
+        res = kernel_billiard(G, y, lam=lam, tol=1e-2, random_state=0)
+        Gl = G + lam * np.eye(20)
+        assert np.min(y * (Gl @ res.alpha)) > 0  # in the version space of G + lam I
+        assert res.alpha @ Gl @ res.alpha == pytest.approx(1.0)
+
+
+def test_soft_boundary_ridge_makes_points_equidistant():
+    # BPM §3.3: ||phi_i - phi_j||^2 = 2 (1 + lam - k_ij) for unit-norm phi
+    X, _ = _moons(10)
+    G = RBF(0.5)(X)
+    for lam in (0.0, 1.0, 100.0):
+        Gl = G + lam * np.eye(10)
+        d2 = np.diag(Gl)[:, None] + np.diag(Gl)[None, :] - 2 * Gl
+        off = ~np.eye(10, dtype=bool)
+        np.testing.assert_allclose(d2[off], (2 * (1 + lam - G))[off])
+
+
+# ----------------------------------------------------------- RM variants
+
+def test_light_trap_error_count_never_increases():
+    X, y = _moons(80, seed=2)
+    G = RBF(0.4)(X)
+    gamma, errors = light_trap(G, y, random_state=0)
+    assert errors[0] > 0 and errors[-1] == 0
+    assert np.all(np.diff(errors) <= 0)
+    assert np.min(y * (G @ gamma)) > -1e-9
+
+
+def test_flipper_threshold_coordinate_separates_shifted_data():
+    rng = np.random.default_rng(4)
+    X = rng.uniform(0, 3, (30, 1))
+    y = np.where(X[:, 0] > 1.5, 1.0, -1.0)  # needs a threshold with a linear kernel
+    res, b = flipper(X @ X.T, y, tol=1e-2, refresh=0.1, random_state=0)
+    f = (X @ X.T) @ res.alpha + b
+    assert np.all(np.sign(f) == y)
+    # the threshold is the extra coordinate of the centre of mass
+    assert b == pytest.approx(np.sum(res.alpha))
+
+
+def test_onion_shells():
+    X, y = _moons(40, seed=3)
+    G = RBF(0.5)(X)
+    shells = onion_billiard(G, y, n_shells=2, n_flights=300, random_state=0)
+    assert (0, 0) in shells
+    a0 = shells[(0, 0)]
+    assert np.min(y * (G @ a0)) > 0  # zero-error shell average stays in version space
+    for (nn, npos), a in shells.items():
+        assert nn + npos <= 2
+        errs_neg = np.sum((y < 0) & (G @ a > 0))
+        errs_pos = np.sum((y > 0) & (G @ a < 0))
+        assert errs_neg + errs_pos <= len(y)
+        assert a @ G @ a == pytest.approx(1.0)
+
+
+def test_polygon_billiard_centre_tends_to_centroid():
+    P = np.array([[0, 0], [4, 0], [5, 2], [2, 4], [-1, 2.5]], float)
+    tri = np.array([[0, 0], [3, 0], [0, 3]], float)
+    np.testing.assert_allclose(polygon_centroid(tri)[0], tri.mean(axis=0))
+    assert polygon_centroid(tri)[1] == pytest.approx(4.5)
+    pts, centre = polygon_billiard(P, start=[1.5, 1.5], direction=[1.0, 0.37], n_bounces=4000)
+    cen, _ = polygon_centroid(P)
+    assert np.linalg.norm(centre - cen) < 0.05
+    # every bounce point is on the boundary, inside the polygon's bounding box
+    assert pts[:, 0].min() >= -1 - 1e-9 and pts[:, 0].max() <= 5 + 1e-9
+
+
+def test_input_errors():
+    G = np.eye(3)
+    with pytest.raises(ValueError):
+        kernel_billiard(G, [1, 2, 1])
+    with pytest.raises(ValueError):
+        kernel_billiard(G, [1, -1, 1], tau_max=0)
+    with pytest.raises(ValueError):
+        kernel_billiard(G, [1, -1, 1], start=[-1.0, -1.0, -1.0])
+    with pytest.raises(ValueError):
+        GramColumns(G=np.ones((2, 3)))
+
+
+def test_polygon_bisector_and_inscribed_circle():
+    from kernelclf.billiard import clip_polygon, polygon_bisector, polygon_inscribed_circle
+    P = np.array([[0, 0], [4, 0], [5, 2], [2, 4], [-1, 2.5]], float)
+    A = polygon_centroid(P)[1]
+    for ang in np.linspace(0, np.pi, 7):
+        n = np.array([np.cos(ang), np.sin(ang)])
+        b = polygon_bisector(P, n)
+        assert polygon_centroid(clip_polygon(P, n, b))[1] == pytest.approx(A / 2, rel=1e-8)
+    # unit square: the inscribed circle is centred with radius 1/2
+    c, r = polygon_inscribed_circle([[0, 0], [1, 0], [1, 1], [0, 1]])
+    np.testing.assert_allclose(c, [0.5, 0.5], atol=1e-8)
+    assert r == pytest.approx(0.5)
+    # 3-4-5 right triangle: inradius = (a + b - c) / 2 = 1, centre (1, 1)
+    c, r = polygon_inscribed_circle([[0, 0], [4, 0], [0, 3]])
+    np.testing.assert_allclose(c, [1, 1], atol=1e-8)
+    assert r == pytest.approx(1.0)
