@@ -1,8 +1,8 @@
 """Benchmark: kernelclf's default SVM solver (SMO, WSS2) against scikit-learn's SVC.
 
 Problem (issue 3; peer-measurements §1): two moons with Gaussian noise 0.15 and
-5 % flipped labels, generated exactly as in the peer measurements (``peer_moons``
-below; its tight-tolerance dual values D* reproduce the peers' table:
+5 % flipped labels, generated exactly as in the peer measurements
+(``kernelclf.datasets.peer_moons``; its tight-tolerance dual values D* reproduce the peers' table:
 94.6008336529 / 165.935212084 / 290.895062856 / 614.611972004), RBF kernel with
 sigma = 0.5 (sklearn gamma = 2), C = 1, bias, tolerance 1e-3 for both,
 m in {500, 1000, 2000, 4000}. Single-threaded BLAS. Both fits run in the same
@@ -28,6 +28,7 @@ import numpy as np  # noqa: E402
 import sklearn  # noqa: E402
 from sklearn.svm import SVC  # noqa: E402
 
+from kernelclf.datasets import peer_moons  # noqa: E402
 from kernelclf.kernels import RBF  # noqa: E402
 from kernelclf.svm import SupportVectorMachine  # noqa: E402
 
@@ -35,18 +36,6 @@ SIZES = (500, 1000, 2000, 4000)
 REPEATS = 5
 SIGMA, C, TOL = 0.5, 1.0, 1e-3
 PEER_D = {500: 94.6008336529, 1000: 165.935212084, 2000: 290.895062856, 4000: 614.611972004}
-
-
-def peer_moons(m, noise=0.15, flip=0.05, seed=0):
-    """The peers' ``moons(m, noise, flip, seed)``: upper moon label -1, lower +1."""
-    rng = np.random.default_rng(seed)
-    n1, n2 = m // 2, m - m // 2
-    t1, t2 = rng.uniform(0, np.pi, n1), rng.uniform(0, np.pi, n2)
-    X = np.r_[np.c_[np.cos(t1), np.sin(t1)], np.c_[1 - np.cos(t2), 0.5 - np.sin(t2)]]
-    X = X + rng.normal(0, noise, (m, 2))
-    y = np.r_[-np.ones(n1), np.ones(n2)]
-    y[rng.random(m) < flip] *= -1
-    return X, y
 
 
 def _median_times(fits, repeats=REPEATS):

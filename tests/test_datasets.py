@@ -637,3 +637,15 @@ def test_gaussians_bayes_error():
 def test_toys_bad_arguments(call):
     with pytest.raises(ValueError):
         call()
+
+
+def test_peer_moons_is_the_peer_problem():
+    """peer_moons reproduces the peers' fingerprints: class-sorted halves, random flips."""
+    X, y = kd.peer_moons(500)
+    assert X.shape == (500, 2) and set(np.unique(y)) == {-1.0, 1.0}
+    X0, y0 = kd.peer_moons(500, flip=0.0)
+    assert np.array_equal(X, X0)                      # flips do not move points
+    assert np.all(y0[:250] == -1) and np.all(y0[250:] == 1)
+    assert 0 < np.sum(y != y0) < 50                    # about 5 % flipped at random
+    with pytest.raises(ValueError):
+        kd.peer_moons(1)

@@ -14,7 +14,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC, NuSVC
 
 from kernelclf import svm
-from kernelclf.datasets import make_moons
+from kernelclf.datasets import make_moons, peer_moons
 from kernelclf.kernels import RBF, Linear, Polynomial
 from kernelclf.svm import NuSupportVectorMachine, SupportVectorMachine, is_separable
 
@@ -311,24 +311,10 @@ def test_labels_clone_and_multiclass_wrappers():
 
 # ---------------------------------------------------------------- peer anchors
 
-def _peer_moons(m, noise=0.15, flip=0.05, seed=0):
-    """The peers' moons problem (peer-measurements.md, "Common problem"), generated
-    inline: with this construction their D* values are reproduced exactly.
-    (kernelclf.datasets.make_moons draws its points differently.)"""
-    rng = np.random.default_rng(seed)
-    n1, n2 = m // 2, m - m // 2
-    t1, t2 = rng.uniform(0, np.pi, n1), rng.uniform(0, np.pi, n2)
-    X = np.r_[np.c_[np.cos(t1), np.sin(t1)], np.c_[1 - np.cos(t2), 0.5 - np.sin(t2)]]
-    X = X + rng.normal(0, noise, (m, 2))
-    y = np.r_[-np.ones(n1), np.ones(n2)]
-    y[rng.random(m) < flip] *= -1
-    return X, y
-
-
 def test_peer_measurements_moons_m500():
     """peer-measurements.md §1-3 at m = 500 (sklearn tol 1e-6 / two-implementation anchors)."""
     k = RBF(0.5)
-    X, y = _peer_moons(500)
+    X, y = peer_moons(500)
     s = SupportVectorMachine(k, C=1.0, tol=1e-8).fit(X, y)
     assert abs(s.dual_objective_ - 94.6008336529) <= 1e-6 * 94.6008336529
     assert len(s.support_) == 117 and int(np.sum(s.dual_coef_ >= 1.0)) == 95
@@ -340,7 +326,7 @@ def test_peer_measurements_moons_m500():
     l2 = SupportVectorMachine(k, C=1.0, loss="squared_hinge", tol=1e-8).fit(X, y)
     assert abs(l2.dual_objective_ - 68.1230344082) <= 1e-6 * 68.1230344082
     assert len(l2.support_) == 458
-    Xh, yh = _peer_moons(500, noise=0.1, flip=0.0)
+    Xh, yh = peer_moons(500, noise=0.1, flip=0.0)
     h = SupportVectorMachine(k, hard_margin=True, tol=1e-8).fit(Xh, yh)
     assert abs(h.dual_objective_ - 64.6806039688) <= 1e-6 * 64.6806039688
     assert len(h.support_) == 11 and h.margin_ == pytest.approx(0.0879, abs=1e-4)

@@ -14,10 +14,10 @@ from ._registry import (
     ENV_VAR, REGISTRY, ChecksumError, content_sha256, data_home, dataset_names, file_sha256,
     get_spec, load, status,
 )
-from .toys import make_gaussians, make_linear_separable, make_moons
+from .toys import make_gaussians, make_linear_separable, make_moons, peer_moons
 
 __all__ = [
     "ENV_VAR", "REGISTRY", "ChecksumError", "ManualFetchRequired", "content_sha256", "data_home",
-    "dataset_names", "fetch", "file_sha256", "get_spec", "load", "status", "make_moons",
+    "dataset_names", "fetch", "file_sha256", "get_spec", "load", "status", "make_moons", "peer_moons",
     "make_linear_separable", "make_gaussians",
 ]
