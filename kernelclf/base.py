@@ -14,7 +14,8 @@ from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d
 
 from .kernels import as_kernel
 
-__all__ = ["BinaryKernelClassifier", "validate_binary", "validate_inputs", "labels_to_pm1"]
+__all__ = ["BinaryKernelClassifier", "validate_binary", "validate_inputs", "validate_test_inputs",
+           "labels_to_pm1"]
 
 
 def labels_to_pm1(y):
@@ -61,6 +62,21 @@ def validate_binary(X, y, kernel=None):
     return X, y_pm, classes
 
 
+def validate_test_inputs(estimator, X, fitted="X_fit_"):
+    """Validate test inputs for a fitted kernel estimator (``kernel_``, ``X_fit_``).
+
+    Raises ``NotFittedError`` before ``fit`` and a ``ValueError`` when a vector
+    input has a different number of features than the training inputs.
+    """
+    check_is_fitted(estimator, fitted)
+    X = validate_inputs(X, estimator.kernel_)
+    n = getattr(estimator, "n_features_in_", None)
+    if n is not None and isinstance(X, np.ndarray) and X.shape[1] != n:
+        raise ValueError(f"X has {X.shape[1]} features, but {type(estimator).__name__} "
+                         f"was fitted with {n} features")
+    return X
+
+
 class BinaryKernelClassifier(ClassifierMixin, BaseEstimator):
     """Mixin-style base: label bookkeeping, ``predict`` from ``decision_function``.
 
@@ -76,13 +92,7 @@ class BinaryKernelClassifier(ClassifierMixin, BaseEstimator):
             self.n_features_in_ = X.shape[1]
 
     def _validate_test(self, X):
-        check_is_fitted(self, "classes_")
-        X = validate_inputs(X, self.kernel_)
-        n = getattr(self, "n_features_in_", None)
-        if n is not None and isinstance(X, np.ndarray) and X.shape[1] != n:
-            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} "
-                             f"was fitted with {n} features")
-        return X
+        return validate_test_inputs(self, X, "classes_")
 
     def decision_function(self, X):
         """Real-valued output ``f(x)``; its sign is the predicted class."""

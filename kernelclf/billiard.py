@@ -726,7 +726,6 @@ def polygon_billiard(vertices, start, direction, n_bounces=1000):
     to the polygon's centroid for an ergodic trajectory.
     """
     P = np.asarray(vertices, dtype=float)
-    n = len(P)
     E = np.roll(P, -1, axis=0) - P
     N = np.stack([E[:, 1], -E[:, 0]], axis=1)
     # orient normals inwards

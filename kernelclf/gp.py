@@ -33,7 +33,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, check_X_y
 
-from .base import BinaryKernelClassifier, validate_binary, validate_inputs
+from .base import BinaryKernelClassifier, validate_binary, validate_test_inputs
 from .kernels import RBF, Kernel, _check_vectors, as_kernel, squared_distances
 
 __all__ = ["ARDRBF", "GaussianProcessRegressor", "GaussianProcessClassifier",
@@ -267,11 +267,7 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
         ``include_noise=True`` gives the variance of a new *target*
         (``+ sigma_t^2``); ``False`` that of the latent function value.
         """
-        check_is_fitted(self, "alpha_")
-        X = validate_inputs(X, self.kernel_)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but the model was fitted "
-                             f"with {self.n_features_in_}")
+        X = validate_test_inputs(self, X, "alpha_")
         Ks = self.kernel_(X, self.X_fit_)
         mean = Ks @ self.alpha_
         if not return_std:

@@ -23,9 +23,9 @@ import numbers
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d
+from sklearn.utils.validation import column_or_1d
 
-from .base import validate_inputs
+from .base import validate_inputs, validate_test_inputs
 from .kernels import as_kernel, feature_space_distances
 
 __all__ = ["KernelNearestNeighbors", "KernelNearestCentroid"]
@@ -93,13 +93,7 @@ class KernelNearestNeighbors(ClassifierMixin, BaseEstimator):
         return self
 
     def _validate_test(self, X):
-        check_is_fitted(self, "X_fit_")
-        X = validate_inputs(X, self.kernel_)
-        n = getattr(self, "n_features_in_", None)
-        if n is not None and X.shape[1] != n:
-            raise ValueError(f"X has {X.shape[1]} features, but KernelNearestNeighbors was "
-                             f"fitted with {n} features")
-        return X
+        return validate_test_inputs(self, X)
 
     def kneighbors(self, X, n_neighbors=None):
         """Feature-space distances to, and indices of, the nearest training points.
@@ -182,12 +176,7 @@ class KernelNearestCentroid(ClassifierMixin, BaseEstimator):
 
     def decision_function(self, X):
         """The class scores ``f_c(x)``, shape ``(n_test, n_classes)``."""
-        check_is_fitted(self, "alpha_")
-        X = validate_inputs(X, self.kernel_)
-        n = getattr(self, "n_features_in_", None)
-        if n is not None and X.shape[1] != n:
-            raise ValueError(f"X has {X.shape[1]} features, but KernelNearestCentroid was "
-                             f"fitted with {n} features")
+        X = validate_test_inputs(self, X, "alpha_")
         return self.kernel_(X, self.X_fit_) @ self.alpha_.T + self.intercept_
 
     def predict(self, X):

@@ -38,9 +38,9 @@ from scipy.linalg import cho_solve, cholesky, solve_triangular
 from scipy.special import expit, log_expit
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted, check_X_y
+from sklearn.utils.validation import check_X_y
 
-from .base import BinaryKernelClassifier, validate_binary, validate_inputs
+from .base import BinaryKernelClassifier, validate_binary, validate_test_inputs
 from .kernels import RBF, as_kernel
 
 __all__ = ["RelevanceVectorRegressor", "RelevanceVectorClassifier"]
@@ -349,11 +349,7 @@ class RelevanceVectorRegressor(_RVMBase, RegressorMixin, BaseEstimator):
 
     def predict(self, X, return_std=False):
         """Predictive mean (and standard deviation ``sqrt(sigma_t^2 + phi' Sigma phi)``)."""
-        check_is_fitted(self, "alpha_")
-        X = validate_inputs(X, self.kernel_)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but the model was fitted "
-                             f"with {self.n_features_in_}")
+        X = validate_test_inputs(self, X, "alpha_")
         mean = self.kernel_(X, self.X_fit_) @ self.alpha_ + self.intercept_
         if not return_std:
             return mean

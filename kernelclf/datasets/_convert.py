@@ -31,9 +31,10 @@ import numpy as np
 
 from ._rdata import data_frame_columns, deb_member, read_rda
 from ._registry import (
-    _FILE_SHA, MANIFEST, ChecksumError, content_sha256, data_home, file_sha256, get_spec,
+    _FILE_SHA, MANIFEST, ChecksumError, content_sha256, file_sha256, get_spec,
     read_manifest,
 )
+from ._registry import data_home as _resolve_data_home  # fetch's parameter shadows the name
 
 __all__ = ["fetch", "download", "check_source", "git_blob_sha1", "CONVERTERS",
            "ManualFetchRequired"]
@@ -508,7 +509,7 @@ def fetch(name, data_home=None, source=None, verify_source=True, force=False, lo
     """
     spec = get_spec(name)
     recipe = spec.recipe
-    home = globals()["data_home"](data_home)
+    home = _resolve_data_home(data_home)
     folder = home / spec.folder
     if recipe.converter is None:
         raise ManualFetchRequired(recipe.manual.replace("DATA_HOME", str(home)))
