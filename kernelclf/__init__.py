@@ -1,6 +1,8 @@
 """kernelclf: the algorithms of *Learning Kernel Classifiers* (Herbrich 2002) and the
 Bayes point machine papers, implemented once, tested, and explained in the book.
 
+Book chapter 00 (``book/00_preface.md``); every module names its own chapter.
+
 Modules (one per model, named after the book's vocabulary):
 
 * :mod:`kernelclf.kernels` - vector kernels, closure rules, Gram utilities (chapter 02)

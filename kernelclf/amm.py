@@ -1,7 +1,7 @@
 """Leave-one-out error, the Jaakkola–Haussler bound, and the linear-programming
 machines built on it: the leave-one-out machine and the adaptive margin machine.
 
-Book chapter 05; LKC §2.5 (Def. 2.35, Thm 2.36, Thm 2.37 / eq. 2.55,
+Book chapter 05 (``book/05_loo_and_adaptive_margin_machines.md``); LKC §2.5 (Def. 2.35, Thm 2.36, Thm 2.37 / eq. 2.55,
 eq. 2.56–2.58, Remark 2.39), App. B.6 and D.2.3.
 
 All models here are bias-free, as in the book, and use the expansion
@@ -19,8 +19,8 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
-from .base import BinaryKernelClassifier, validate_binary
-from .kernels import Kernel, as_kernel
+from .base import KERNEL_CONSTRAINT, BinaryKernelClassifier, Real, labels_to_pm1
+from .gram import take_rows
 from .optim import solve_lp
 
 __all__ = ["leave_one_out_error", "jaakkola_haussler_bound", "support_vector_bound",
@@ -49,10 +49,8 @@ def leave_one_out_error(estimator, X, y, shortcut=True):
         Fraction of points ``i`` with ``y_i f_{-i}(x_i) <= 0`` (ties count as
         errors, matching the step function ``I_{t >= 0}`` of eq. 2.55).
     """
-    from .base import labels_to_pm1
-
     classes, y_pm = labels_to_pm1(y)
-    X = np.asarray(X) if not isinstance(X, list) else X
+    X = X if isinstance(X, (list, np.ndarray)) else np.asarray(X)
     m = len(y_pm)
     idx = np.arange(m)
     from .svm import SupportVectorMachine
@@ -63,10 +61,8 @@ def leave_one_out_error(estimator, X, y, shortcut=True):
     errors = 0
     for i in idx:
         keep = np.r_[0:i, i + 1:m]
-        Xi = X[keep] if isinstance(X, np.ndarray) else [X[j] for j in keep]
-        model = clone(estimator).fit(Xi, np.asarray(y)[keep])
-        xi = X[i:i + 1] if isinstance(X, np.ndarray) else [X[i]]
-        f = float(np.ravel(model.decision_function(xi))[0])
+        model = clone(estimator).fit(take_rows(X, keep), np.asarray(y)[keep])
+        f = float(np.ravel(model.decision_function(take_rows(X, int(i))))[0])
         sign = 1.0 if model.classes_[1] == classes[1] else -1.0
         errors += y_pm[i] * sign * f <= 0
     return errors / m
@@ -91,8 +87,7 @@ def jaakkola_haussler_bound(svm):
     X = svm.X_fit_
     y = svm.y_fit_
     sv = svm.support_
-    Xs = X[sv] if isinstance(X, np.ndarray) else [X[i] for i in sv]
-    f = svm.kernel_(X, Xs) @ svm.alpha_[sv]             # sum_j alpha_j y_j k(x_i, x_j)
+    f = svm.kernel_(X, take_rows(X, sv)) @ svm.alpha_[sv]   # sum_j alpha_j y_j k(x_i, x_j)
     own = svm.alpha_ * np.asarray(svm.kernel_.diag(X))  # the j = i term
     return float(np.mean(-y * (f - own) >= 0))
 
@@ -111,13 +106,10 @@ class _LPMachine(BinaryKernelClassifier):
 
     def fit(self, X, y):
         """Solve the linear program for the sample ``(X, y)``."""
+        X, y = self._fit_binary(X, y)
         lam = self._diag_factor()
-        k = as_kernel(self.kernel)
-        self.kernel_ = clone(k) if isinstance(k, Kernel) else k
-        X, y, classes = validate_binary(X, y, self.kernel_)
-        self._set_training_data(X, classes)
         m = len(y)
-        G = np.asarray(self.kernel_(X), dtype=float)
+        G = self._training_gram(X).full()
         # eq. (2.58): y_i sum_j alpha_j y_j k_ij - lambda alpha_i k_ii >= 1 - xi_i
         M = (y[:, None] * G) * y[None, :]
         M[np.diag_indices(m)] -= lam * np.diag(G)
@@ -134,7 +126,7 @@ class _LPMachine(BinaryKernelClassifier):
         self.objective_ = float(sol.objective)
         tol = 1e-9 * max(1.0, float(a.max(initial=0.0)))
         self.support_ = np.flatnonzero(a > tol)
-        self.n_iter_ = sol.iterations
+        self.n_iter_ = max(int(sol.iterations), 1)
         return self
 
 
@@ -154,6 +146,8 @@ class LeaveOneOutMachine(_LPMachine):
     slack_ : the ``xi_i``; ``objective_``: ``sum xi_i``
     support_, X_fit_, kernel_, classes_
     """
+
+    _parameter_constraints = {"kernel": KERNEL_CONSTRAINT}
 
     def __init__(self, kernel=None):
         self.kernel = kernel
@@ -184,12 +178,14 @@ class AdaptiveMarginMachine(_LPMachine):
     as in :class:`LeaveOneOutMachine`.
     """
 
+    _parameter_constraints = {"kernel": KERNEL_CONSTRAINT, "lam": [Real(0, None, closed="left")]}
+
     def __init__(self, kernel=None, lam=1.0):
         self.kernel = kernel
         self.lam = lam
 
     def _diag_factor(self):
-        lam = self.lam
-        if isinstance(lam, bool) or not np.isscalar(lam) or not np.isfinite(lam) or lam < 0:
-            raise ValueError(f"lam must be a finite number >= 0, got {lam!r}")
-        return float(lam)
+        lam = float(self.lam)
+        if not np.isfinite(lam):
+            raise ValueError(f"lam must be a finite number >= 0, got {self.lam!r}")
+        return lam

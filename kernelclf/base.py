@@ -1,21 +1,84 @@
-"""Shared plumbing for the binary kernel classifiers of the package.
+"""The estimator contract shared by every classifier and regressor of the package.
 
-Conventions (book chapter 00, "Notation"): labels are mapped to ``y in {-1, +1}``
-internally, ``classes_[0]`` is the negative and ``classes_[1]`` the positive
-class; the expansion is ``f(x) = sum_i alpha_i k(x_i, x)`` with *signed*
-coefficients ``alpha_i`` and no bias unless an estimator says otherwise.
+Book chapter 00 (``book/00_preface.md``, "Notation"); the conventions of LKC §2.1
+(labels ``y in {-1, +1}``) and eq. (2.54) (kernel expansions).
+
+What every estimator gets from here
+-----------------------------------
+* **Parameter validation** through scikit-learn's ``_parameter_constraints`` (checked
+  at the start of ``fit``); :class:`Real` and :class:`Int` are intervals that refuse
+  booleans, so ``C=True`` is an error everywhere.
+* **Input validation** through scikit-learn's ``validate_data`` (arrays: finite,
+  2-D, float64; ``n_features_in_``, the feature-count message at predict time), or,
+  when the kernel takes strings (``kernel.accepts_strings``), a list of strings.
+* **One fit preamble**, :meth:`KernelMixin._fit_kernel`: the ``kernel`` parameter is
+  turned into a *cloned* kernel object ``kernel_``, so changing the parameter after
+  ``fit`` (``set_params(kernel__sigma=...)``) never changes a fitted model.
+* **One row-taking helper**, :func:`kernelclf.gram.take_rows`, for arrays and lists
+  of strings; and the training Gram matrix through :class:`kernelclf.gram.Gram`
+  (with its numerical guard).
+* **Binary labels**: any two labels, ``classes_[0]`` mapped to -1 and ``classes_[1]``
+  to +1; the estimators declare themselves binary-only to scikit-learn (wrap them
+  with :mod:`kernelclf.multiclass` for more classes).
+
+Default kernels (``kernel=None``), in one place
+-----------------------------------------------
+================================================  =====================================
+estimator                                         default kernel
+================================================  =====================================
+Gaussian process regression                       ``ARDRBF(1.0)`` (one width per input)
+Gaussian process classification, RVMs             ``RBF(sigma=1.0)``
+every other estimator with a ``kernel``           ``Linear()`` (the book's plain
+                                                  inner product)
+================================================  =====================================
+
+Each estimator states its default in the class attribute ``_default_kernel`` (a
+zero-argument factory); :func:`default_kernel_table` lists them.
 """
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from .kernels import as_kernel
+from .gram import Gram, cross_gram, n_rows, take_rows
+from .kernels import Kernel, Linear, as_kernel
 
-__all__ = ["BinaryKernelClassifier", "validate_binary", "validate_inputs", "validate_test_inputs",
-           "labels_to_pm1"]
+__all__ = ["KernelMixin", "BinaryKernelClassifier", "Real", "Int", "KERNEL_CONSTRAINT",
+           "labels_to_pm1", "take_rows", "n_rows", "default_kernel_table",
+           "validate_test_inputs"]
+
+
+class Real(Interval):
+    """``Interval(numbers.Real, ...)`` that refuses booleans."""
+
+    def __init__(self, left=None, right=None, closed="neither"):
+        super().__init__(numbers.Real, left, right, closed=closed)
+
+    def is_satisfied_by(self, val):
+        if isinstance(val, (bool, np.bool_)):
+            return False
+        return super().is_satisfied_by(val)
+
+
+class Int(Interval):
+    """``Interval(numbers.Integral, ...)`` that refuses booleans."""
+
+    def __init__(self, left=None, right=None, closed="left"):
+        super().__init__(numbers.Integral, left, right, closed=closed)
+
+    def is_satisfied_by(self, val):
+        if isinstance(val, (bool, np.bool_)):
+            return False
+        return super().is_satisfied_by(val)
+
+
+#: what the ``kernel`` parameter of every estimator accepts
+KERNEL_CONSTRAINT = [None, StrOptions({"linear", "rbf", "poly", "polynomial"}), callable]
 
 
 def labels_to_pm1(y):
@@ -26,81 +89,176 @@ def labels_to_pm1(y):
     y = column_or_1d(y, warn=True)
     check_classification_targets(y)
     classes, y_idx = np.unique(y, return_inverse=True)
-    if len(classes) != 2:
+    if len(classes) == 1:
         raise ValueError(
-            f"this classifier needs exactly two classes in y, got {len(classes)} "
-            f"({classes.tolist()[:5]}); use sklearn.multiclass wrappers for more")
+            f"this classifier needs two classes in y, got 1 class ({classes.tolist()})")
+    if len(classes) > 2:
+        raise ValueError(
+            "Only binary classification is supported. The type of the target is "
+            f"{type_of_target(y)} ({len(classes)} classes: {classes.tolist()[:5]}); wrap the "
+            "estimator in kernelclf.multiclass (one-versus-one, DAG, one-versus-rest)")
     return classes, np.where(y_idx == 1, 1.0, -1.0)
 
 
-def validate_inputs(X, kernel=None, allow_strings=None):
-    """Validate ``X`` for a kernel: a finite 2-D float array, or a list of
-    strings when the kernel accepts strings."""
-    if allow_strings is None:
-        allow_strings = bool(getattr(as_kernel(kernel), "accepts_strings", False))
-    if allow_strings:
-        if isinstance(X, str):
-            raise ValueError("X must be a sequence of strings, not a single string")
+def default_kernel_table():
+    """``{estimator name: default kernel}`` for every public estimator."""
+    from . import estimators
+
+    table = {}
+    for name, cls in estimators.all_estimators():
+        factory = getattr(cls, "_default_kernel", None)
+        if factory is not None and "kernel" in cls().get_params():
+            table[name] = factory()
+    return table
+
+
+def _check_strings(X):
+    if isinstance(X, (str, bytes)):
+        raise ValueError("X must be a sequence of strings, not a single string; wrap it "
+                         f"in a list: [{X!r}]")
+    if isinstance(X, np.ndarray) and X.ndim != 1:
+        raise ValueError(f"X must be a 1-D sequence of strings, got shape {X.shape}")
+    try:
         X = list(X)
-        if len(X) == 0:
-            raise ValueError("X is empty")
-        return X
-    return check_array(X, dtype=np.float64, ensure_all_finite=True)
-
-
-def validate_binary(X, y, kernel=None):
-    """Validate a training sample: returns ``(X, y_pm, classes)``."""
-    X = validate_inputs(X, kernel)
-    y = np.asarray(y)
-    if y.ndim != 1:
-        y = column_or_1d(y, warn=True)
-    if len(y) != len(X):
-        raise ValueError(f"X has {len(X)} samples but y has {len(y)}")
-    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
-        raise ValueError("y contains NaN or infinity")
-    classes, y_pm = labels_to_pm1(y)
-    return X, y_pm, classes
-
-
-def validate_test_inputs(estimator, X, fitted="X_fit_"):
-    """Validate test inputs for a fitted kernel estimator (``kernel_``, ``X_fit_``).
-
-    Raises ``NotFittedError`` before ``fit`` and a ``ValueError`` when a vector
-    input has a different number of features than the training inputs.
-    """
-    check_is_fitted(estimator, fitted)
-    X = validate_inputs(X, estimator.kernel_)
-    n = getattr(estimator, "n_features_in_", None)
-    if n is not None and isinstance(X, np.ndarray) and X.shape[1] != n:
-        raise ValueError(f"X has {X.shape[1]} features, but {type(estimator).__name__} "
-                         f"was fitted with {n} features")
+    except TypeError:
+        raise ValueError(f"X must be a sequence of strings, got {type(X).__name__}") from None
+    if len(X) == 0:
+        raise ValueError("X is empty: Found array with 0 sample(s) (shape=(0,)); at least "
+                         "one string is required")
     return X
 
 
-class BinaryKernelClassifier(ClassifierMixin, BaseEstimator):
-    """Mixin-style base: label bookkeeping, ``predict`` from ``decision_function``.
+class KernelMixin:
+    """The fit preamble and input validation of a kernel estimator.
 
-    Subclasses set ``classes_``, ``X_fit_`` (training inputs), ``alpha_``
-    (signed expansion coefficients), optionally ``intercept_``, and a kernel in
-    ``kernel_``. ``decision_function`` then evaluates
+    Subclasses define ``kernel`` in ``__init__`` (or nothing, for estimators
+    without a kernel) and may set ``_default_kernel``.
+    """
+
+    _default_kernel = Linear
+
+    # -- kernel -----------------------------------------------------------
+    def _fit_kernel(self):
+        """Set ``kernel_``: a clone of the ``kernel`` parameter as a kernel object."""
+        kernel = getattr(self, "kernel", None)
+        if kernel is None:
+            self.kernel_ = self._default_kernel()
+        else:
+            k = as_kernel(kernel)
+            self.kernel_ = clone(k) if isinstance(k, Kernel) else k
+        return self.kernel_
+
+    def _takes_strings(self):
+        kernel = getattr(self, "kernel_", None)
+        if kernel is None:
+            kernel = getattr(self, "kernel", None)
+            kernel = None if kernel is None else as_kernel(kernel)
+        return bool(getattr(kernel, "accepts_strings", False))
+
+    # -- inputs -----------------------------------------------------------
+    def _validate_X(self, X, reset):
+        if self._takes_strings():
+            if reset and hasattr(self, "n_features_in_"):
+                del self.n_features_in_
+            return _check_strings(X)
+        return validate_data(self, X, reset=reset, dtype=np.float64,
+                             ensure_all_finite=True)
+
+    def _validate_Xy(self, X, y, y_numeric=False):
+        """Validate a training sample; returns ``(X, y)`` (``y`` 1-D)."""
+        if self._takes_strings():
+            X = self._validate_X(X, reset=True)
+            y = column_or_1d(y, warn=True)
+            if len(y) != len(X):
+                raise ValueError(f"X has {len(X)} samples but y has {len(y)}: inconsistent "
+                                 "numbers of samples")
+        else:
+            X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True,
+                                 y_numeric=y_numeric)
+            y = column_or_1d(y, warn=True) if np.ndim(y) > 1 else y
+        if y_numeric:
+            y = np.asarray(y, dtype=np.float64)
+            if not np.all(np.isfinite(y)):
+                raise ValueError("Input y contains NaN or infinity.")
+        return X, y
+
+    def _validate_test(self, X, fitted=None):
+        """Validate test inputs: ``NotFittedError`` before ``fit``, same feature count."""
+        check_is_fitted(self, fitted)
+        return self._validate_X(X, reset=False)
+
+    def _training_gram(self, X, ridge=0.0, **kwargs):
+        """The training Gram matrix as a :class:`kernelclf.gram.Gram` (guard included)."""
+        return Gram(self.kernel_, X, ridge=ridge, **kwargs)
+
+    def _kernel_rows(self, X, Y):
+        """``k(X, Y)`` checked for NaN/inf."""
+        return cross_gram(self.kernel_, X, Y)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        if self._takes_strings():
+            tags.input_tags.string = True
+            tags.input_tags.two_d_array = False
+        return tags
+
+
+class BinaryKernelClassifier(KernelMixin, ClassifierMixin, BaseEstimator):
+    """Base of the binary classifiers: labels, the expansion, ``predict``.
+
+    Subclasses set ``classes_`` (through :meth:`_fit_binary`), ``X_fit_``,
+    ``alpha_`` (signed expansion coefficients), optionally ``intercept_``, and
+    ``kernel_``. ``decision_function`` evaluates
     ``f(x) = sum_i alpha_i k(x_i, x) + intercept_``.
     """
 
-    def _set_training_data(self, X, classes):
-        self.classes_ = classes
-        if isinstance(X, np.ndarray):
-            self.n_features_in_ = X.shape[1]
+    def _fit_binary(self, X, y):
+        """The fit preamble: validate parameters, clone the kernel, validate the
+        sample, map the labels. Returns ``(X, y_pm)``."""
+        self._validate_params()
+        self._fit_kernel()
+        X, y = self._validate_Xy(X, y)
+        if type_of_target(y) not in ("binary", "multiclass") and not (
+                np.asarray(y).dtype.kind in "OUS"):
+            check_classification_targets(y)
+        self.classes_, y_pm = labels_to_pm1(y)
+        return X, y_pm
 
-    def _validate_test(self, X):
-        return validate_test_inputs(self, X, "classes_")
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
 
     def decision_function(self, X):
         """Real-valued output ``f(x)``; its sign is the predicted class."""
         X = self._validate_test(X)
-        K = self.kernel_(X, self.X_fit_)
-        return K @ self.alpha_ + getattr(self, "intercept_", 0.0)
+        return self._kernel_rows(X, self.X_fit_) @ self.alpha_ + getattr(self, "intercept_", 0.0)
 
     def predict(self, X):
         """Predict ``classes_[1]`` where ``f(x) > 0``, else ``classes_[0]``."""
         f = self.decision_function(X)
         return self.classes_[(np.asarray(f) > 0).astype(int)]
+
+
+def validate_test_inputs(estimator, X, fitted=None):
+    """Validate test inputs of a fitted estimator of the package (see :class:`KernelMixin`)."""
+    return estimator._validate_test(X, fitted)
+
+
+# -- transitional helpers (removed once every module uses the contract above) --------
+def validate_inputs(X, kernel=None, allow_strings=None):  # pragma: no cover - transitional
+    from sklearn.utils.validation import check_array
+    if allow_strings is None:
+        allow_strings = bool(getattr(as_kernel(kernel), "accepts_strings", False))
+    if allow_strings:
+        return _check_strings(X)
+    return check_array(X, dtype=np.float64, ensure_all_finite=True)
+
+
+def validate_binary(X, y, kernel=None):  # pragma: no cover - transitional
+    X = validate_inputs(X, kernel)
+    y = column_or_1d(y, warn=True)
+    if len(y) != len(X):
+        raise ValueError(f"X has {len(X)} samples but y has {len(y)}")
+    classes, y_pm = labels_to_pm1(y)
+    return X, y_pm, classes

@@ -76,6 +76,18 @@ class Kernel(BaseEstimator):
     def _gram(self, X, Y):  # pragma: no cover - abstract
         raise TypeError(f"{type(self).__name__} does not define a Gram matrix")
 
+    def column_function(self, X):
+        """Return ``i -> K[:, i]`` for the training inputs ``X`` (validated once).
+
+        The Gram-access object (:class:`kernelclf.gram.Gram`) calls this to get
+        one column of the Gram matrix at a time; kernels with a cheaper column
+        (RBF, linear) override it.
+        """
+        from .gram import take_rows
+
+        Xv, _ = self._validate(X, None)
+        return lambda i: np.asarray(self._gram(Xv, take_rows(Xv, i)), dtype=float)[:, 0]
+
     def diag(self, X):
         """Return the vector ``k(x_i, x_i)``; generic version goes row by row."""
         Xv, _ = self._validate(X, None)
@@ -102,6 +114,10 @@ class Linear(Kernel):
 
     def _gram(self, X, Y):
         return X @ Y.T
+
+    def column_function(self, X):
+        Xv, _ = self._validate(X, None)
+        return lambda i: Xv @ Xv[i]
 
     def diag(self, X):
         X, _ = self._validate(X, None)
@@ -170,6 +186,20 @@ class RBF(Kernel):
         _check_positive(self.sigma, "sigma")
         X, _ = self._validate(X, None)
         return np.ones(len(X))
+
+    def column_function(self, X):
+        """One column ``exp(-||x_j - x_i||^2 / (2 sigma^2))`` in O(m N) without the matrix."""
+        _check_positive(self.sigma, "sigma")
+        Xv, _ = self._validate(X, None)
+        sq = np.einsum("ij,ij->i", Xv, Xv)
+        scale = -1.0 / (2.0 * float(self.sigma) ** 2)
+
+        def column(i):
+            d2 = sq + (sq[i] - 2.0 * (Xv @ Xv[i]))
+            np.maximum(d2, 0.0, out=d2)
+            d2 *= scale
+            return np.exp(d2, out=d2)
+        return column
 
 
 def squared_distances(X, Y):
@@ -436,16 +466,3 @@ def feature_space_distances(kernel, X, Y=None, squared=False):
     if Y is None:
         np.fill_diagonal(d2, 0.0)
     return d2 if squared else np.sqrt(d2)
-
-
-# Fisher kernels (LKC Def. 2.26-2.27) live in kernelclf.fisher_kernels; they are
-# re-exported lazily because that module itself imports Kernel from here.
-_FISHER_NAMES = ("FisherKernel", "GaussianMixtureScore", "MarkovChainScore", "fisher_information")
-__all__ += list(_FISHER_NAMES)
-
-
-def __getattr__(name):
-    if name in _FISHER_NAMES:
-        from . import fisher_kernels
-        return getattr(fisher_kernels, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,6 +1,6 @@
 """Generic quadratic and linear programs in the book's form (LKC App. D, eq. D.1).
 
-Book chapter 04. The quadratic program is::
+Book chapter 04 (``book/04_support_vector_machines.md``); LKC App. D. The quadratic program is::
 
     minimise    1/2 x' H x + c' x
     such that   A1 x  = b1

@@ -1,6 +1,6 @@
 """Sequential minimal optimisation for the box-constrained SVM duals.
 
-Book chapter 04. Solves::
+Book chapter 04 (``book/04_support_vector_machines.md``); LKC §2.4, App. B.5; Fan, Chen & Lin (2005). Solves::
 
     minimise    1/2 a' Q a - p' a
     subject to  0 <= a_i <= C_i                      (C_i may be +inf)
@@ -24,8 +24,9 @@ Working-set selection is the second-order rule WSS2 of Fan, Chen & Lin
 violation ``-s_t G_t`` over the "up" set, ``j`` maximises the guaranteed
 decrease ``b_ij^2 / a_ij`` over the "low" set. The loop stops when the maximal
 KKT violation ``m(a) - M(a)`` (the gap between the two sets) drops to ``tol``
-(libsvm's default is ``1e-3``). Columns of ``K`` come from a precomputed
-matrix or from a kernel function through a least-recently-used column cache.
+(libsvm's default is ``1e-3``). Columns of ``K`` come from the package's
+Gram-access object (:class:`kernelclf.gram.Gram`: a precomputed matrix, or
+columns on demand in a least-recently-used cache).
 Every iteration costs O(m) vectorised numpy work plus at most two kernel
 columns. Optional shrinking restricts the selection to the variables that can
 still move and re-checks the full problem before stopping.
@@ -36,12 +37,13 @@ when there are none).
 """
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["SMOResult", "ColumnCache", "solve_smo", "DualDivergenceError"]
+from .gram import Gram
+
+__all__ = ["SMOResult", "solve_smo", "DualDivergenceError"]
 
 TAU = 1e-12
 
@@ -85,110 +87,20 @@ class SMOResult:
     rho: float = float("nan")
 
 
-class ColumnCache:
-    """Least-recently-used cache of kernel columns ``K[:, i]``.
-
-    Parameters
-    ----------
-    column : callable
-        ``column(i) -> (m,) array`` (a column of the kernel matrix).
-    m : int
-    cache_mb : float
-        Memory budget; at least two columns are always kept.
-    """
-
-    def __init__(self, column, m, cache_mb=200.0):
-        self.column = column
-        self.capacity = max(2, int(cache_mb * 2 ** 20 // (8 * max(m, 1))))
-        self._store = OrderedDict()
-        self.computed = 0
-
-    def __getitem__(self, i):
-        store = self._store
-        col = store.get(i)
-        if col is not None:
-            store.move_to_end(i)
-            return col
-        col = np.ascontiguousarray(self.column(i), dtype=float)
-        self.computed += 1
-        store[i] = col
-        if len(store) > self.capacity:
-            store.popitem(last=False)
-        return col
+def _as_gram(gram):
+    """A :class:`kernelclf.gram.Gram` (or any object with ``column(i)`` and ``diag``)."""
+    if hasattr(gram, "column") and hasattr(gram, "diag"):
+        return gram
+    K = np.asarray(gram, dtype=float)
+    if K.ndim != 2 or K.shape[0] != K.shape[1]:
+        raise ValueError(f"the kernel matrix must be square, got shape {K.shape}")
+    if not np.all(np.isfinite(K)):
+        raise ValueError("the kernel matrix contains NaN or infinity")
+    return Gram(G=K, check=False)
 
 
-def _kernel_source(K, Q, s, kernel, X, cache_mb, diag_shift=0.0, columns=None):
-    """Return ``(getcol, diag)`` where ``getcol(i)`` is ``K[:, i]`` (plus the shift)."""
-    getcol, diag = _kernel_source_raw(K, Q, s, kernel, X, cache_mb, columns)
-    if diag_shift:
-        shift = float(diag_shift)
-        owner = getattr(getcol, "__self__", None)
-        base = owner.column if isinstance(owner, ColumnCache) else getcol
-
-        def shifted(i):
-            col = np.array(base(i), dtype=float)
-            col[i] += shift
-            return col
-        return ColumnCache(shifted, diag.size, cache_mb).__getitem__, diag + shift
-    return getcol, diag
-
-
-def _kernel_source_raw(K, Q, s, kernel, X, cache_mb, columns):
-    if columns is not None:
-        column, diag = columns
-        diag = np.asarray(diag, dtype=float)
-        return ColumnCache(column, diag.size, cache_mb).__getitem__, diag
-    if K is None and Q is not None:
-        Q = np.asarray(Q, dtype=float)
-        K = Q * np.outer(s, s)
-    if K is not None:
-        K = np.asarray(K, dtype=float)
-        if K.ndim != 2 or K.shape[0] != K.shape[1]:
-            raise ValueError(f"K must be square, got shape {K.shape}")
-        if not np.all(np.isfinite(K)):
-            raise ValueError("the kernel matrix contains NaN or infinity")
-        return K.__getitem__, np.ascontiguousarray(np.diag(K))
-    if kernel is None or X is None:
-        raise ValueError("give the kernel matrix K, the matrix Q, or kernel and X")
-    if isinstance(X, np.ndarray):
-        cache = ColumnCache(_column_function(kernel, X), len(X), cache_mb)
-        if type(kernel).__name__ == "RBF" and kernel.__module__ == "kernelclf.kernels":
-            return cache.__getitem__, np.ones(len(X))
-    else:
-        cache = ColumnCache(lambda i: kernel(X, [X[i]])[:, 0], len(X), cache_mb)
-    return cache.__getitem__, np.asarray(kernel.diag(X), dtype=float)
-
-
-def _column_function(kernel, X):
-    """``i -> K[:, i]`` for vector inputs, validated once (fast path for the RBF)."""
-    from .kernels import RBF, Linear
-
-    if X.dtype == np.float64 and X.ndim == 2 and np.isfinite(X).all():
-        Xv = X                       # already a valid float matrix: skip re-validation
-    else:
-        Xv, _ = kernel._validate(X, None) if hasattr(kernel, "_validate") else (X, X)
-    if type(kernel) is RBF:
-        sq = np.einsum("ij,ij->i", Xv, Xv)
-        sigma = float(kernel.sigma)
-        if not (np.isfinite(sigma) and sigma > 0):
-            raise ValueError(f"sigma must be a finite number > 0, got {kernel.sigma!r}")
-        scale = -1.0 / (2.0 * sigma ** 2)
-
-        def column(i):
-            d2 = sq + (sq[i] - 2.0 * (Xv @ Xv[i]))
-            np.maximum(d2, 0.0, out=d2)
-            d2 *= scale
-            return np.exp(d2, out=d2)
-        return column
-    if type(kernel) is Linear:
-        return lambda i: Xv @ Xv[i]
-    gram = getattr(kernel, "_gram", None) or kernel
-    return lambda i: gram(Xv, Xv[i:i + 1])[:, 0]
-
-
-def solve_smo(p, C, *, K=None, Q=None, kernel=None, X=None, s=None, groups=None,
-              equality=True, alpha0=None, tol=1e-3, max_iter=None, shrinking=True,
-              cache_mb=200.0, alpha_bound=np.inf, diag_shift=0.0, columns=None):
+def solve_smo(p, C, gram, *, s=None, groups=None, equality=True, alpha0=None, tol=1e-3,
+              max_iter=None, shrinking=True, alpha_bound=np.inf):
     """Minimise ``1/2 a'Qa - p'a`` over a box (and equality constraints) by SMO.
 
     Parameters
@@ -197,16 +109,11 @@ def solve_smo(p, C, *, K=None, Q=None, kernel=None, X=None, s=None, groups=None,
         Linear term (``1`` for the C-SVM dual, ``0`` for the nu-SVM dual).
     C : float or (m,) array
         Upper bounds (``np.inf`` allowed: hard margin).
-    K : (m, m) array, optional
-        Kernel (Gram) matrix; ``Q = diag(s) K diag(s)``.
-    Q : (m, m) array, optional
-        The quadratic term itself (converted to ``K`` using ``s``).
-    kernel, X : optional
-        Kernel object and inputs; columns are computed on demand and cached.
-    columns : (callable, (m,) array), optional
-        ``(column, diag)``: a function ``i -> K[:, i]`` and the diagonal of ``K``.
-    diag_shift : float
-        Add ``diag_shift * I`` to ``K`` (quadratic soft margin, LKC eq. 2.50).
+    gram : :class:`kernelclf.gram.Gram` or (m, m) array
+        The matrix ``K`` (``Q = diag(s) K diag(s)``): the package's Gram-access
+        object (columns on demand, cached; a ridge such as the quadratic soft
+        margin's ``I/C`` lives in it, LKC eq. 2.50), or a precomputed matrix.
+        Any object with ``column(i)`` and ``diag`` works.
     s : (m,) array of +/-1, optional
         Signs (labels); default all +1.
     groups : (m,) int array, optional
@@ -222,8 +129,6 @@ def solve_smo(p, C, *, K=None, Q=None, kernel=None, X=None, s=None, groups=None,
         Iteration cap (default ``max(10_000_000, 100 m)``).
     shrinking : bool
         Use shrinking heuristics.
-    cache_mb : float
-        Kernel column cache size when ``kernel, X`` are given.
     alpha_bound : float
         Raise :class:`DualDivergenceError` when some ``a_i`` exceeds it
         (used to detect an unbounded hard-margin dual).
@@ -240,7 +145,8 @@ def solve_smo(p, C, *, K=None, Q=None, kernel=None, X=None, s=None, groups=None,
     C = np.broadcast_to(np.asarray(C, dtype=float), (m,)).copy()
     if np.any(np.isnan(C)) or np.any(C <= 0):
         raise ValueError("upper bounds C must be > 0")
-    getcol, Kd = _kernel_source(K, Q, s, kernel, X, cache_mb, diag_shift, columns)
+    gram = _as_gram(gram)
+    getcol, Kd = gram.column, np.asarray(gram.diag, dtype=float)
     if Kd.shape != (m,):
         raise ValueError(f"the kernel matrix must be {m} x {m}")
     if max_iter is None:

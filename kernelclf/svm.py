@@ -1,6 +1,6 @@
 """Support vector machines: hard margin, L1 / L2 soft margin and the nu-SVM.
 
-Book chapter 04; LKC §2.4.1–2.4.4, eq. (2.45)–(2.52), App. B.5 and D.2.1–D.2.2.
+Book chapter 04 (``book/04_support_vector_machines.md``); LKC §2.4.1–2.4.4, eq. (2.45)–(2.52), App. B.5 and D.2.1–D.2.2.
 
 Parameterisation. The book regularises with ``lambda`` and writes (eq. 2.47)
 ``min (1/m) sum xi_i + lambda ||w||^2``. Dividing by ``2 lambda`` gives the
@@ -24,18 +24,18 @@ libsvm / scikit-learn ``SVC``. The default solver is the SMO of
 """
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
-from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .base import BinaryKernelClassifier, validate_binary
-from .kernels import Kernel, as_kernel
-from .optim import InfeasibleProblemError, solve_lp, solve_qp
+from .base import KERNEL_CONSTRAINT, BinaryKernelClassifier, Int, Real
+from .gram import take_rows
+from .optim import InfeasibleProblemError, solve_qp
 from .smo import DualDivergenceError, solve_smo
+from .versionspace import is_separable
 
 __all__ = ["SupportVectorMachine", "NuSupportVectorMachine", "is_separable"]
 
@@ -43,48 +43,6 @@ __all__ = ["SupportVectorMachine", "NuSupportVectorMachine", "is_separable"]
 _ALPHA_BOUND = 1e9
 # precompute the Gram matrix up to this many examples (else cached columns)
 _PRECOMPUTE_MAX = 200
-
-
-def _check_real(value, name, low=0.0, strict=True, allow_inf=False):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or np.isnan(value):
-        raise ValueError(f"{name} must be a real number, got {value!r}")
-    if not allow_inf and not np.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    if (strict and value <= low) or (not strict and value < low):
-        raise ValueError(f"{name} must be {'>' if strict else '>='} {low}, got {value!r}")
-    return float(value)
-
-
-def _check_choice(value, name, choices):
-    if value not in choices:
-        raise ValueError(f"{name} must be one of {choices}, got {value!r}")
-    return value
-
-
-def _kernel_object(kernel):
-    k = as_kernel(kernel)
-    return clone(k) if isinstance(k, Kernel) else k
-
-
-def is_separable(K, y, fit_bias=True):
-    """Whether some ``f = K beta (+ b)`` has ``y_i f(x_i) >= 1`` for all ``i``.
-
-    A linear-programming feasibility test (HiGHS through
-    :func:`kernelclf.optim.solve_lp`): the sample is separable in feature space
-    (with or without bias) exactly when this LP is feasible, i.e. exactly when
-    the hard-margin SVM (LKC eq. 2.45) has a solution.
-    """
-    K = np.asarray(K, dtype=float)
-    y = np.asarray(y, dtype=float)
-    m = len(y)
-    A = -(y[:, None] * K)
-    if fit_bias:
-        A = np.hstack([A, -y[:, None]])
-    try:
-        solve_lp(np.zeros(A.shape[1]), A2=A, b2=-np.ones(m), l=None)
-    except InfeasibleProblemError:
-        return False
-    return True
 
 
 def _bias_from_gradient(F, a, C, s, eps):
@@ -104,21 +62,21 @@ def _bias_from_gradient(F, a, C, s, eps):
 class _SVMBase(BinaryKernelClassifier):
     """Shared pieces: Gram access, decision function over the support vectors."""
 
-    def _gram_source(self, X):
-        """Full Gram matrix for small samples, a kernel+inputs pair otherwise."""
+    def _gram(self, X):
+        """The training Gram matrix: whole for small samples (or the QP), else
+        columns on demand from the cache (:class:`kernelclf.gram.Gram`)."""
         m = len(X)
-        if self.solver == "qp" or m <= _PRECOMPUTE_MAX or not isinstance(X, np.ndarray):
-            return {"K": np.asarray(self.kernel_(X), dtype=float)}
-        return {"kernel": self.kernel_, "X": X}
+        pre = self.solver == "qp" or m <= _PRECOMPUTE_MAX or not isinstance(X, np.ndarray)
+        return self._training_gram(X, precompute=pre, cache_mb=self.cache_mb)
 
     def decision_function(self, X):
         """``f(x) = sum_{i in SV} alpha_i k(x_i, x) + intercept_``."""
         X = self._validate_test(X)
         sv = self.support_
-        Xs = self.X_fit_[sv] if isinstance(self.X_fit_, np.ndarray) else [self.X_fit_[i] for i in sv]
         if len(sv) == 0:
             return np.full(len(X), self.intercept_)
-        return self.kernel_(X, Xs) @ self.alpha_[sv] + self.intercept_
+        return self._kernel_rows(X, take_rows(self.X_fit_, sv)) @ self.alpha_[sv] + \
+            self.intercept_
 
     def _finish(self, X, y, a, bias, obj, quad, n_iter, converged):
         """Store the fitted attributes (``quad = a' Y G Y a`` without any ridge)."""
@@ -140,7 +98,8 @@ class _SVMBase(BinaryKernelClassifier):
         self.converged_ = bool(converged)
         if not converged:
             warnings.warn(f"{type(self).__name__} stopped after max_iter={n_iter} iterations "
-                          "before reaching the tolerance", ConvergenceWarning, stacklevel=3)
+                          "before reaching the tolerance; the model is not optimal (raise "
+                          "max_iter or tol)", ConvergenceWarning, stacklevel=3)
 
 
 class SupportVectorMachine(_SVMBase):
@@ -196,6 +155,18 @@ class SupportVectorMachine(_SVMBase):
     X_fit_, kernel_, classes_, n_iter_, converged_
     """
 
+    _parameter_constraints = {
+        "kernel": KERNEL_CONSTRAINT,
+        "C": [Real(0, None, closed="neither")],
+        "loss": [StrOptions({"hinge", "squared_hinge"})],
+        "hard_margin": ["boolean"],
+        "fit_bias": ["boolean"],
+        "solver": [StrOptions({"smo", "qp"})],
+        "tol": [Real(0, None, closed="neither")],
+        "max_iter": [Int(1, None, closed="left"), None],
+        "cache_mb": [Real(0, None, closed="left")],
+    }
+
     def __init__(self, kernel=None, C=1.0, loss="hinge", hard_margin=False, fit_bias=True,
                  solver="smo", tol=1e-3, max_iter=None, cache_mb=200.0):
         self.kernel = kernel
@@ -210,24 +181,18 @@ class SupportVectorMachine(_SVMBase):
 
     def fit(self, X, y):
         """Solve the dual for the sample ``(X, y)`` (any two labels)."""
-        _check_choice(self.loss, "loss", ("hinge", "squared_hinge"))
-        _check_choice(self.solver, "solver", ("smo", "qp"))
-        tol = _check_real(self.tol, "tol")
-        if not self.hard_margin:
-            C = _check_real(self.C, "C")
-        self.kernel_ = _kernel_object(self.kernel)
-        X, y, classes = validate_binary(X, y, self.kernel_)
-        self._set_training_data(X, classes)
+        X, y = self._fit_binary(X, y)
+        tol = float(self.tol)
         m = len(y)
         if self.hard_margin:
             box, shift = np.inf, 0.0
         elif self.loss == "hinge":
-            box, shift = C, 0.0
+            box, shift = float(self.C), 0.0
         else:
-            box, shift = np.inf, 1.0 / C
-        src = self._gram_source(X)
+            box, shift = np.inf, 1.0 / float(self.C)
+        gram = self._gram(X)
         if self.solver == "qp":
-            a, bias, obj, n_iter = self._fit_qp(src["K"], y, box, shift, tol)
+            a, bias, obj, n_iter = self._fit_qp(gram.full(), y, box, shift, tol)
             converged = True
         else:
             max_iter = 100_000 + 100 * m if self.max_iter is None else int(self.max_iter)
@@ -236,19 +201,19 @@ class SupportVectorMachine(_SVMBase):
             # hard margin: a short first run; if it has not converged, an LP decides
             # whether the sample is separable before the remaining budget is spent
             first = min(max_iter, 20 * m + 1000) if hard else max_iter
-            kw = dict(s=y, equality=bool(self.fit_bias), tol=tol, cache_mb=self.cache_mb,
-                      alpha_bound=bound, diag_shift=shift, **src)
+            kw = dict(s=y, equality=bool(self.fit_bias), tol=tol, alpha_bound=bound)
+            solver_gram = gram.with_ridge(shift) if shift else gram
             try:
-                res = solve_smo(np.ones(m), box, max_iter=first, **kw)
+                res = solve_smo(np.ones(m), box, solver_gram, max_iter=first, **kw)
                 if hard and not res.converged:
-                    self._raise_not_separable(src, X, y)
+                    self._raise_not_separable(gram, y)
                     if max_iter > first:
                         it0 = res.iterations
-                        res = solve_smo(np.ones(m), box, max_iter=max_iter - first,
+                        res = solve_smo(np.ones(m), box, solver_gram, max_iter=max_iter - first,
                                         alpha0=res.alpha, **kw)
                         res.iterations += it0
             except DualDivergenceError:
-                self._raise_not_separable(src, X, y)
+                self._raise_not_separable(gram, y)
                 raise
             a, bias, obj, n_iter, converged = (res.alpha, res.bias, -res.objective,
                                                res.iterations, res.converged)
@@ -256,12 +221,11 @@ class SupportVectorMachine(_SVMBase):
             bias = 0.0
         # ||w||^2 = a'YGYa = 2 (sum a - D) - shift ||a||^2
         quad = 2.0 * (a.sum() - obj) - shift * float(a @ a)
-        self._finish(X, y, a, bias, obj, quad, n_iter, converged)
+        self._finish(X, y, a, bias, obj, quad, max(int(n_iter), 1), converged)
         return self
 
-    def _raise_not_separable(self, src, X, y):
-        K = src["K"] if "K" in src else self.kernel_(X)
-        if not is_separable(K, y, bool(self.fit_bias)):
+    def _raise_not_separable(self, gram, y):
+        if not is_separable(gram.full(), y, bool(self.fit_bias)):
             raise ValueError(
                 "hard_margin=True but the training sample is not separable in feature space "
                 f"({'with' if self.fit_bias else 'without'} bias): the hard-margin dual "
@@ -290,6 +254,17 @@ class SupportVectorMachine(_SVMBase):
         bias = _bias_from_gradient(-y * G, a, box, y, eps) if self.fit_bias else 0.0
         obj = float(a.sum() - 0.5 * a @ H @ a)
         return a, bias, obj, sol.iterations
+
+
+class _SignedGram:
+    """``diag(y) G diag(y)`` column by column (the nu-SVM without bias)."""
+
+    def __init__(self, gram, y):
+        self.gram, self.y = gram, y
+        self.diag = np.asarray(gram.diag)        # y_i^2 = 1
+
+    def column(self, i):
+        return self.gram.column(i) * (self.y * self.y[i])
 
 
 class NuSupportVectorMachine(_SVMBase):
@@ -324,6 +299,16 @@ class NuSupportVectorMachine(_SVMBase):
     support_, margin_, X_fit_, kernel_, classes_, n_iter_
     """
 
+    _parameter_constraints = {
+        "kernel": KERNEL_CONSTRAINT,
+        "nu": [Real(0, 1, closed="right")],
+        "fit_bias": ["boolean"],
+        "solver": [StrOptions({"smo", "qp"})],
+        "tol": [Real(0, None, closed="neither")],
+        "max_iter": [Int(1, None, closed="left"), None],
+        "cache_mb": [Real(0, None, closed="left")],
+    }
+
     def __init__(self, kernel=None, nu=0.5, fit_bias=True, solver="smo", tol=1e-3,
                  max_iter=None, cache_mb=200.0):
         self.kernel = kernel
@@ -336,23 +321,18 @@ class NuSupportVectorMachine(_SVMBase):
 
     def fit(self, X, y):
         """Solve the nu-SVM dual for ``(X, y)``."""
-        _check_choice(self.solver, "solver", ("smo", "qp"))
-        tol = _check_real(self.tol, "tol")
-        nu = _check_real(self.nu, "nu")
-        if nu > 1:
-            raise ValueError(f"nu must lie in (0, 1], got {nu}")
-        self.kernel_ = _kernel_object(self.kernel)
-        X, y, classes = validate_binary(X, y, self.kernel_)
-        self._set_training_data(X, classes)
+        X, y = self._fit_binary(X, y)
+        tol = float(self.tol)
+        nu = float(self.nu)
         m = len(y)
         pos = y > 0
         if self.fit_bias and nu * m / 2 > min(pos.sum(), (~pos).sum()) + 1e-12:
             raise ValueError(
                 f"nu={nu} is infeasible for this sample: with a bias it must satisfy "
                 f"nu <= 2 min(m+, m-)/m = {2 * min(pos.sum(), (~pos).sum()) / m:.4f}")
-        src = self._gram_source(X)
+        gram = self._gram(X)
         if self.solver == "qp":
-            K = src["K"]
+            K = gram.full()
             H = (y[:, None] * K) * y[None, :]
             if self.fit_bias:
                 sol = solve_qp(H, np.zeros(m), A1=np.vstack([y, np.ones(m)]), b1=[0.0, nu],
@@ -370,16 +350,15 @@ class NuSupportVectorMachine(_SVMBase):
             if self.fit_bias:
                 for cls in (pos, ~pos):
                     a0[cls] = self._fill(nu * m / 2, cls.sum())
-                res = solve_smo(np.zeros(m), 1.0, s=y, groups=y, alpha0=a0, tol=tol,
-                                max_iter=max_iter, cache_mb=self.cache_mb, **src)
+                res = solve_smo(np.zeros(m), 1.0, gram, s=y, groups=y, alpha0=a0, tol=tol,
+                                max_iter=max_iter)
                 bias, rho = res.bias, res.rho
             else:
                 # fold the labels into the kernel so that the single equality
                 # sum a = nu m has unit signs
                 a0[:] = self._fill(nu * m, m)
-                cols = self._folded_columns(src, y)
-                res = solve_smo(np.zeros(m), 1.0, columns=cols, alpha0=a0, tol=tol,
-                                max_iter=max_iter, cache_mb=self.cache_mb)
+                res = solve_smo(np.zeros(m), 1.0, _SignedGram(gram, y), alpha0=a0, tol=tol,
+                                max_iter=max_iter)
                 # rho = G_t on the free variables (all have y_t f_t = rho)
                 G = res.gradient
                 free = (res.alpha > 0) & (res.alpha < 1)
@@ -391,9 +370,11 @@ class NuSupportVectorMachine(_SVMBase):
         alpha = a / m
         if not self.fit_bias:
             bias = 0.0
-        quad = float(a @ self._Qa(src, y, a)) / m ** 2
+        sv = np.flatnonzero(a > 0)
+        quad = float(a[sv] @ (y[sv] * (gram.columns(sv)[sv] @ (a[sv] * y[sv])))) / m ** 2
         self.rho_ = float(rho) / m
-        self._finish(X, y, alpha, float(bias) / m, -0.5 * quad, quad, n_iter, converged)
+        self._finish(X, y, alpha, float(bias) / m, -0.5 * quad, quad, max(int(n_iter), 1),
+                     converged)
         return self
 
     @staticmethod
@@ -405,23 +386,6 @@ class NuSupportVectorMachine(_SVMBase):
         if full < n:
             v[full] = total - full
         return v
-
-    @staticmethod
-    def _folded_columns(src, y):
-        if "K" in src:
-            Kf = (y[:, None] * src["K"]) * y[None, :]
-            return (Kf.__getitem__, np.diag(Kf).copy())
-        from .smo import _column_function
-        col = _column_function(src["kernel"], src["X"])
-        return (lambda i: col(i) * (y * y[i]), np.asarray(src["kernel"].diag(src["X"])))
-
-    @staticmethod
-    def _Qa(src, y, a):
-        sv = np.flatnonzero(a > 0)
-        if "K" in src:
-            return y * (src["K"][:, sv] @ (a[sv] * y[sv]))
-        Xs = src["X"][sv]
-        return y * (src["kernel"](src["X"], Xs) @ (a[sv] * y[sv]))
 
     def _rho_from_gradient(self, G, a, y, eps):
         """libsvm's (bias, rho) from the gradient of 1/2 a'Qa (a in [0, 1])."""

@@ -11,7 +11,8 @@ from sklearn.svm import SVC
 from kernelclf import smo
 from kernelclf.kernels import RBF, Linear, Polynomial
 from kernelclf.optim import solve_qp
-from kernelclf.smo import ColumnCache, DualDivergenceError, solve_smo
+from kernelclf.gram import ColumnCache, Gram
+from kernelclf.smo import DualDivergenceError, solve_smo
 
 
 def _data(seed, m=80, d=3):
@@ -35,7 +36,7 @@ def test_equality_case_matches_qp(seed, kernel, C):
     X, y = _data(seed)
     K = kernel(X)
     m = len(y)
-    res = solve_smo(np.ones(m), C, K=K, s=y, tol=1e-9)
+    res = solve_smo(np.ones(m), C, K, s=y, tol=1e-9)
     Q = y[:, None] * K * y[None, :]
     qp = solve_qp(Q, -np.ones(m), A1=y[None, :], b1=[0.0], l=0.0, u=C, tol=1e-10)
     assert res.converged
@@ -52,7 +53,7 @@ def test_no_equality_case_matches_qp_and_kkt():
     K = RBF(0.7)(X)
     m = len(y)
     C = np.linspace(0.5, 2.0, m)                       # vector C
-    res = solve_smo(np.ones(m), C, K=K, s=y, equality=False, tol=1e-9)
+    res = solve_smo(np.ones(m), C, K, s=y, equality=False, tol=1e-9)
     Q = y[:, None] * K * y[None, :]
     qp = solve_qp(Q, -np.ones(m), l=0.0, u=C, tol=1e-10)
     assert abs(res.objective - qp.objective) <= 1e-6 * abs(qp.objective)
@@ -66,7 +67,7 @@ def test_no_equality_case_matches_qp_and_kkt():
 def test_bias_matches_libsvm():
     X, y = _data(4, m=120)
     k = RBF(0.8)
-    res = solve_smo(np.ones(len(y)), 2.0, K=k(X), s=y, tol=1e-10)
+    res = solve_smo(np.ones(len(y)), 2.0, k(X), s=y, tol=1e-10)
     sk = SVC(C=2.0, gamma=k.gamma, tol=1e-10).fit(X, y)
     assert res.bias == pytest.approx(sk.intercept_[0], abs=1e-6)
     a = np.zeros(len(y))
@@ -77,10 +78,10 @@ def test_bias_matches_libsvm():
 def test_kernel_columns_and_precomputed_agree_and_cache_is_bounded():
     X, y = _data(5, m=150)
     k = RBF(0.5)
-    r1 = solve_smo(np.ones(150), 1.0, K=k(X), s=y, tol=1e-8)
-    r2 = solve_smo(np.ones(150), 1.0, kernel=k, X=X, s=y, tol=1e-8, cache_mb=0.0)
-    r3 = solve_smo(np.ones(150), 1.0, Q=y[:, None] * k(X) * y[None, :], s=y, tol=1e-8,
-                   shrinking=False)
+    r1 = solve_smo(np.ones(150), 1.0, k(X), s=y, tol=1e-8)
+    r2 = solve_smo(np.ones(150), 1.0, Gram(k, X, precompute=False, cache_mb=0.0), s=y,
+                   tol=1e-8)
+    r3 = solve_smo(np.ones(150), 1.0, Gram(G=k(X)), s=y, tol=1e-8, shrinking=False)
     assert r1.objective == pytest.approx(r2.objective, rel=1e-9)
     assert r1.objective == pytest.approx(r3.objective, rel=1e-9)
     cache = ColumnCache(lambda i: np.full(10, float(i)), 10, cache_mb=0.0)
@@ -101,7 +102,7 @@ def test_two_groups_nu_problem_matches_qp():
         v[:int(nu * m / 2)] = 1.0
         v[int(nu * m / 2)] = nu * m / 2 - int(nu * m / 2)
         a0[cls] = v
-    res = solve_smo(np.zeros(m), 1.0, K=K, s=y, groups=y, alpha0=a0, tol=1e-10)
+    res = solve_smo(np.zeros(m), 1.0, K, s=y, groups=y, alpha0=a0, tol=1e-10)
     Q = y[:, None] * K * y[None, :]
     qp = solve_qp(Q, np.zeros(m), A1=np.vstack([y, np.ones(m)]), b1=[0.0, nu * m], l=0.0,
                   u=1.0, tol=1e-10)
@@ -114,25 +115,25 @@ def test_divergence_detected_and_bad_input():
     # two identical points with opposite signs: the hard-margin dual is unbounded
     K = np.ones((2, 2))
     with pytest.raises(DualDivergenceError):
-        solve_smo(np.ones(2), np.inf, K=K, s=np.array([1.0, -1.0]), alpha_bound=1e6)
+        solve_smo(np.ones(2), np.inf, K, s=np.array([1.0, -1.0]), alpha_bound=1e6)
     with pytest.raises(ValueError):
-        solve_smo(np.ones(3), 1.0, K=np.eye(3), s=np.array([1.0, 0.0, -1.0]))
+        solve_smo(np.ones(3), 1.0, np.eye(3), s=np.array([1.0, 0.0, -1.0]))
     with pytest.raises(ValueError):
-        solve_smo(np.ones(3), -1.0, K=np.eye(3))
+        solve_smo(np.ones(3), -1.0, np.eye(3))
     with pytest.raises(ValueError):
-        solve_smo(np.ones(3), 1.0, K=np.full((3, 3), np.nan))
+        solve_smo(np.ones(3), 1.0, np.full((3, 3), np.nan))
     with pytest.raises(ValueError):
-        solve_smo(np.ones(3), 1.0, K=np.eye(3), alpha0=np.full(3, 2.0))
+        solve_smo(np.ones(3), 1.0, np.eye(3), alpha0=np.full(3, 2.0))
     with pytest.raises(ValueError):
-        solve_smo(np.ones(3), 1.0)
+        solve_smo(np.ones(3), 1.0, np.eye(2))
 
 
 def test_max_iter_reports_not_converged():
     X, y = _data(7, m=100)
-    res = solve_smo(np.ones(100), 10.0, K=RBF(0.3)(X), s=y, tol=1e-12, max_iter=5)
+    res = solve_smo(np.ones(100), 10.0, RBF(0.3)(X), s=y, tol=1e-12, max_iter=5)
     assert not res.converged and res.iterations == 5
     # the no-equality solver reports non-convergence the same way
-    res2 = smo.solve_smo(np.ones(100), 1e6, K=Linear()(X), s=y, equality=False, tol=1e-12,
+    res2 = smo.solve_smo(np.ones(100), 1e6, Linear()(X), s=y, equality=False, tol=1e-12,
                          max_iter=3)
     assert not res2.converged and res2.iterations == 3
 
@@ -140,8 +141,8 @@ def test_max_iter_reports_not_converged():
 def test_shrinking_gives_the_same_optimum():
     X, y = _data(8, m=300, d=2)
     K = RBF(0.3)(X)
-    a = solve_smo(np.ones(300), 10.0, K=K, s=y, tol=1e-9, shrinking=True)
-    b = solve_smo(np.ones(300), 10.0, K=K, s=y, tol=1e-9, shrinking=False)
+    a = solve_smo(np.ones(300), 10.0, K, s=y, tol=1e-9, shrinking=True)
+    b = solve_smo(np.ones(300), 10.0, K, s=y, tol=1e-9, shrinking=False)
     assert a.iterations > 300                  # at least one shrinking round took place
     assert a.converged and b.converged
     assert a.objective == pytest.approx(b.objective, rel=1e-10)

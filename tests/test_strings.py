@@ -16,8 +16,9 @@ from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.svm import SVC
 
 import kernelclf.strings as strings_mod
+import kernelclf.subsequence as subsequence_mod
 from kernelclf import strings
-from kernelclf.base import BinaryKernelClassifier, validate_binary, validate_inputs
+from kernelclf.base import KERNEL_CONSTRAINT, BinaryKernelClassifier
 from kernelclf.kernels import Normalized, is_psd
 from kernelclf.strings import (AllSubstringsKernel, BagOfWordsKernel, SpectrumKernel,
                                SubsequenceKernel, idf_weights, subsequence_dp_tables,
@@ -130,8 +131,8 @@ def test_auto_method_switches_on_alphabet_size():
 @pytest.mark.parametrize("lam", [0.5, 0.9])
 def test_blocked_path_equals_enumeration(monkeypatch, lam):
     """Force the overflow-safe blocked recurrence with tiny blocks."""
-    monkeypatch.setattr(strings_mod, "_SCALED_LIMIT", -1.0)
-    monkeypatch.setattr(strings_mod, "_BLOCK_LIMIT", 2.5 * abs(math.log(lam)))
+    monkeypatch.setattr(subsequence_mod, "_SCALED_LIMIT", -1.0)
+    monkeypatch.setattr(subsequence_mod, "_BLOCK_LIMIT", 2.5 * abs(math.log(lam)))
     rng = np.random.default_rng(3)
     X = random_strings(rng, 6, "abc", 8)
     Y = random_strings(rng, 4, "abc", 8)
@@ -161,8 +162,8 @@ def test_long_strings_match_plain_dp_on_both_paths(monkeypatch):
     ref = ssk_plain_dp(s, t, 4, 0.5)
     fast = SubsequenceKernel(4, 0.5, method="dp")([s], [t])[0, 0]
     features = SubsequenceKernel(4, 0.5, method="features")([s], [t])[0, 0]
-    monkeypatch.setattr(strings_mod, "_SCALED_LIMIT", -1.0)
-    monkeypatch.setattr(strings_mod, "_BLOCK_LIMIT", 10 * math.log(2))
+    monkeypatch.setattr(subsequence_mod, "_SCALED_LIMIT", -1.0)
+    monkeypatch.setattr(subsequence_mod, "_BLOCK_LIMIT", 10 * math.log(2))
     blocked = SubsequenceKernel(4, 0.5, method="dp")([s], [t])[0, 0]
     blocked_features = SubsequenceKernel(4, 0.5, method="features")([s], [t])[0, 0]
     for value in (fast, features, blocked, blocked_features):
@@ -311,13 +312,13 @@ def test_bad_parameters_raise(kernel):
 class _CentroidClassifier(BinaryKernelClassifier):
     """Minimal estimator: f(x) = mean_{+} k(x_i, x) - mean_{-} k(x_i, x)."""
 
+    _parameter_constraints = {"kernel": KERNEL_CONSTRAINT}
+
     def __init__(self, kernel=None):
         self.kernel = kernel
 
     def fit(self, X, y):
-        X, y_pm, classes = validate_binary(X, y, self.kernel)
-        self._set_training_data(X, classes)
-        self.kernel_ = self.kernel
+        X, y_pm = self._fit_binary(X, y)
         self.X_fit_ = X
         self.alpha_ = np.where(y_pm > 0, 1.0 / np.sum(y_pm > 0), -1.0 / np.sum(y_pm < 0))
         return self
@@ -340,8 +341,8 @@ def test_estimators_accept_lists_of_strings():
     rng = np.random.default_rng(10)
     X, y = _motif_data(rng, 60)
     kernel = Normalized(SpectrumKernel(4))
-    assert isinstance(validate_inputs(X, kernel), list)
     clf = _CentroidClassifier(kernel).fit(X[:40], y[:40])
+    assert isinstance(clf.X_fit_, list) and not hasattr(clf, "n_features_in_")
     f = clf.decision_function(X[40:])
     K = np.array([[spectrum_enumerate(u, v, 4) for v in X[:40]] for u in X[40:]])
     du = np.array([spectrum_enumerate(u, u, 4) for u in X[40:]])

@@ -1,5 +1,7 @@
 """Real data sets of the book and seeded toy problems.
 
+Book chapter 01 (``book/01_introduction.md``); data sets of LKC, BPM, TR and RMM.
+
 ``load(name)`` reads a registered data set from the data home (``$KERNELCLF_DATA``,
 else ``$XDG_CACHE_HOME/kernelclf`` or ``~/.cache/kernelclf``), checks its sha256
 and returns a :class:`sklearn.utils.Bunch`; it never downloads.  A missing set is

@@ -1,5 +1,7 @@
 """Command line: ``python -m kernelclf.datasets {list,fetch,info} ...``.
 
+Book chapter 01 (``book/01_introduction.md``).
+
     python -m kernelclf.datasets list [--data-home DIR]
     python -m kernelclf.datasets fetch NAME [--data-home DIR] [--source URL]
                                             [--skip-source-checksum] [--force]

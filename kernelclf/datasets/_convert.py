@@ -1,5 +1,7 @@
 """Download original files and convert them into the data-home layout.
 
+Book chapter 01 (``book/01_introduction.md``).
+
 Used by ``python -m kernelclf.datasets fetch NAME``.  Downloads go through
 :mod:`urllib` (``http(s)://`` and ``file://`` URLs), every original whose
 checksum is recorded is verified (sha256, or git blob id), and the converter

@@ -1,5 +1,7 @@
 """Read the R data files inside Debian packages, without R.
 
+Book chapter 01 (``book/01_introduction.md``).
+
 Two small readers used by ``fetch`` for the sets whose recorded original is an
 ``.rda`` file in a Debian ``r-cran-*`` package:
 

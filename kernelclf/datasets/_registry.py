@@ -1,5 +1,7 @@
 """Registry of the real data sets used by the book, and the loader.
 
+Book chapter 01 (``book/01_introduction.md``).
+
 Every entry records where the data file lives inside the *data home*, the
 sha256 of each shipped file (copied from the folder's ``PROVENANCE.md``), the
 public source of the original files and how ``python -m kernelclf.datasets

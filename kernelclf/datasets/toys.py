@@ -1,5 +1,7 @@
 """Seeded toy problems for figures, tests and benchmarks.
 
+Book chapter 01 (``book/01_introduction.md``); the toy problems of all chapters.
+
 All generators return ``(X, y)`` with ``X`` of shape ``(m, dim)`` (float64) and
 labels ``y`` in ``{-1, +1}`` (int64), draw everything from
 ``numpy.random.default_rng(random_state)`` (or a passed ``Generator``) and give

@@ -1,0 +1,368 @@
+"""Gram-matrix access written once: columns, cache, products, and the numerical guard.
+
+Book chapters 02 and 04 (``book/02_kernels.md``, ``book/04_support_vector_machines.md``);
+LKC Definition 2.15 (Gram matrix), Proposition 2.18 (a kernel's Gram matrices are
+positive semi-definite), eq. (2.50) and BPM §3.3 (a ridge ``lam I`` on the diagonal).
+
+Every solver of the package that touches the training Gram matrix ``G`` (the SMO
+solver, the kernel billiard, the LP machines, the relevance vector machine, the
+Gaussian processes and the coming relative margin machine) receives it as a
+:class:`Gram`: either the whole matrix, computed once, or a kernel and the inputs,
+from which single columns are computed on demand and kept in a least-recently-used
+cache. The fast column of a kernel (one ``m``-vector of ``k(x_j, x_i)`` without the
+full matrix) belongs to the kernel object (:meth:`kernelclf.kernels.Kernel.column_function`).
+
+The numerical guard
+-------------------
+A :class:`Gram` built on training data checks, once:
+
+* that the kernel values are finite (else a ``ValueError`` that names the kernel and
+  the scale of the inputs: kernel values overflow for inputs around ``1e300``);
+* that a precomputed matrix is symmetric;
+* that the matrix is positive semi-definite (LKC Prop. 2.18), on the whole matrix
+  when ``m <= 200`` and on a random sample of 200 rows otherwise (a
+  Cholesky factorisation with a small jitter first; eigenvalues only when it fails). A clearly indefinite
+  kernel (the negative part of the spectrum at least half the positive part, e.g. a
+  callable returning ``-G``) raises a ``ValueError``; a slightly indefinite one (a
+  sigmoid kernel, round-off beyond ``1e-8`` relative) gives a ``RuntimeWarning`` that
+  names the kernel.
+
+Switch the guard off for speed with ``gram_checks("off")`` (a context manager) or
+``set_gram_checks("off")``; ``"warn"`` downgrades the error to a warning.
+"""
+from __future__ import annotations
+
+import contextlib
+import warnings
+from collections import OrderedDict
+
+import numpy as np
+
+__all__ = ["Gram", "ColumnCache", "IndefiniteKernelError", "gram_checks", "set_gram_checks",
+           "get_gram_checks", "check_gram", "take_rows", "n_rows", "cross_gram"]
+
+_MODES = ("raise", "warn", "off")
+_STATE = {"mode": "raise"}
+_SAMPLE = 200
+_CLEAR = 0.5          # |lambda_min| >= 0.5 lambda_max: clearly indefinite
+_SLIGHT = 1e-8        # relative round-off allowed below zero
+
+
+class IndefiniteKernelError(ValueError):
+    """The kernel's Gram matrix on the training inputs is not positive semi-definite."""
+
+
+def set_gram_checks(mode):
+    """Set the Gram guard globally: ``'raise'`` (default), ``'warn'`` or ``'off'``."""
+    if mode not in _MODES:
+        raise ValueError(f"mode must be one of {_MODES}, got {mode!r}")
+    _STATE["mode"] = mode
+
+
+def get_gram_checks():
+    """The current mode of the Gram guard."""
+    return _STATE["mode"]
+
+
+@contextlib.contextmanager
+def gram_checks(mode):
+    """Context manager: ``with gram_checks('off'): est.fit(X, y)``."""
+    old = _STATE["mode"]
+    set_gram_checks(mode)
+    try:
+        yield
+    finally:
+        _STATE["mode"] = old
+
+
+def n_rows(X):
+    """Number of examples in an array or a list of strings."""
+    return X.shape[0] if isinstance(X, np.ndarray) else len(X)
+
+
+def take_rows(X, idx):
+    """Rows ``idx`` (an int, a slice, an index array or a mask) of an array or a list.
+
+    The one place where the package indexes training inputs, so that estimators
+    work the same on float arrays and on lists of strings. An int gives a
+    one-row block (``X[i:i+1]`` or ``[X[i]]``).
+    """
+    if isinstance(X, np.ndarray):
+        if isinstance(idx, (int, np.integer)):
+            return X[idx:idx + 1] if idx != -1 else X[-1:]
+        return X[idx]
+    if isinstance(idx, (int, np.integer)):
+        return [X[idx]]
+    if isinstance(idx, slice):
+        return list(X[idx])
+    idx = np.asarray(idx)
+    if idx.dtype == bool:
+        idx = np.flatnonzero(idx)
+    return [X[int(i)] for i in idx]
+
+
+def _kernel_name(kernel):
+    try:
+        return repr(kernel)
+    except Exception:  # pragma: no cover - a broken __repr__
+        return type(kernel).__name__
+
+
+def _scale_text(X):
+    if isinstance(X, np.ndarray) and X.dtype.kind in "fiu" and X.size:
+        return f"; the inputs reach |x| = {float(np.max(np.abs(X))):.3g}, rescale them"
+    return ""
+
+
+def _check_finite(values, kernel, X, what="Gram matrix"):
+    if not np.all(np.isfinite(values)):
+        raise ValueError(
+            f"the {what} of the kernel {_kernel_name(kernel)} contains NaN or infinity"
+            f"{_scale_text(X)} (kernel values overflow)")
+
+
+def check_gram(G, kernel=None, X=None, mode=None, random_state=0):
+    """Check a (sub-)Gram matrix: finite, symmetric, positive semi-definite.
+
+    Returns the smallest eigenvalue relative to the largest one. Raises
+    :class:`IndefiniteKernelError` for a clearly indefinite kernel and warns for a
+    slightly indefinite one (see the module docstring); ``mode`` overrides the
+    global setting.
+    """
+    mode = get_gram_checks() if mode is None else mode
+    G = np.asarray(G, dtype=float)
+    _check_finite(G, kernel, X)
+    if mode == "off" or G.size == 0:
+        return 0.0
+    name = _kernel_name(kernel) if kernel is not None else "given as a matrix"
+    scale = float(np.max(np.abs(G))) or 1.0
+    if not np.allclose(G, G.T, rtol=0.0, atol=1e-8 * scale):
+        _complain(mode, f"the Gram matrix of the kernel {name} is not symmetric "
+                  "(a kernel must satisfy k(x, x') = k(x', x))")
+        G = 0.5 * (G + G.T)
+    m = G.shape[0]
+    if m > _SAMPLE:
+        idx = np.sort(np.random.default_rng(random_state).choice(m, _SAMPLE, replace=False))
+        G = G[np.ix_(idx, idx)]
+    # fast path: a Cholesky factorisation with a small relative jitter succeeds
+    jitter = _SLIGHT * max(float(np.trace(G)) / G.shape[0], 1e-300) * max(1.0, np.sqrt(m))
+    try:
+        np.linalg.cholesky(G + jitter * np.eye(G.shape[0]))
+        return 0.0
+    except np.linalg.LinAlgError:
+        pass
+    ev = np.linalg.eigvalsh(G)
+    lo, hi = float(ev[0]), float(ev[-1])
+    top = max(abs(lo), abs(hi), 1e-300)
+    if lo >= -_SLIGHT * top * max(1.0, np.sqrt(m)):
+        return lo / top
+    if hi <= 0 or -lo >= _CLEAR * hi:
+        _complain(mode, f"the kernel {name} is not positive semi-definite on the training "
+                  f"inputs: its Gram matrix has eigenvalues down to {lo:.3g} against a largest "
+                  f"of {hi:.3g} (LKC Prop. 2.18). Use a valid kernel, or switch the check off "
+                  "with kernelclf.gram.gram_checks('off').", error=True)
+    else:
+        warnings.warn(
+            f"the kernel {name} is slightly indefinite on the training inputs (smallest "
+            f"Gram eigenvalue {lo:.3g}, largest {hi:.3g}); solvers may behave as for a "
+            "nearby positive semi-definite kernel", RuntimeWarning, stacklevel=3)
+    return lo / top
+
+
+def _complain(mode, message, error=True):
+    if mode == "raise" and error:
+        raise IndefiniteKernelError(message)
+    warnings.warn(message, RuntimeWarning, stacklevel=4)
+
+
+def cross_gram(kernel, X, Y):
+    """``k(X, Y)`` as a float matrix, checked for NaN/inf (test-time kernel rows)."""
+    K = np.asarray(kernel(X, Y), dtype=float)
+    _check_finite(K, kernel, X, "kernel matrix")
+    return K
+
+
+class ColumnCache:
+    """Least-recently-used cache of columns ``column(i)`` under a memory budget.
+
+    At least two columns are always kept (SMO needs a pair).
+    """
+
+    def __init__(self, column, m, cache_mb=200.0):
+        self.column = column
+        self.capacity = max(2, int(cache_mb * 2 ** 20 // (8 * max(m, 1))))
+        self._store = OrderedDict()
+        self.computed = 0
+
+    def __getitem__(self, i):
+        store = self._store
+        col = store.get(i)
+        if col is not None:
+            store.move_to_end(i)
+            return col
+        col = np.ascontiguousarray(self.column(i), dtype=float)
+        self.computed += 1
+        store[i] = col
+        if len(store) > self.capacity:
+            store.popitem(last=False)
+        return col
+
+
+class Gram:
+    """The training Gram matrix ``G + ridge I`` of one kernel on one sample.
+
+    Parameters
+    ----------
+    kernel : kernel object, optional
+        A :class:`kernelclf.kernels.Kernel` (or anything :func:`kernelclf.kernels.as_kernel`
+        accepts). Needed unless ``G`` is given.
+    X : array or list of strings, optional
+        The training inputs.
+    G : (m, m) array, optional
+        A precomputed Gram matrix (instead of ``kernel`` and ``X``).
+    ridge : float >= 0
+        Added to the diagonal: the quadratic soft margin (LKC eq. 2.50), GP noise
+        (eq. 3.15), soft-boundary Bayes points (BPM §3.3, erratum E14).
+    precompute : bool or None
+        Compute the whole matrix at once (``None``: when ``m <= 2000`` or the
+        inputs are not a float array). Otherwise columns are computed on demand.
+    cache_mb : float
+        Budget of the column cache (on-demand mode).
+    check : bool
+        Run the numerical guard (finite, symmetric, positive semi-definite).
+
+    Attributes
+    ----------
+    m : int
+    diag : (m,) array
+        ``k(x_i, x_i) + ridge``.
+    n_evaluations : int
+        Kernel entries handed out (``m`` per column, ``m^2`` per product); the
+        measure of work used by the billiard's benchmark.
+    n_computed : int
+        Kernel entries actually computed (cache hits excluded).
+    """
+
+    def __init__(self, kernel=None, X=None, *, G=None, ridge=0.0, precompute=None,
+                 cache_mb=200.0, check=True):
+        from .kernels import as_kernel
+
+        ridge = float(ridge)
+        if not np.isfinite(ridge) or ridge < 0:
+            raise ValueError(f"the ridge must be a finite number >= 0, got {ridge!r}")
+        self.ridge = ridge
+        self.n_evaluations = 0
+        self.n_computed = 0
+        if G is not None:
+            if X is not None and kernel is None:
+                raise ValueError("pass either a Gram matrix G or a kernel with inputs X")
+            G = np.asarray(G, dtype=float)
+            if G.ndim != 2 or G.shape[0] != G.shape[1]:
+                raise ValueError(f"the Gram matrix must be square, got shape {G.shape}")
+            self.kernel, self.X, self.m = kernel, X, G.shape[0]
+            self._G = G
+            self.n_computed = G.size
+            if check:
+                check_gram(G, kernel, X)
+        else:
+            if X is None:
+                raise ValueError("pass a Gram matrix G or a kernel with inputs X")
+            self.kernel, self.X = as_kernel(kernel), X
+            self.m = n_rows(X)
+            if precompute is None:
+                precompute = self.m <= 2000 or not isinstance(X, np.ndarray)
+            if precompute:
+                self._G = np.asarray(self.kernel(X), dtype=float)
+                self.n_computed = self._G.size
+                if check:
+                    check_gram(self._G, self.kernel, X)
+            else:
+                self._G = None
+                self._colfun = self.kernel.column_function(X)
+                self._cache = ColumnCache(self._colfun, self.m, cache_mb)
+                if check:
+                    idx = np.arange(self.m)
+                    if self.m > _SAMPLE:
+                        idx = np.sort(np.random.default_rng(0).choice(self.m, _SAMPLE,
+                                                                       replace=False))
+                    sub = take_rows(X, idx)
+                    check_gram(np.asarray(self.kernel(sub), dtype=float), self.kernel, X)
+        if self._G is not None:
+            base = np.diag(self._G).copy()
+        else:
+            base = np.asarray(self.kernel.diag(X), dtype=float)
+            _check_finite(base, self.kernel, X, "kernel diagonal")
+        self._diag = base + ridge
+        self._diag.setflags(write=False)
+
+    @property
+    def precomputed(self):
+        """Whether the whole matrix is held in memory."""
+        return self._G is not None
+
+    @property
+    def diag(self):
+        """``k(x_i, x_i) + ridge`` (read-only)."""
+        return self._diag
+
+    def column(self, i):
+        """Column ``i`` of ``G + ridge I`` (do not modify it: it may be shared)."""
+        i = int(i)
+        self.n_evaluations += self.m
+        if self._G is not None:
+            col = self._G[i]                     # a row of a symmetric matrix, no copy
+        else:
+            before = self._cache.computed
+            col = self._cache[i]
+            self.n_computed += (self._cache.computed - before) * self.m
+        if self.ridge:
+            col = col.copy()
+            col[i] += self.ridge
+        return col
+
+    __getitem__ = column
+
+    def columns(self, idx):
+        """The block ``(G + ridge I)[:, idx]``."""
+        idx = np.asarray(idx, dtype=int).ravel()
+        if self._G is not None:
+            self.n_evaluations += self.m * idx.size
+            block = self._G[:, idx].copy()
+            if self.ridge:
+                block[idx, np.arange(idx.size)] += self.ridge
+            return block
+        return np.column_stack([self.column(i) for i in idx]) if idx.size else \
+            np.empty((self.m, 0))
+
+    def matvec(self, v, block=512):
+        """``(G + ridge I) v`` (``m^2`` kernel evaluations, in row blocks when on demand)."""
+        v = np.asarray(v, dtype=float)
+        self.n_evaluations += self.m * self.m
+        if self._G is not None:
+            out = self._G @ v
+        else:
+            out = np.empty((self.m,) + v.shape[1:])
+            for s in range(0, self.m, block):
+                rows = take_rows(self.X, slice(s, s + block))
+                out[s:s + block] = np.asarray(self.kernel(rows, self.X), dtype=float) @ v
+            self.n_computed += self.m * self.m
+        return out + self.ridge * v
+
+    def full(self):
+        """The whole matrix ``G + ridge I`` (a new array)."""
+        self.n_evaluations += self.m * self.m
+        if self._G is None:
+            self._G = np.asarray(self.kernel(self.X), dtype=float)
+            self.n_computed += self.m * self.m
+        G = self._G.copy()
+        if self.ridge:
+            G[np.diag_indices(self.m)] += self.ridge
+        return G
+
+    def with_ridge(self, ridge):
+        """The same matrix (shared storage, no new checks) with another ridge."""
+        new = object.__new__(Gram)
+        new.__dict__.update(self.__dict__)
+        new.ridge = float(ridge)
+        new._diag = self._diag - self.ridge + new.ridge
+        return new
