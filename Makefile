@@ -21,8 +21,10 @@ ifeq ($(origin KERNELCLF_DATA), undefined)
   endif
 endif
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
+# executed chapters store no progress bars (kernelclf.progress); `make lab` keeps them
+book check-chapter nbval test: export KERNELCLF_PROGRESS := 0
 
-.PHONY: setup vendor book lab notebooks test unit nbval site-test bench check-chapter clean
+.PHONY: setup vendor book lab notebooks test lint unit nbval site-test bench check-chapter clean
 
 setup: $(STAMP)
 
@@ -70,7 +72,9 @@ check-chapter: setup vendor
 	@test -n "$(CH)" || (echo "usage: make check-chapter CH=NN_name" && exit 2)
 	@tmp=$$(mktemp -d); \
 	printf 'format: jb-book\nroot: book/00_preface\nchapters:\n  - file: book/%s\n  - file: book/references\n' "$(CH)" > $$tmp/_toc.yml; \
-	$(BIN)/jupyter-book build . --toc $$tmp/_toc.yml --path-output $$tmp $(JB_FLAGS) && echo "OK: $$tmp/_build/html"
+	$(BIN)/jupyter-book build . --toc $$tmp/_toc.yml --path-output $$tmp $(JB_FLAGS) && \
+	mkdir -p $$tmp/_build/html/_notebooks && cp $$tmp/_build/jupyter_execute/book/*.ipynb $$tmp/_build/html/_notebooks/ && \
+	echo "OK: $$tmp/_build/html"
 
 lab: setup
 	$(BIN)/jupyter lab --notebook-dir=book $(if $(filter 0,$(shell id -u)),--allow-root,)
@@ -89,7 +93,10 @@ site-test: setup
 	$(BIN)/python .ci/ensure_chromium.py
 	$(BIN)/python -m pytest -m browser tests/test_site.py
 
-test: setup vendor
+lint: setup
+	$(BIN)/ruff check kernelclf tests benchmarks conftest.py .ci
+
+test: setup vendor lint
 	$(BIN)/python -m pytest -m "not browser" --nbval-lax -p no:cacheprovider tests book
 	$(MAKE) --no-print-directory book
 	$(MAKE) --no-print-directory site-test

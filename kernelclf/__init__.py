@@ -18,7 +18,10 @@ Modules (one per model, named after the book's vocabulary):
 * :mod:`kernelclf.gp` - Gaussian process regression and Laplace classification (chapter 07)
 * :mod:`kernelclf.rvm` - relevance vector regression and classification (chapter 08)
 * :mod:`kernelclf.fisher` - Fisher discriminant and kernel Fisher discriminant (chapter 09)
-* :mod:`kernelclf.billiard` - the kernel billiard, spherical addition, Ruján-Marchand variants (chapter 11)
+* :mod:`kernelclf.versionspace` - separability LP, a consistent point, margins, MC centre (chapter 10)
+* :mod:`kernelclf.polygon` - Ruján's 2-D polygon billiards and centres (chapter 10)
+* :mod:`kernelclf.billiard` - the kernel billiard (LKC Algorithm 10) and spherical addition (chapter 11)
+* :mod:`kernelclf.rujan` - Ruján-Marchand variants: flipper, light trap, onion billiard (chapter 11)
 * :mod:`kernelclf.bpm` - Bayes point machines by billiard or perceptron averaging (chapters 10-12)
 * :mod:`kernelclf.experiments` - the Bayes point experiments, `python -m kernelclf.experiments` (chapter 12)
 * :mod:`kernelclf.datasets` - data home, checked loaders, fetch CLI, toy generators

@@ -1,7 +1,8 @@
 """Leave-one-out error, the Jaakkola–Haussler bound, and the linear-programming
 machines built on it: the leave-one-out machine and the adaptive margin machine.
 
-Book chapter 05 (``book/05_loo_and_adaptive_margin_machines.md``); LKC §2.5 (Def. 2.35, Thm 2.36, Thm 2.37 / eq. 2.55,
+Book chapter 05 (``book/05_loo_and_adaptive_margin_machines.md``); LKC §2.5
+(Def. 2.35, Thm 2.36, Thm 2.37 / eq. 2.55,
 eq. 2.56–2.58, Remark 2.39), App. B.6 and D.2.3.
 
 All models here are bias-free, as in the book, and use the expansion

@@ -1,6 +1,6 @@
 """The estimator contract shared by every classifier and regressor of the package.
 
-Book chapter 00 (``book/00_preface.md``, "Notation"); the conventions of LKC §2.1
+Book chapter 00 (``book/00_preface.md``); its "Notation" section, the conventions of LKC §2.1
 (labels ``y in {-1, +1}``) and eq. (2.54) (kernel expansions).
 
 What every estimator gets from here
@@ -218,9 +218,6 @@ class BinaryKernelClassifier(KernelMixin, ClassifierMixin, BaseEstimator):
         self._validate_params()
         self._fit_kernel()
         X, y = self._validate_Xy(X, y)
-        if type_of_target(y) not in ("binary", "multiclass") and not (
-                np.asarray(y).dtype.kind in "OUS"):
-            check_classification_targets(y)
         self.classes_, y_pm = labels_to_pm1(y)
         return X, y_pm
 
@@ -243,22 +240,3 @@ class BinaryKernelClassifier(KernelMixin, ClassifierMixin, BaseEstimator):
 def validate_test_inputs(estimator, X, fitted=None):
     """Validate test inputs of a fitted estimator of the package (see :class:`KernelMixin`)."""
     return estimator._validate_test(X, fitted)
-
-
-# -- transitional helpers (removed once every module uses the contract above) --------
-def validate_inputs(X, kernel=None, allow_strings=None):  # pragma: no cover - transitional
-    from sklearn.utils.validation import check_array
-    if allow_strings is None:
-        allow_strings = bool(getattr(as_kernel(kernel), "accepts_strings", False))
-    if allow_strings:
-        return _check_strings(X)
-    return check_array(X, dtype=np.float64, ensure_all_finite=True)
-
-
-def validate_binary(X, y, kernel=None):  # pragma: no cover - transitional
-    X = validate_inputs(X, kernel)
-    y = column_or_1d(y, warn=True)
-    if len(y) != len(X):
-        raise ValueError(f"X has {len(X)} samples but y has {len(y)}")
-    classes, y_pm = labels_to_pm1(y)
-    return X, y_pm, classes

@@ -1,6 +1,9 @@
 """Bayes point machines: the centre of mass of version space as a classifier.
 
-Book chapters 10–12.  Under a uniform prior on the unit sphere of weight
+Book chapter 10 (``book/10_version_space_and_bayes_point.md``); LKC §3.4, Algorithm 10;
+BPM §2-§3; TR 99-11 §2-3, §5. Chapters 11 (the billiard) and 12 (experiments) use it too.
+
+Under a uniform prior on the unit sphere of weight
 vectors and the noise-free (PAC) likelihood the posterior is uniform on the
 version space, and its centre of mass approximates the Bayes point (LKC
 §3.4, Def. 3.15, eq. 3.29–3.33; BPM §2.3–2.5, §3; TR §2–3).  Two ways to
@@ -17,20 +20,27 @@ Soft boundaries (BPM §3.3, eq. 26–27; TR §5 eq. 18) train on ``G + lam I``
 (erratum E14: the ridge is added, not multiplied) and predict with the
 unchanged kernel.  Like LKC, BPM and TR, the classifier has no bias:
 ``f(x) = sum_i alpha_i k(x_i, x)`` with signed ``alpha_i``.
+
+A sample that is not separable in feature space has an empty version space.
+With ``lam=0`` this raises :class:`~kernelclf.versionspace.NotSeparableError`;
+with the default ``lam='auto'`` the hard-boundary machine is fitted when the
+sample is separable, and otherwise (with a warning) the soft-boundary one with the
+ridge ``lam = mean_i k(x_i, x_i)``, which for a normalised kernel corresponds to
+the quadratic soft-margin SVM with ``C = 1`` (BPM §3.3; LKC eq. 2.49-2.50).
 """
 from __future__ import annotations
 
+import numbers
 import warnings
 
 import numpy as np
-from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils._param_validation import StrOptions
 
-from .base import BinaryKernelClassifier, validate_binary
-from .billiard import GramColumns, NotSeparableError, kernel_billiard
-from .kernels import Kernel, as_kernel
+from .base import KERNEL_CONSTRAINT, BinaryKernelClassifier, Int, Real
+from .billiard import kernel_billiard
+from .versionspace import NotSeparableError, find_version_space_point, is_separable
 
 __all__ = ["BayesPointMachine", "perceptron_samples", "NotSeparableError"]
 
@@ -63,6 +73,9 @@ def perceptron_samples(G, y, n_samples, max_epochs=1000, random_state=None):
     """
     from .perceptron import perceptron_on_permutation
 
+    if isinstance(n_samples, (bool, np.bool_)) or not isinstance(n_samples, numbers.Integral) \
+            or n_samples < 1:
+        raise ValueError(f"n_samples must be an integer >= 1, got {n_samples!r}")
     G = np.asarray(G, dtype=float)
     y = np.asarray(y, dtype=float)
     rng = check_random_state(random_state)
@@ -74,7 +87,6 @@ def perceptron_samples(G, y, n_samples, max_epochs=1000, random_state=None):
             a = perceptron_on_permutation(G, y, rng.permutation(m), max_epochs=max_epochs)
         if any(issubclass(w.category, ConvergenceWarning) for w in caught) or \
                 np.min(y * (G @ a)) <= 0:
-            from .svm import is_separable
             if not is_separable(G, y, fit_bias=False):
                 raise NotSeparableError(_not_separable_message(
                     f" (the perceptron still erred after {max_epochs} epochs and a "
@@ -90,7 +102,7 @@ class BayesPointMachine(BinaryKernelClassifier):
     """Bayes point machine (centre of mass of version space).
 
     LKC §3.4.1, Algorithm 10, App. B.9; BPM (Herbrich, Graepel & Campbell,
-    JMLR 2001) §3.1–3.3, App. A–B; TR 99-11 §3, §5.  Book chapters 10–12.
+    JMLR 2001) §3.1–3.3, App. A–B; TR 99-11 §3, §5.  Book chapters 10-12.
     Errata E2 (weights of ⊕µ), E11 (permutation index), E12 (sign of the
     flight time, first-pass 0/0) and E14 (additive ridge) are corrected.
 
@@ -100,10 +112,12 @@ class BayesPointMachine(BinaryKernelClassifier):
     method : {'billiard', 'perceptron'}
         Kernel billiard (``O(m)`` kernel work per bounce) or the average of
         ``n_samples`` normalised perceptron solutions on random permutations.
-    lam : float >= 0
+    lam : float >= 0 or 'auto', default 'auto'
         Soft boundaries: train on ``G + lam I`` (BPM eq. 27 / TR eq. 18).
         With ``lam = 0`` a non-separable sample raises
-        :class:`~kernelclf.billiard.NotSeparableError` (a ``ValueError``).
+        :class:`~kernelclf.versionspace.NotSeparableError` (a ``ValueError``).
+        ``'auto'``: ``0`` when the sample is separable in feature space, else
+        ``mean_i k(x_i, x_i)`` with a ``UserWarning`` (see the module docstring).
     n_samples : int
         Number of perceptron runs (``method='perceptron'``).
     tol : float
@@ -117,7 +131,7 @@ class BayesPointMachine(BinaryKernelClassifier):
     refresh : float
         Probability per bounce of a random new direction (mixing aid).
     max_epochs : int
-        Epoch cap for each perceptron run (also for the billiard's start).
+        Epoch cap for each perceptron run (``method='perceptron'``).
     precompute : {'auto', True, False}
         Billiard only: store the Gram matrix (fast column reads) or compute
         each kernel column on demand (memory ``O(m)``, one column of kernel
@@ -127,7 +141,9 @@ class BayesPointMachine(BinaryKernelClassifier):
     Attributes
     ----------
     alpha_ : (m,) array
-        Signed coefficients of the centre of mass, ``alpha' (G + lam I) alpha = 1``.
+        Signed coefficients of the centre of mass, ``alpha' (G + lam_ I) alpha = 1``.
+    lam_ : float
+        The ridge used (``lam``, or the value ``'auto'`` chose).
     n_bounces_ : int
         Bounces flown (0 for ``method='perceptron'``).
     n_restarts_ : int
@@ -139,7 +155,21 @@ class BayesPointMachine(BinaryKernelClassifier):
     X_fit_, kernel_, classes_
     """
 
-    def __init__(self, kernel=None, method="billiard", lam=0.0, n_samples=100, tol=1e-3,
+    _parameter_constraints = {
+        "kernel": KERNEL_CONSTRAINT,
+        "method": [StrOptions({"billiard", "perceptron"})],
+        "lam": [Real(0, None, closed="left"), StrOptions({"auto"})],
+        "n_samples": [Int(1, None, closed="left")],
+        "tol": [Real(0, 1, closed="neither")],
+        "max_bounces": [Int(1, None, closed="left")],
+        "tau_max": [Real(0, None, closed="neither")],
+        "refresh": [Real(0, 1, closed="both")],
+        "max_epochs": [Int(1, None, closed="left")],
+        "precompute": [StrOptions({"auto"}), "boolean"],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, kernel=None, method="billiard", lam="auto", n_samples=100, tol=1e-3,
                  max_bounces=10000, tau_max=1.0, refresh=0.0, max_epochs=1000,
                  precompute="auto", random_state=None):
         self.kernel = kernel
@@ -154,27 +184,33 @@ class BayesPointMachine(BinaryKernelClassifier):
         self.precompute = precompute
         self.random_state = random_state
 
+    def _auto_ridge(self, gram):
+        lam = float(np.mean(gram.diag))
+        warnings.warn(
+            "BayesPointMachine(lam='auto'): the training sample is not separable in feature "
+            "space (empty version space), so the soft-boundary Bayes point on G + lam I is "
+            f"fitted with lam = mean k(x_i, x_i) = {lam:.4g} (BPM §3.3); pass lam explicitly "
+            "to choose the ridge", UserWarning, stacklevel=3)
+        return lam
+
     def fit(self, X, y):
         """Find the centre of mass of the version space of ``(X, y)``."""
-        if self.method not in ("billiard", "perceptron"):
-            raise ValueError(f"method must be 'billiard' or 'perceptron', got {self.method!r}")
-        lam = float(self.lam)
-        if not lam >= 0:
-            raise ValueError(f"lam must be >= 0, got {self.lam!r}")
-        if int(self.n_samples) < 1 or int(self.max_bounces) < 1 or int(self.max_epochs) < 1:
-            raise ValueError("n_samples, max_bounces and max_epochs must be positive")
-        if not 0 < float(self.tol) < 1:
-            raise ValueError(f"tol must lie in (0, 1), got {self.tol!r}")
-        kernel = as_kernel(self.kernel)
-        self.kernel_ = clone(kernel) if isinstance(kernel, Kernel) else kernel
-        X, y_pm, classes = validate_binary(X, y, self.kernel_)
-        self._set_training_data(X, classes)
+        X, y_pm = self._fit_binary(X, y)
         self.X_fit_ = X
+        auto = isinstance(self.lam, str)
+        lam = 0.0 if auto else float(self.lam)
         rng = check_random_state(self.random_state)
+        pre = None if self.precompute == "auto" else bool(self.precompute)
         if self.method == "perceptron":
-            G = np.asarray(self.kernel_(X), dtype=float)
-            if lam:
-                G = G + lam * np.eye(len(G))
+            gram = self._training_gram(X, lam, precompute=True)
+            if auto:
+                try:
+                    find_version_space_point(gram, y_pm, max_epochs=min(100, self.max_epochs),
+                                             random_state=0)
+                except NotSeparableError:
+                    lam = self._auto_ridge(gram)
+                    gram = gram.with_ridge(lam)
+            G = gram.full()
             S = perceptron_samples(G, y_pm, self.n_samples, self.max_epochs, rng)
             a = S.mean(axis=0)
             self.alpha_ = a / np.sqrt(a @ G @ a)
@@ -183,28 +219,29 @@ class BayesPointMachine(BinaryKernelClassifier):
             self.n_restarts_ = 0
             self.converged_ = True
             self.n_kernel_evaluations_ = {"start": len(G) ** 2, "bounces": 0, "restarts": 0}
+            self.lam_ = lam
             return self
-        pre = self.precompute
-        if pre not in ("auto", True, False):
-            raise ValueError(f"precompute must be 'auto', True or False, got {pre!r}")
-        if pre is True or (pre == "auto" and len(X) <= 2000):
-            cols = GramColumns(G=np.asarray(self.kernel_(X), dtype=float), lam=lam)
-        else:
-            cols = GramColumns(kernel=self.kernel_, X=X, lam=lam)
-        res = kernel_billiard(cols, y_pm, tol=float(self.tol), tau_max=float(self.tau_max),
-                              max_bounces=int(self.max_bounces), refresh=float(self.refresh),
-                              random_state=rng)
+        gram = self._training_gram(X, lam, precompute=pre)
+        kw = dict(tol=float(self.tol), tau_max=float(self.tau_max),
+                  max_bounces=int(self.max_bounces), refresh=float(self.refresh))
+        try:
+            res = kernel_billiard(gram, y_pm, random_state=rng, **kw)
+        except NotSeparableError:
+            if not auto:
+                raise
+            lam = self._auto_ridge(gram)
+            res = kernel_billiard(gram.with_ridge(lam), y_pm, random_state=rng, **kw)
         self.alpha_ = res.alpha
         self.n_bounces_ = res.n_bounces
         self.n_restarts_ = res.n_restarts
         self.converged_ = res.converged
         self.n_kernel_evaluations_ = res.kernel_evaluations
+        self.lam_ = lam
         return self
 
     def normalized_decision_function(self, X):
         """``f(x) / sqrt(k(x, x) + lam)``: the cosine between ``w`` and
         ``phi(x)`` (BPM §4.3, used for one-vs-rest votes and rejection)."""
-        check_is_fitted(self, "alpha_")
-        Xv = self._validate_test(X)
-        f = self.decision_function(Xv)
-        return f / np.sqrt(np.asarray(self.kernel_.diag(Xv), dtype=float) + float(self.lam))
+        Xv = self._validate_test(X, "alpha_")
+        f = self._kernel_rows(Xv, self.X_fit_) @ self.alpha_
+        return f / np.sqrt(np.asarray(self.kernel_.diag(Xv), dtype=float) + self.lam_)

@@ -21,8 +21,9 @@ def all_estimators(type_filter=None):
 
     ``type_filter`` is ``'classifier'``, ``'regressor'`` or ``None`` (all).
     """
-    import kernelclf
     from sklearn.base import BaseEstimator, is_classifier, is_regressor
+
+    import kernelclf
 
     from .kernels import Kernel
 

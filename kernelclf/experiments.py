@@ -1,4 +1,7 @@
-"""Experiment protocols of the Bayes point machine paper (book chapter 12).
+"""Experiment protocols of the Bayes point machine paper, and their command line.
+
+Book chapter 12 (``book/12_bpm_experiments.md``); BPM §4 (Table 1, Fig. 8, Fig. 9)
+and TR 99-11 §6 (Table 1, Fig. 6).
 
 * :func:`bpm_table1` — BPM Table 1 (= TR Table 1): hard-margin SVM against the
   hard-boundary Bayes point machine (kernel billiard, ``lam = 0``) with the RBF
@@ -16,29 +19,53 @@
   (``C = 1 / lam``, LKC eq. 2.49–2.50).
 * :func:`one_vs_rest_bpm` and :func:`rejection_curve` — BPM §4.3, Fig. 9.
 
+Long runs: progress, results files, resume
+-------------------------------------------
+A protocol is a list of independent :class:`Task` objects (one per split) run by
+:func:`run_tasks`: a progress bar on ``sys.stderr`` (:mod:`kernelclf.progress`), each
+finished split appended at once to a JSON-lines results file, and on a rerun with the
+same settings only the splits missing from that file are computed. The file starts
+with a header line (command and the settings that change a split's result, e.g.
+``tol`` and ``seed``); a file written with other settings is refused with a message
+saying how they differ. A split that raises is recorded with its seed and error, the
+other splits go on, and the failure is reported at the end (and retried on the next
+rerun).
+
 Command line (joblib-parallel over splits)::
 
-    python -m kernelclf.experiments bpm-table1 --splits 100 --n-jobs -1
+    python -m kernelclf.experiments bpm-table1 --splits 100 --n-jobs -1 --out table1.jsonl
+
+Every command takes ``--out FILE.jsonl`` (results file; rerun to resume), ``--fresh``
+(start over, overwriting the file), ``--quiet`` (no progress bar or messages) and
+``--n-jobs``. Adding a command is one :func:`register` call with an
+:class:`Experiment` (its own arguments, its tasks, the settings stored in the header
+and the report printed at the end); progress, results file and resume come with it.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import time
+import traceback
 import warnings
+from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 from scipy import stats
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from .billiard import NotSeparableError
-from .bpm import BayesPointMachine
 from .kernels import RBF
-from .svm import SupportVectorMachine
+from .progress import progress as _progress
 
-__all__ = ["TABLE1_SIGMA", "TABLE1_REPORTED", "table1_splits", "bpm_table1", "format_table1",
-           "soft_boundary_curve", "one_vs_rest_bpm", "rejection_curve", "main"]
+__all__ = ["TABLE1_SIGMA", "TABLE1_REPORTED", "table1_splits", "table1_tasks", "table1_rows",
+           "bpm_table1", "format_table1", "soft_boundary_curve", "one_vs_rest_bpm",
+           "rejection_curve", "Task", "RunResult", "run_tasks", "ResultsFileError",
+           "SplitsFailedError", "Experiment", "COMMANDS", "register", "build_parser", "main"]
+
 
 #: RBF widths of BPM Table 1 (chosen there to be optimal for the SVM).
 TABLE1_SIGMA = {"heart": 10.0, "thyroid": 3.0, "diabetes": 5.0, "waveform": 20.0,
@@ -98,6 +125,10 @@ def _standardise(Xtr, Xte):
 
 
 def _one_split(Xtr, ytr, Xte, yte, sigma, tol, seed, lam=0.0):
+    from .billiard import NotSeparableError
+    from .bpm import BayesPointMachine
+    from .svm import SupportVectorMachine
+
     Xtr, Xte = _standardise(Xtr, Xte)
     kernel = RBF(sigma)
     with warnings.catch_warnings():
@@ -122,22 +153,52 @@ def _one_split(Xtr, ytr, Xte, yte, sigma, tol, seed, lam=0.0):
             used, int(bpm.n_bounces_))
 
 
-def bpm_table1(datasets=None, n_splits=100, n_jobs=1, tol=1e-3, seed=0, verbose=0):
-    """Run the BPM Table 1 protocol; returns a list of result dicts (errors in %)."""
-    from joblib import Parallel, delayed
+def _table1_split(Xtr, ytr, Xte, yte, sigma, tol, seed):
+    svm_err, bpm_err, lam, bounces = _one_split(Xtr, ytr, Xte, yte, sigma, tol, seed)
+    return {"svm_error": svm_err, "bpm_error": bpm_err, "lam": lam, "bounces": bounces}
 
-    names = list(datasets or TABLE1_SIGMA)
-    tasks, owners = [], []
-    for name in names:
+
+def table1_tasks(datasets=None, n_splits=100, tol=1e-3, seed=0):
+    """The BPM Table 1 protocol as a list of :class:`Task` (one per data set and split).
+
+    Task keys are ``"<data set>/<split>"``; split ``s`` of a data set is the same
+    whatever ``n_splits`` is (fixed splits, or the ``s``-th draw of one seeded
+    generator), and its billiard is seeded with ``seed + s``.
+    """
+    tasks = []
+    for name in list(datasets or TABLE1_SIGMA):
+        if name not in TABLE1_SIGMA:
+            raise ValueError(f"unknown Table 1 data set {name!r}; choose from {sorted(TABLE1_SIGMA)}")
+        sigma = TABLE1_SIGMA[name]
         for s, split in enumerate(table1_splits(name, n_splits, seed)):
-            tasks.append(delayed(_one_split)(*split, TABLE1_SIGMA[name], tol, seed + s))
-            owners.append(name)
-    res = Parallel(n_jobs=n_jobs, verbose=verbose)(tasks)
+            tasks.append(Task(f"{name}/{s}", _table1_split, (*split, sigma, tol, seed + s),
+                              {"dataset": name, "split": s, "seed": seed + s, "sigma": sigma}))
+    return tasks
+
+
+def _sem(v):
+    return float(v.std(ddof=1) / np.sqrt(len(v))) if len(v) > 1 else 0.0
+
+
+def table1_rows(records, datasets=None):
+    """Table 1 rows (errors in %) from the per-split records of :func:`run_tasks`.
+
+    Splits are taken in their index order, so a resumed or parallel run gives the
+    same numbers as an uninterrupted serial one. Data sets without any finished
+    split are left out.
+    """
+    by_name = {}
+    for rec in records:
+        by_name.setdefault(rec["dataset"], []).append(rec)
+    names = list(datasets or TABLE1_SIGMA)
     rows = []
     for name in names:
-        r = np.array([x[:2] for x, o in zip(res, owners) if o == name]) * 100
-        lams = [x[2] for x, o in zip(res, owners) if o == name]
-        bounces = [x[3] for x, o in zip(res, owners) if o == name]
+        recs = sorted(by_name.get(name, []), key=lambda r: r["split"])
+        if not recs:
+            continue
+        r = np.array([[x["result"]["svm_error"], x["result"]["bpm_error"]] for x in recs]) * 100
+        lams = np.array([x["result"]["lam"] for x in recs])
+        bounces = [x["result"]["bounces"] for x in recs]
         n = len(r)
         diff = r[:, 1] - r[:, 0]
         if n > 1 and np.any(diff != 0):
@@ -145,14 +206,57 @@ def bpm_table1(datasets=None, n_splits=100, n_jobs=1, tol=1e-3, seed=0, verbose=
         else:
             p = 0.5
         rows.append({"dataset": name, "n_splits": n, "sigma": TABLE1_SIGMA[name],
-                     "svm_mean": float(r[:, 0].mean()), "svm_sem": float(r[:, 0].std(ddof=1) / np.sqrt(n)) if n > 1 else 0.0,
-                     "bpm_mean": float(r[:, 1].mean()), "bpm_sem": float(r[:, 1].std(ddof=1) / np.sqrt(n)) if n > 1 else 0.0,
+                     "svm_mean": float(r[:, 0].mean()), "svm_sem": _sem(r[:, 0]),
+                     "bpm_mean": float(r[:, 1].mean()), "bpm_sem": _sem(r[:, 1]),
                      "p_bpm_better": p, "confidence": 1.0 - p,
                      "bpm_wins": int(np.sum(diff < 0)), "svm_wins": int(np.sum(diff > 0)),
-                     "splits_with_ridge": int(np.sum(np.array(lams) > 0)),
+                     "splits_with_ridge": int(np.sum(lams > 0)),
                      "mean_bounces": float(np.mean(bounces)),
                      "reported": TABLE1_REPORTED[name]})
     return rows
+
+
+def bpm_table1(datasets=None, n_splits=100, n_jobs=1, tol=1e-3, seed=0, verbose=0, *,
+               out=None, fresh=False, progress=None):
+    """Run the BPM Table 1 protocol; returns a list of result dicts (errors in %).
+
+    Parameters
+    ----------
+    datasets : list of str, optional
+        Keys of :data:`TABLE1_SIGMA` (default: all seven).
+    n_splits : int
+        Splits per data set (Heart has 10).
+    n_jobs : int
+        joblib workers over the splits.
+    tol : float
+        Stopping tolerance of the kernel billiard.
+    seed : int
+        Seed of the random splits; split ``s`` seeds its billiard with ``seed + s``.
+    verbose : int
+        ``> 0`` shows a progress bar (as ``progress=True``).
+    out : str or path, optional
+        JSON-lines results file: each split is appended when it finishes, and a rerun
+        with the same ``tol`` and ``seed`` computes only the splits missing from it.
+    fresh : bool
+        Ignore and overwrite an existing ``out``.
+    progress : bool or None
+        Progress bar on ``sys.stderr`` (``None``: :func:`kernelclf.progress.progress_enabled`).
+
+    Raises
+    ------
+    SplitsFailedError
+        After all other splits have run (and been saved), when some split raised;
+        the error lists each failed split with its seed.
+    """
+    names = list(datasets or TABLE1_SIGMA)
+    if verbose and progress is None:
+        progress = True
+    run = run_tasks(table1_tasks(names, n_splits, tol, seed), command="bpm-table1",
+                    config={"tol": tol, "seed": seed}, out=out, fresh=fresh, n_jobs=n_jobs,
+                    progress=progress, desc="bpm-table1", verbose=progress is not False)
+    if run.failures:
+        raise SplitsFailedError(run)
+    return table1_rows(run.records, names)
 
 
 def format_table1(rows):
@@ -181,6 +285,9 @@ def soft_boundary_curve(splits, lambdas, sigma=None, kernel=None, tol=1e-2, seed
     hard margin.  Returns ``(bpm, svm)`` arrays of shape ``(len(lambdas),
     len(splits))``.
     """
+    from .bpm import BayesPointMachine
+    from .svm import SupportVectorMachine
+
     if kernel is None:
         kernel = RBF(sigma)
     bpm_err = np.zeros((len(lambdas), len(splits)))
@@ -211,6 +318,8 @@ def one_vs_rest_bpm(Xtr, ytr, Xte, kernel, n_samples=10, lam=0.0, random_state=N
     the arg-max.  Returns ``(predicted labels, max cosine)``; the second is
     the confidence used for rejection.
     """
+    from .bpm import BayesPointMachine
+
     rng = check_random_state(random_state)
     classes = np.unique(ytr)
     scores = np.empty((len(Xte), len(classes)))
@@ -235,24 +344,360 @@ def rejection_curve(confidence, correct, rates):
     return np.array(out)
 
 
-def main(argv=None):
+# ------------------------------------------------------------------ running protocols
+@dataclass(frozen=True)
+class Task:
+    """One unit of a protocol (usually one train/test split).
+
+    Attributes
+    ----------
+    key : str
+        Unique within its command and stable across runs (e.g. ``"heart/3"``); the
+        results file is resumed by key.
+    fn : callable
+        A module-level (picklable) function; ``fn(*args)`` returns a JSON-serialisable
+        dict, stored as the record's ``"result"``.
+    args : tuple
+    meta : dict
+        Stored in the record beside the key (data set, split index, ``seed`` ...);
+        ``seed`` is quoted when the task fails.
+    """
+
+    key: str
+    fn: Callable
+    args: tuple = ()
+    meta: dict = field(default_factory=dict)
+
+
+@dataclass
+class RunResult:
+    """What :func:`run_tasks` returns: successful records (in task order), failures,
+    and how many tasks were taken from the results file / computed now."""
+
+    records: list
+    failures: list
+    n_resumed: int
+    n_run: int
+    out: str | None = None
+
+
+class ResultsFileError(ValueError):
+    """A results file cannot be resumed (other settings, or not a results file)."""
+
+
+class SplitsFailedError(RuntimeError):
+    """Some splits raised; the others ran and were saved (see ``.run``)."""
+
+    def __init__(self, run):
+        self.run = run
+        super().__init__(_failure_text(run))
+
+
+_HEADER_KEY = "kernelclf_results"
+_FORMAT = 1
+
+
+def _call(task):
+    t0 = time.perf_counter()
+    rec = {"key": task.key, **task.meta}
+    try:
+        rec["result"] = task.fn(*task.args)
+    except Exception as exc:  # reported, never lost: the other tasks go on
+        rec["error"] = f"{type(exc).__name__}: {exc}"
+        rec["traceback"] = traceback.format_exc(limit=-4)
+    rec["seconds"] = round(time.perf_counter() - t0, 3)
+    return rec
+
+
+def _normalise(config):
+    return json.loads(json.dumps(config, sort_keys=True))
+
+
+def _describe(config):
+    return ", ".join(f"{k}={v!r}" for k, v in sorted(config.items())) or "no settings"
+
+
+def _read_results(path, command, config):
+    """Finished records ``{key: record}`` of a results file, after checking its header.
+
+    A last line cut short by a killed process is dropped (and cut from the file).
+    """
+    with open(path, "rb") as fh:
+        data = fh.read()
+    if not data.strip():
+        return None
+    complete = data if data.endswith(b"\n") else data[:data.rfind(b"\n") + 1]
+    lines = complete.decode("utf-8").splitlines()
+    try:
+        header = json.loads(lines[0]) if lines else None
+    except json.JSONDecodeError:
+        header = None
+    if not isinstance(header, dict) or header.get(_HEADER_KEY) != _FORMAT:
+        raise ResultsFileError(
+            f"{path} is not a results file of kernelclf.experiments (no header line); "
+            "pass --fresh to overwrite it, or choose another --out")
+    if header.get("command") != command or _normalise(header.get("config", {})) != \
+            _normalise(config):
+        old = header.get("config", {})
+        diff = {k for k in set(old) | set(config) if old.get(k) != config.get(k)}
+        raise ResultsFileError(
+            f"{path} holds results of '{header.get('command')}' with {_describe(old)}, "
+            f"not of '{command}' with {_describe(config)} (differs in: "
+            f"{', '.join(sorted(diff)) or 'command'}). Rerun with the same settings to "
+            "resume, pass --fresh to start over (overwrites the file), or choose another --out")
+    done = {}
+    for line in lines[1:]:
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(rec, dict) and "key" in rec:
+            done[rec["key"]] = rec          # a later record of a key replaces an earlier one
+    if len(complete) < len(data):
+        with open(path, "r+b") as fh:       # a partial line from a killed run
+            fh.truncate(len(complete))
+    return done
+
+
+def _failure_text(run):
+    lines = [f"{len(run.failures)} split(s) failed (the other {len(run.records)} finished"
+             + (f" and are saved in {run.out}" if run.out else "") + "):"]
+    for rec in run.failures:
+        seed = rec.get("seed", "?")
+        lines.append(f"  {rec['key']} (seed {seed}): {rec['error']}")
+    if run.out:
+        lines.append("rerun the same command to retry only these splits")
+    return "\n".join(lines)
+
+
+def run_tasks(tasks, *, command="experiment", config=None, out=None, fresh=False, n_jobs=1,
+              progress=None, desc=None, verbose=True):
+    """Run a protocol's tasks with a progress bar, saving and resuming each result.
+
+    Parameters
+    ----------
+    tasks : list of Task
+    command : str
+        Name stored in the results file's header (a file of another command is refused).
+    config : dict
+        The settings that change a task's result (JSON-serialisable); stored in the
+        header, and a rerun with other settings is refused with a
+        :class:`ResultsFileError` naming the differences.
+    out : str or path, optional
+        JSON-lines results file: a header line, then one record per finished task,
+        appended (and flushed) as soon as the task finishes. When it exists and
+        ``fresh`` is false, tasks whose key has a successful record are not run again.
+    fresh : bool
+        Start over: overwrite ``out``.
+    n_jobs : int
+        joblib workers (results are written in the order they finish).
+    progress : bool or None
+        Progress bar (see :mod:`kernelclf.progress`).
+    desc : str, optional
+        Label of the progress bar.
+    verbose : bool
+        Say on ``sys.stderr`` how many tasks were resumed, and each failure.
+
+    Returns
+    -------
+    RunResult
+        Successful records of all ``tasks`` (resumed or new) in task order, and the
+        failed records (each with ``key``, ``seed`` when the task has one, ``error``).
+    """
+    tasks = list(tasks)
+    config = {} if config is None else dict(config)
+    keys = [t.key for t in tasks]
+    if len(set(keys)) != len(keys):
+        raise ValueError("task keys must be unique")
+    done = {}
+    fh = None
+    if out is not None:
+        out = os.fspath(out)
+        existing = None
+        if not fresh and os.path.exists(out):
+            existing = _read_results(out, command, config)
+        if existing is None:
+            parent = os.path.dirname(os.path.abspath(out))
+            os.makedirs(parent, exist_ok=True)
+            with open(out, "w") as f:
+                f.write(json.dumps({_HEADER_KEY: _FORMAT, "command": command,
+                                    "config": _normalise(config)}) + "\n")
+        else:
+            done = {k: r for k, r in existing.items() if "result" in r}
+        fh = open(out, "a")
+    todo = [t for t in tasks if t.key not in done]
+    n_resumed = len(tasks) - len(todo)
+    if verbose and n_resumed and progress is not False:
+        print(f"resuming from {out}: {n_resumed} of {len(tasks)} split(s) already done, "
+              f"{len(todo)} to run", file=sys.stderr)
+    new, failures = {}, []
+    bar = _progress(total=len(tasks), initial=n_resumed, desc=desc or command, enabled=progress,
+                    unit="split", mininterval=0, miniters=1)   # redraw after every split
+    try:
+        if n_jobs == 1 or len(todo) <= 1:
+            results = (_call(t) for t in todo)
+        else:
+            from joblib import Parallel, delayed
+            results = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
+                delayed(_call)(t) for t in todo)
+        for rec in results:
+            if fh is not None:
+                fh.write(json.dumps(rec) + "\n")
+                fh.flush()
+            if "error" in rec:
+                failures.append(rec)
+                if verbose:
+                    bar.write(f"split {rec['key']} (seed {rec.get('seed', '?')}) failed: "
+                              f"{rec['error']}", file=sys.stderr)
+                bar.set_postfix_str(f"{len(failures)} failed")
+            else:
+                new[rec["key"]] = rec
+            bar.update(1)
+    except KeyboardInterrupt:
+        if out is not None:
+            print(f"\ninterrupted: {n_resumed + len(new)} of {len(tasks)} split(s) are saved in "
+                  f"{out}; rerun the same command to finish the others", file=sys.stderr)
+        raise
+    finally:
+        bar.close()
+        if fh is not None:
+            fh.close()
+    order = {k: i for i, k in enumerate(keys)}
+    records = [done.get(k) or new.get(k) for k in keys if k in done or k in new]
+    failures.sort(key=lambda r: order[r["key"]])
+    return RunResult(records, failures, n_resumed, len(todo), out)
+
+
+# ------------------------------------------------------------------ the command line
+@dataclass
+class Experiment:
+    """A command of ``python -m kernelclf.experiments``.
+
+    Attributes
+    ----------
+    name : str
+        The subcommand (``bpm-table1``).
+    help : str
+        One line for ``--help``.
+    add_arguments : callable
+        ``add_arguments(parser)`` adds the command's own options (the common ones,
+        ``--out --fresh --quiet --n-jobs``, are added for every command).
+    tasks : callable
+        ``tasks(args) -> list[Task]``.
+    config : callable
+        ``config(args) -> dict``: the settings that change a task's result (stored in
+        the results file's header; options that only select tasks, such as the
+        number of splits, do not belong here, so a rerun with more splits reuses
+        the finished ones).
+    report : callable
+        ``report(args, records) -> str``, printed on ``sys.stdout`` at the end.
+    """
+
+    name: str
+    help: str
+    add_arguments: Callable
+    tasks: Callable
+    config: Callable
+    report: Callable
+
+
+#: the subcommands of ``python -m kernelclf.experiments``, by name
+COMMANDS: dict = {}
+
+#: modules imported by :func:`build_parser` before it lists :data:`COMMANDS`; a module
+#: that defines commands elsewhere calls :func:`register` at import time and is named here
+COMMAND_MODULES: tuple = ("kernelclf.rmm_experiments",)
+
+
+def register(experiment):
+    """Add an :class:`Experiment` to the command line (returns it)."""
+    COMMANDS[experiment.name] = experiment
+    return experiment
+
+
+def _table1_arguments(p):
+    p.add_argument("--splits", type=int, default=100, help="splits per data set (default 100)")
+    p.add_argument("--datasets", nargs="*", default=None, choices=sorted(TABLE1_SIGMA),
+                   help="data sets (default: all)")
+    p.add_argument("--tol", type=float, default=1e-3, help="billiard tolerance (default 1e-3)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random splits (default 0)")
+
+
+register(Experiment(
+    name="bpm-table1",
+    help="BPM Table 1: hard-margin SVM vs BPM",
+    add_arguments=_table1_arguments,
+    tasks=lambda a: table1_tasks(a.datasets, a.splits, a.tol, a.seed),
+    config=lambda a: {"tol": a.tol, "seed": a.seed},
+    report=lambda a, records: format_table1(table1_rows(records, a.datasets)),
+))
+
+
+def _positive_jobs(text):
+    n = int(text)
+    if n == 0:
+        raise argparse.ArgumentTypeError("--n-jobs must be a positive number or negative "
+                                         "(-1: all cores), not 0")
+    return n
+
+
+def build_parser():
+    """The argument parser: one subcommand per entry of :data:`COMMANDS`."""
+    import importlib
+
+    for module in COMMAND_MODULES:
+        importlib.import_module(module)
     parser = argparse.ArgumentParser(prog="python -m kernelclf.experiments",
-                                     description="Bayes point machine experiments (chapter 12)")
-    sub = parser.add_subparsers(dest="command", required=True)
-    t1 = sub.add_parser("bpm-table1", help="BPM Table 1: hard-margin SVM vs BPM")
-    t1.add_argument("--splits", type=int, default=100)
-    t1.add_argument("--n-jobs", type=int, default=1)
-    t1.add_argument("--datasets", nargs="*", default=None, choices=sorted(TABLE1_SIGMA))
-    t1.add_argument("--tol", type=float, default=1e-3)
-    t1.add_argument("--out", default=None, help="write the rows as JSON to this file")
+                                     description="Bayes point machine experiments (chapter 12) "
+                                     "and other long protocols; progress on stderr, results "
+                                     "saved per split, reruns resume")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, exp in COMMANDS.items():
+        p = sub.add_parser(name, help=exp.help, description=exp.help)
+        exp.add_arguments(p)
+        g = p.add_argument_group("running, saving and resuming")
+        g.add_argument("--n-jobs", type=_positive_jobs, default=1,
+                       help="joblib workers over the splits (-1: all cores)")
+        g.add_argument("--out", default=None, metavar="FILE.jsonl",
+                       help="results file (JSON lines, one record per finished split); "
+                       "rerunning the same command resumes from it")
+        g.add_argument("--fresh", action="store_true",
+                       help="start over: overwrite --out instead of resuming from it")
+        g.add_argument("--quiet", action="store_true",
+                       help="no progress bar and no messages on stderr (failures are still "
+                       "reported)")
+    return parser
+
+
+def main(argv=None):
+    """Entry point of ``python -m kernelclf.experiments``; returns the exit status
+    (0 done, 1 some splits failed, 2 bad arguments or results file, 130 interrupted)."""
+    parser = build_parser()
     args = parser.parse_args(argv)
-    rows = bpm_table1(args.datasets, args.splits, args.n_jobs, args.tol)
-    print(format_table1(rows))
-    if args.out:
-        with open(args.out, "w") as fh:
-            json.dump(rows, fh, indent=2)
+    exp = COMMANDS[args.command]
+    if args.fresh and args.out is None:
+        parser.error("--fresh needs --out (the results file to start over)")
+    try:
+        tasks = exp.tasks(args)
+        run = run_tasks(tasks, command=exp.name, config=exp.config(args), out=args.out,
+                        fresh=args.fresh, n_jobs=args.n_jobs, progress=not args.quiet,
+                        desc=exp.name, verbose=not args.quiet)
+    except ResultsFileError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    if run.records:
+        print(exp.report(args, run.records))
+    if run.failures:
+        print(_failure_text(run), file=sys.stderr)
+        return 1
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # run the package's module (not this ``__main__`` copy), so that commands registered
+    # from other modules land in the one registry
+    from kernelclf.experiments import main as _main
+
+    sys.exit(_main())

@@ -5,15 +5,11 @@ App. B.10 and D.5; Mika et al. (1999) for the kernel version.
 """
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .base import BinaryKernelClassifier, validate_binary
-from .kernels import as_kernel
+from .base import KERNEL_CONSTRAINT, BinaryKernelClassifier, Real
+from .kernels import Linear
 
 __all__ = ["FisherDiscriminant", "KernelFisherDiscriminant", "fisher_criterion"]
 
@@ -37,15 +33,19 @@ def fisher_criterion(w, X, y):
     return float((w @ (mu_p - mu_n)) ** 2 / (2.0 * s2))
 
 
-def _spd_solve(S, rhs, what):
+def _spd_solve(S, rhs, what, param):
+    if not np.all(np.isfinite(S)):
+        raise ValueError(f"the {what} overflows (it contains infinity or NaN); rescale the "
+                         "inputs or the kernel")
     try:
         return cho_solve(cho_factor(S, lower=True), rhs)
     except LinAlgError:
-        raise ValueError(f"the {what} is singular; increase the regularisation "
-                         "parameter") from None
+        raise ValueError(f"the {what} is singular (e.g. constant or collinear features, or "
+                         f"one point per class); increase the regularisation parameter {param}"
+                         ) from None
 
 
-class FisherDiscriminant(ClassifierMixin, BaseEstimator):
+class FisherDiscriminant(BinaryKernelClassifier):
     """Fisher's linear discriminant with the class-prior offset (LKC Algorithm 8, p. 329).
 
     Maximum-likelihood fit of two Gaussian classes with a shared covariance
@@ -55,6 +55,12 @@ class FisherDiscriminant(ClassifierMixin, BaseEstimator):
     ``b = 1/2 (mu_-' Sigma^-1 mu_- - mu_+' Sigma^-1 mu_+) + ln(m_+ / m_-)``.
     The direction maximises Fisher's criterion (eq. 3.38); it is also the
     least-squares direction of Remark 3.16.
+
+    The estimates are computed on the inputs divided by a power of two near their
+    largest magnitude and mapped back (exact in floating point), so that inputs of
+    any finite scale (``1e-300`` to ``1e300``) give the same classifier.
+    This is the primal, linear-kernel case of :class:`KernelFisherDiscriminant`
+    (``kernel_`` is ``Linear()``).
 
     Parameters
     ----------
@@ -71,38 +77,40 @@ class FisherDiscriminant(ClassifierMixin, BaseEstimator):
     classes_ : ndarray (2,)
     """
 
+    _parameter_constraints = {"reg": [Real(0, None, closed="left")]}
+    _default_kernel = Linear
+
     def __init__(self, reg=0.0):
         self.reg = reg
 
     def fit(self, X, y):
         """Estimate the class means, the pooled covariance, ``w`` and ``b``."""
-        X = validate_data(self, X, dtype=np.float64, ensure_all_finite=True)
-        X, y_pm, classes = validate_binary(X, y)
-        if not isinstance(self.reg, numbers.Real) or not self.reg >= 0:
-            raise ValueError(f"reg must be >= 0, got {self.reg!r}")
+        X, y_pm = self._fit_binary(X, y)
+        top = float(np.max(np.abs(X)))
+        # an exact power-of-two rescaling keeps X'X finite and non-zero for any finite scale
+        scale = 2.0 ** np.round(np.log2(top)) if top > 0 else 1.0
+        Xs = X / scale
         m = len(y_pm)
         pos, neg = y_pm > 0, y_pm < 0
         mp, mn = int(pos.sum()), int(neg.sum())
-        mu_p, mu_n = X[pos].mean(axis=0), X[neg].mean(axis=0)
-        S = (X.T @ X - mp * np.outer(mu_p, mu_p) - mn * np.outer(mu_n, mu_n)) / m
-        S = 0.5 * (S + S.T) + self.reg * np.eye(X.shape[1])
-        sol = _spd_solve(S, np.column_stack([mu_p, mu_n]), "pooled covariance")
-        self.coef_ = sol[:, 0] - sol[:, 1]
+        mu_p, mu_n = Xs[pos].mean(axis=0), Xs[neg].mean(axis=0)
+        S = (Xs.T @ Xs - mp * np.outer(mu_p, mu_p) - mn * np.outer(mu_n, mu_n)) / m
+        S = 0.5 * (S + S.T)
+        if self.reg:
+            with np.errstate(over="ignore"):
+                S[np.diag_indices_from(S)] += self.reg / scale / scale
+        sol = _spd_solve(S, np.column_stack([mu_p, mu_n]), "pooled covariance", "reg")
+        self.coef_ = (sol[:, 0] - sol[:, 1]) / scale
         self.intercept_ = float(0.5 * (mu_n @ sol[:, 1] - mu_p @ sol[:, 0]) + np.log(mp / mn))
-        self.means_ = np.vstack([mu_n, mu_p])
-        self.covariance_ = S
-        self.classes_ = classes
+        self.means_ = np.vstack([mu_n, mu_p]) * scale
+        with np.errstate(over="ignore"):
+            self.covariance_ = S * scale * scale
         return self
 
     def decision_function(self, X):
         """``<w, x> + b``; positive means ``classes_[1]``."""
-        check_is_fitted(self, "coef_")
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = self._validate_test(X)
         return X @ self.coef_ + self.intercept_
-
-    def predict(self, X):
-        """Class labels by the sign of :meth:`decision_function`."""
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
 
 
 class KernelFisherDiscriminant(BinaryKernelClassifier):
@@ -120,7 +128,8 @@ class KernelFisherDiscriminant(BinaryKernelClassifier):
     Parameters
     ----------
     kernel : Kernel, str, callable or None
-        ``None`` means linear.
+        ``None`` means linear. Cloned into ``kernel_`` at ``fit``; string kernels
+        take lists of strings.
     lam : float > 0
         Regularisation ``lambda``.
 
@@ -132,19 +141,18 @@ class KernelFisherDiscriminant(BinaryKernelClassifier):
     kernel_, X_fit_, classes_
     """
 
+    _parameter_constraints = {"kernel": KERNEL_CONSTRAINT,
+                              "lam": [Real(0, None, closed="neither")]}
+
     def __init__(self, kernel=None, lam=1e-3):
         self.kernel = kernel
         self.lam = lam
 
     def fit(self, X, y):
         """Solve ``S alpha = k_+ - k_-`` for the training sample."""
-        kernel = as_kernel(self.kernel)
-        X, y_pm, classes = validate_binary(X, y, kernel)
-        if not isinstance(self.lam, numbers.Real) or not self.lam > 0:
-            raise ValueError(f"lam must be > 0, got {self.lam!r}")
-        self._set_training_data(X, classes)
-        self.kernel_, self.X_fit_ = kernel, X
-        G = np.asarray(kernel(X), dtype=float)
+        X, y_pm = self._fit_binary(X, y)
+        self.X_fit_ = X
+        G = self._training_gram(X).full()
         m = len(y_pm)
         pos, neg = y_pm > 0, y_pm < 0
         mp, mn = int(pos.sum()), int(neg.sum())
@@ -152,7 +160,7 @@ class KernelFisherDiscriminant(BinaryKernelClassifier):
         S = (G @ G - mp * np.outer(kp, kp) - mn * np.outer(kn, kn)) / m
         S = 0.5 * (S + S.T)
         S[np.diag_indices_from(S)] += self.lam
-        sol = _spd_solve(S, np.column_stack([kp, kn]), "matrix S")
+        sol = _spd_solve(S, np.column_stack([kp, kn]), "matrix S", "lam")
         self.alpha_ = sol[:, 0] - sol[:, 1]
         self.intercept_ = float(0.5 * (kn @ sol[:, 1] - kp @ sol[:, 0]) + np.log(mp / mn))
         return self

@@ -25,16 +25,18 @@ import numbers
 import warnings
 
 import numpy as np
-from scipy.linalg import cho_solve, cholesky, solve_triangular
+from scipy.linalg import LinAlgError, cho_solve, cholesky, solve_triangular
 from scipy.optimize import minimize
 from scipy.special import erf, expit, log_expit
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, check_X_y
+from sklearn.utils._param_validation import StrOptions
+from sklearn.utils.validation import check_is_fitted
 
-from .base import BinaryKernelClassifier, validate_binary, validate_test_inputs
-from .kernels import RBF, Kernel, _check_vectors, as_kernel, squared_distances
+from .base import KERNEL_CONSTRAINT, BinaryKernelClassifier, Int, KernelMixin, Real
+from .gram import IndefiniteKernelError
+from .kernels import RBF, Kernel, _check_vectors, squared_distances
 
 __all__ = ["ARDRBF", "GaussianProcessRegressor", "GaussianProcessClassifier",
            "laplace_mode", "stable_sigmoid", "softplus"]
@@ -124,12 +126,23 @@ class ARDRBF(Kernel):
         return K, np.stack(grads, axis=-1)
 
 
+def _cholesky(A, kernel, what):
+    """Lower Cholesky factor of ``A``; an indefinite matrix is blamed on the kernel."""
+    try:
+        return cholesky(A, lower=True)
+    except LinAlgError:
+        raise IndefiniteKernelError(
+            f"the {what} built from the kernel {kernel!r} is not positive definite, so the "
+            "kernel is not a valid covariance function on these inputs (LKC Prop. 2.18)"
+        ) from None
+
+
 def _kernel_theta(kernel):
     return np.asarray(kernel.theta, dtype=float) if hasattr(kernel, "gram_and_gradient") \
         else np.empty(0)
 
 
-class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
+class GaussianProcessRegressor(KernelMixin, RegressorMixin, BaseEstimator):
     """Gaussian process regression (LKC Algorithm 4, p. 325; §3.2, eq. 3.8–3.15).
 
     Fits ``alpha = (G + sigma_t^2 I)^-1 t`` by a Cholesky solve; the predictive
@@ -147,7 +160,8 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
     Parameters
     ----------
     kernel : Kernel, str, callable or None
-        Covariance function; ``None`` means ``ARDRBF(1.0)``.
+        Covariance function; ``None`` means ``ARDRBF(1.0)``. String kernels on lists
+        of strings are accepted (only the noise is then adapted by ``optimize``).
     noise : float > 0
         Noise variance sigma_t^2 (initial value when ``optimize=True``).
     optimize : bool
@@ -164,12 +178,22 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
     alpha_ : ndarray (m,)
         Expansion coefficients of the predictive mean.
     kernel_ : Kernel
-        The (optimised) kernel.
+        The (optimised) kernel, a clone of ``kernel``.
     noise_ : float
         The (optimised) noise variance.
     log_marginal_likelihood_ : float
         Log evidence at the fitted hyperparameters.
     """
+
+    _parameter_constraints = {
+        "kernel": KERNEL_CONSTRAINT,
+        "noise": [Real(0, None, closed="neither")],
+        "optimize": ["boolean"],
+        "n_restarts": [Int(0, None, closed="left")],
+        "bounds": [tuple, list],
+        "random_state": ["random_state"],
+    }
+    _default_kernel = ARDRBF
 
     def __init__(self, kernel=None, noise=0.1, optimize=False, n_restarts=0,
                  bounds=(1e-5, 1e5), random_state=None):
@@ -216,30 +240,32 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
         return self._evidence(kern, theta[-1], self.X_fit_, self.y_fit_, eval_gradient)
 
     def fit(self, X, y):
-        """Fit to inputs ``X`` (m, n) and real targets ``y`` (m,)."""
-        X, y = check_X_y(X, y, dtype=np.float64, y_numeric=True)
-        if not isinstance(self.noise, numbers.Real) or not self.noise > 0:
-            raise ValueError(f"noise must be > 0, got {self.noise!r}")
-        kernel = ARDRBF(1.0) if self.kernel is None else as_kernel(self.kernel)
-        self.n_features_in_ = X.shape[1]
-        self.X_fit_, self.y_fit_ = X, y
+        """Fit to inputs ``X`` (m, n) (or a list of strings) and real targets ``y`` (m,)."""
+        self._validate_params()
+        lo, hi = _check_bounds(self.bounds)
+        kernel = self._fit_kernel()
+        X, y = self._validate_Xy(X, _numeric_targets(y), y_numeric=True)
         noise = float(self.noise)
+        gram = self._training_gram(X)  # the numerical guard on the starting kernel
         if self.optimize:
-            kernel, noise = self._maximise_evidence(kernel, noise, X, y)
-        self.kernel_, self.noise_ = kernel, noise
-        K = kernel(X)
-        K[np.diag_indices_from(K)] += noise
-        self.L_ = cholesky(K, lower=True)
+            kernel, noise = self._maximise_evidence(kernel, noise, X, y, lo, hi)
+            if kernel is not self.kernel_:
+                self.kernel_ = kernel
+                gram = self._training_gram(X)
+        self.X_fit_, self.y_fit_ = X, y
+        self.noise_ = noise
+        self.L_ = _cholesky(gram.with_ridge(noise).full(), self.kernel_,
+                            "training covariance G + noise I")
         self.alpha_ = cho_solve((self.L_, True), y)
         self.log_marginal_likelihood_ = float(
             -0.5 * y @ self.alpha_ - np.log(np.diag(self.L_)).sum()
             - 0.5 * len(y) * np.log(2 * np.pi))
         return self
 
-    def _maximise_evidence(self, kernel, noise, X, y):
+    def _maximise_evidence(self, kernel, noise, X, y, lo, hi):
         has_grad = hasattr(kernel, "gram_and_gradient")
         theta0 = np.concatenate([_kernel_theta(kernel), [np.log(noise)]])
-        lo, hi = np.log(self.bounds[0]), np.log(self.bounds[1])
+        lo, hi = np.log(lo), np.log(hi)
 
         def objective(theta):
             kern = kernel.with_theta(theta[:-1]) if has_grad else kernel
@@ -267,8 +293,8 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
         ``include_noise=True`` gives the variance of a new *target*
         (``+ sigma_t^2``); ``False`` that of the latent function value.
         """
-        X = validate_test_inputs(self, X, "alpha_")
-        Ks = self.kernel_(X, self.X_fit_)
+        X = self._validate_test(X)
+        Ks = self._kernel_rows(X, self.X_fit_)
         mean = Ks @ self.alpha_
         if not return_std:
             return mean
@@ -277,6 +303,36 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
         if include_noise:
             var = var + self.noise_
         return mean, np.sqrt(np.maximum(var, 0.0))
+
+
+def _check_bounds(bounds):
+    try:
+        lo, hi = (float(b) for b in bounds)
+    except (TypeError, ValueError):
+        raise ValueError(f"bounds must be a pair (low, high) of numbers, got {bounds!r}") from None
+    if not (np.isfinite(lo) and np.isfinite(hi) and 0 < lo < hi):
+        raise ValueError(f"bounds must satisfy 0 < low < high < inf, got {bounds!r}")
+    return lo, hi
+
+
+def _numeric_targets(y):
+    """Refuse non-numeric regression targets with a clear message (before numpy does)."""
+    try:
+        arr = y if hasattr(y, "dtype") else np.asarray(y)
+    except (TypeError, ValueError):
+        return y  # ragged input: let the validation report it
+    kind = getattr(getattr(arr, "dtype", None), "kind", "")
+    if kind in ("U", "S"):
+        raise ValueError("regression targets y must be numbers, got strings such as "
+                         f"{np.ravel(arr)[:1].tolist()}; encode them as floats (for class "
+                         "labels use a classifier)")
+    if kind == "O":
+        try:
+            np.asarray(arr, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError("regression targets y must be numbers, got values such as "
+                             f"{np.ravel(arr)[:1].tolist()}") from None
+    return y
 
 
 def _objective(alpha, t, y01):
@@ -379,6 +435,12 @@ class GaussianProcessClassifier(BinaryKernelClassifier):
     * ``'mackay'``: the probit approximation ``sigmoid(mu / sqrt(1 + pi v / 8))``;
     * ``'map'``: the plug-in ``sigmoid(mu)`` (the sign rule of eq. 3.22).
 
+    ``decision_function`` returns the predictive log-odds
+    ``ln(P(classes_[1] | x) / P(classes_[0] | x))`` of these probabilities, so it
+    ranks test points exactly as ``predict_proba`` does; its sign is the sign of the
+    latent mean (all three predictives are odd in ``mu``). The latent posterior mean
+    itself is :meth:`latent_mean` (and :meth:`latent_mean_and_variance`).
+
     Parameters
     ----------
     kernel : Kernel, str, callable or None
@@ -386,16 +448,19 @@ class GaussianProcessClassifier(BinaryKernelClassifier):
     noise : float >= 0
         Added to the diagonal of the latent covariance.
     predictive : {'williams-barber', 'mackay', 'map'}
-    tol : float
+    tol : float >= 0
         Stop when ``||g|| / m < tol``.
-    max_iter : int
+    max_iter : int >= 1
         Newton iterations.
 
     Attributes
     ----------
     alpha_ : ndarray (m,)
         ``alpha`` at the Laplace mode; ``f(x) = sum_i alpha_i k(x_i, x)`` is the
-        latent posterior mean, so ``decision_function``/``predict`` follow eq. 3.22.
+        latent posterior mean (:meth:`latent_mean`), whose sign ``predict`` follows
+        (eq. 3.22).
+    kernel_ : Kernel
+        A clone of ``kernel``.
     latent_mode_ : ndarray (m,)
         ``t_hat = G alpha_``.
     log_marginal_likelihood_ : float
@@ -405,6 +470,15 @@ class GaussianProcessClassifier(BinaryKernelClassifier):
     objective_trace_ : ndarray
         ``J`` after every accepted Newton step (non-decreasing).
     """
+
+    _parameter_constraints = {
+        "kernel": KERNEL_CONSTRAINT,
+        "noise": [Real(0, None, closed="left")],
+        "predictive": [StrOptions({"williams-barber", "mackay", "map"})],
+        "tol": [Real(0, None, closed="left")],
+        "max_iter": [Int(1, None, closed="left")],
+    }
+    _default_kernel = RBF
 
     def __init__(self, kernel=None, noise=0.0, predictive="williams-barber", tol=1e-10,
                  max_iter=100):
@@ -416,19 +490,16 @@ class GaussianProcessClassifier(BinaryKernelClassifier):
 
     def fit(self, X, y):
         """Find the Laplace mode for training inputs ``X`` and two-class labels ``y``."""
-        kernel = RBF(1.0) if self.kernel is None else as_kernel(self.kernel)
-        X, y_pm, classes = validate_binary(X, y, kernel)
-        if self.predictive not in ("williams-barber", "mackay", "map"):
-            raise ValueError(f"unknown predictive {self.predictive!r}; use "
-                             "'williams-barber', 'mackay' or 'map'")
-        if not isinstance(self.noise, numbers.Real) or not self.noise >= 0:
-            raise ValueError(f"noise must be >= 0, got {self.noise!r}")
-        self._set_training_data(X, classes)
-        self.kernel_, self.X_fit_, self.y_fit_ = kernel, X, y_pm
-        G = np.asarray(kernel(X), dtype=float)
-        if self.noise:
-            G[np.diag_indices_from(G)] += self.noise
-        res = laplace_mode(G, y_pm, tol=self.tol, max_iter=self.max_iter)
+        X, y_pm = self._fit_binary(X, y)
+        self.X_fit_, self.y_fit_ = X, y_pm
+        G = self._training_gram(X, ridge=self.noise).full()
+        try:
+            res = laplace_mode(G, y_pm, tol=self.tol, max_iter=self.max_iter)
+        except LinAlgError:
+            raise IndefiniteKernelError(
+                f"the latent covariance built from the kernel {self.kernel_!r} is not positive "
+                "semi-definite, so the Laplace approximation does not exist (LKC Prop. 2.18)"
+            ) from None
         if not res["converged"]:
             warnings.warn(f"Laplace Newton iteration stopped after {self.max_iter} steps "
                           "without reaching tol", ConvergenceWarning, stacklevel=2)
@@ -442,28 +513,52 @@ class GaussianProcessClassifier(BinaryKernelClassifier):
             - np.log(np.diag(res["L"])).sum())
         return self
 
-    def latent_mean_and_variance(self, X):
-        """Laplace posterior mean and variance of the latent value at ``X``."""
+    def latent_mean(self, X):
+        """Laplace posterior mean ``sum_i alpha_i k(x_i, x)`` of the latent value (eq. 3.22)."""
         X = self._validate_test(X)
-        Ks = self.kernel_(X, self.X_fit_)
+        return self._kernel_rows(X, self.X_fit_) @ self.alpha_
+
+    def latent_mean_and_variance(self, X):
+        """Laplace posterior mean and variance of the latent value at ``X`` (eq. 3.21)."""
+        X = self._validate_test(X)
+        Ks = self._kernel_rows(X, self.X_fit_)
         mean = Ks @ self.alpha_
         V = solve_triangular(self.L_, self.sqrt_p_[:, None] * Ks.T, lower=True)
         var = (np.asarray(self.kernel_.diag(X), dtype=float) + self.noise
                - np.einsum("ij,ij->j", V, V))
         return mean, np.maximum(var, 1e-300)
 
-    def predict_proba(self, X):
-        """Columns ``P(classes_[0] | x)``, ``P(classes_[1] | x)``."""
+    def _predictive(self, X):
+        """``(P(classes_[0] | x), P(classes_[1] | x), log-odds)`` of the chosen predictive."""
         mu, var = self.latent_mean_and_variance(X)
-        if self.predictive == "map":
-            p = expit(mu)
-        elif self.predictive == "mackay":
-            p = expit(mu / np.sqrt(1.0 + np.pi * var / 8.0))
-        else:
-            a = 1.0 / (2.0 * var)
-            gam = _WB_LAMBDAS * mu
-            integrals = (np.sqrt(np.pi / a) * erf(gam * np.sqrt(a / (a + _WB_LAMBDAS ** 2)))
-                         / (2.0 * np.sqrt(var * 2.0 * np.pi)))
-            p = (_WB_COEFS * integrals).sum(axis=0) + 0.5 * _WB_COEFS.sum()
-        p = np.clip(p, 0.0, 1.0)
-        return np.column_stack([1.0 - p, p])
+        if self.predictive in ("map", "mackay"):
+            z = mu if self.predictive == "map" else mu / np.sqrt(1.0 + np.pi * var / 8.0)
+            return expit(-z), expit(z), z
+        # Williams & Barber: P = 1/2 + (an odd function of mu). The constant is taken as
+        # exactly 1/2 (the printed coefficients sum to 1 - 1e-8), so that the predictive
+        # is symmetric, P(+1 | mu) = 1 - P(+1 | -mu), and its sign rule is that of mu.
+        a = 1.0 / (2.0 * var)
+        gam = _WB_LAMBDAS * mu
+        integrals = (np.sqrt(np.pi / a) * erf(gam * np.sqrt(a / (a + _WB_LAMBDAS ** 2)))
+                     / (2.0 * np.sqrt(var * 2.0 * np.pi)))
+        odd = (_WB_COEFS * integrals).sum(axis=0)
+        p1, p0 = np.clip(0.5 + odd, 0.0, 1.0), np.clip(0.5 - odd, 0.0, 1.0)
+        tiny = np.finfo(float).tiny
+        return p0, p1, np.log(np.maximum(p1, tiny)) - np.log(np.maximum(p0, tiny))
+
+    def predict_proba(self, X):
+        """Columns ``P(classes_[0] | x)``, ``P(classes_[1] | x)`` (see the class docstring)."""
+        p0, p1, _ = self._predictive(X)
+        return np.column_stack([p0, p1])
+
+    def decision_function(self, X):
+        """Predictive log-odds ``ln(P(classes_[1] | x) / P(classes_[0] | x))``.
+
+        A monotone function of ``predict_proba(X)[:, 1]``, positive for ``classes_[1]``
+        exactly where the latent mean is positive (eq. 3.22). For ``'map'`` and
+        ``'mackay'`` it is the logistic's argument (``mu`` and
+        ``mu / sqrt(1 + pi v / 8)``); for ``'williams-barber'`` the log-odds of its
+        probabilities (probabilities below the smallest positive float are taken at
+        that float, so the values stay finite). The latent mean is :meth:`latent_mean`.
+        """
+        return self._predictive(X)[2]

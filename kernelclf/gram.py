@@ -116,9 +116,18 @@ def _scale_text(X):
 
 def _check_finite(values, kernel, X, what="Gram matrix"):
     if not np.all(np.isfinite(values)):
+        name = _kernel_name(kernel) if kernel is not None else "given as a matrix"
         raise ValueError(
-            f"the {what} of the kernel {_kernel_name(kernel)} contains NaN or infinity"
+            f"the {what} of the kernel {name} contains NaN or infinity"
             f"{_scale_text(X)} (kernel values overflow)")
+
+
+def _finite_columns(column, kernel, X):
+    def checked(i):
+        col = column(i)
+        _check_finite(col, kernel, X)
+        return col
+    return checked
 
 
 def check_gram(G, kernel=None, X=None, mode=None, random_state=0):
@@ -136,7 +145,7 @@ def check_gram(G, kernel=None, X=None, mode=None, random_state=0):
         return 0.0
     name = _kernel_name(kernel) if kernel is not None else "given as a matrix"
     scale = float(np.max(np.abs(G))) or 1.0
-    if not np.allclose(G, G.T, rtol=0.0, atol=1e-8 * scale):
+    if float(np.max(np.abs(G - G.T))) > 1e-8 * scale:
         _complain(mode, f"the Gram matrix of the kernel {name} is not symmetric "
                   "(a kernel must satisfy k(x, x') = k(x', x))")
         G = 0.5 * (G + G.T)
@@ -279,6 +288,8 @@ class Gram:
             else:
                 self._G = None
                 self._colfun = self.kernel.column_function(X)
+                if check:       # the PSD check sees a sample only: check every column made
+                    self._colfun = _finite_columns(self._colfun, self.kernel, X)
                 self._cache = ColumnCache(self._colfun, self.m, cache_mb)
                 if check:
                     idx = np.arange(self.m)
@@ -322,6 +333,14 @@ class Gram:
 
     __getitem__ = column
 
+    def column_getter(self):
+        """The fastest ``i -> column i`` for a solver's inner loop (no evaluation count)."""
+        if self.ridge:
+            return self.column
+        if self._G is not None:
+            return self._G.__getitem__
+        return self._cache.__getitem__
+
     def columns(self, idx):
         """The block ``(G + ridge I)[:, idx]``."""
         idx = np.asarray(idx, dtype=int).ravel()
@@ -344,7 +363,9 @@ class Gram:
             out = np.empty((self.m,) + v.shape[1:])
             for s in range(0, self.m, block):
                 rows = take_rows(self.X, slice(s, s + block))
-                out[s:s + block] = np.asarray(self.kernel(rows, self.X), dtype=float) @ v
+                K = np.asarray(self.kernel(rows, self.X), dtype=float)
+                _check_finite(K, self.kernel, self.X)
+                out[s:s + block] = K @ v
             self.n_computed += self.m * self.m
         return out + self.ridge * v
 

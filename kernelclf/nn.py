@@ -1,6 +1,7 @@
-"""k-nearest-neighbour classification in a kernel-induced feature space.
+"""k-nearest-neighbour and nearest-centroid classification in a kernel feature space.
 
-LKC §1.2 (eq. 1.1-1.2, Fig. 1.6); book chapter 01.  The distance between two
+Book chapter 01 (``book/01_introduction.md``); LKC §1.2 (eq. 1.1-1.2, Fig. 1.6).
+The distance between two
 inputs is measured after the feature map, ``||phi(x) - phi(x')||``, which a
 kernel gives without computing ``phi``:
 
@@ -23,22 +24,31 @@ import numbers
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import column_or_1d
 
-from .base import validate_inputs, validate_test_inputs
-from .kernels import as_kernel, feature_space_distances
+from .base import KERNEL_CONSTRAINT, Int, KernelMixin
+from .gram import take_rows
 
 __all__ = ["KernelNearestNeighbors", "KernelNearestCentroid"]
 
 
-def _take(X, mask):
-    """Rows of an array, or items of a list of strings, where ``mask`` is true."""
-    if isinstance(X, np.ndarray):
-        return X[mask]
-    return [x for x, keep in zip(X, mask) if keep]
+def _squared_distances(diag_x, K, diag_y):
+    """``k(x,x) - 2 k(x,x') + k(x',x')`` with negative round-off clipped (LKC eq. 1.2)."""
+    return np.maximum(diag_x[:, None] + diag_y[None, :] - 2.0 * K, 0.0)
 
 
-class KernelNearestNeighbors(ClassifierMixin, BaseEstimator):
+class _MulticlassKernelClassifier(KernelMixin, ClassifierMixin, BaseEstimator):
+    """Fit preamble of the (multiclass) classifiers of this module."""
+
+    def _fit_preamble(self, X, y):
+        self._validate_params()
+        self._fit_kernel()
+        X, y = self._validate_Xy(X, y)
+        check_classification_targets(y)
+        self.classes_, y_idx = np.unique(y, return_inverse=True)
+        return X, y_idx
+
+
+class KernelNearestNeighbors(_MulticlassKernelClassifier):
     """Majority vote of the ``k`` nearest training points in feature space.
 
     LKC §1.2, eq. (1.2); book chapter 01.  The classifier stores the whole
@@ -49,13 +59,17 @@ class KernelNearestNeighbors(ClassifierMixin, BaseEstimator):
     in distance to the training point with the smaller index, as in
     scikit-learn's brute-force ``KNeighborsClassifier``.
 
+    At ``fit`` the training Gram matrix passes the numerical guard of
+    :class:`kernelclf.gram.Gram` (finite values, positive semi-definite: eq. 1.2
+    is a distance only for a valid kernel), and its diagonal ``k(x_i, x_i)`` is kept.
+
     Parameters
     ----------
     n_neighbors : int, default 1
         Number of neighbours ``k`` that vote.
     kernel : kernel object, str, callable or None
         ``None`` means the linear kernel, i.e. Euclidean distance in input space
-        (see :func:`kernelclf.kernels.as_kernel`).
+        (see :func:`kernelclf.kernels.as_kernel`). Cloned into ``kernel_``.
 
     Attributes
     ----------
@@ -68,32 +82,23 @@ class KernelNearestNeighbors(ClassifierMixin, BaseEstimator):
         Training labels as indices into ``classes_``.
     """
 
+    _parameter_constraints = {"n_neighbors": [Int(1, None, closed="left")],
+                              "kernel": KERNEL_CONSTRAINT}
+
     def __init__(self, n_neighbors=1, kernel=None):
         self.n_neighbors = n_neighbors
         self.kernel = kernel
 
     def fit(self, X, y):
         """Store the training sample."""
-        kernel = as_kernel(self.kernel)
-        X = validate_inputs(X, kernel)
-        y = column_or_1d(np.asarray(y), warn=True)
-        if len(y) != len(X):
-            raise ValueError(f"X has {len(X)} samples but y has {len(y)}")
-        check_classification_targets(y)
-        k = self.n_neighbors
-        if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
-            raise ValueError(f"n_neighbors must be a positive integer, got {k!r}")
-        if k > len(X):
-            raise ValueError(f"n_neighbors={k} exceeds the number of training points ({len(X)})")
-        self.classes_, self.y_fit_ = np.unique(y, return_inverse=True)
-        self.kernel_ = kernel
+        X, self.y_fit_ = self._fit_preamble(X, y)
+        m = len(self.y_fit_)
+        if self.n_neighbors > m:
+            raise ValueError(f"n_neighbors={self.n_neighbors} exceeds the number of training "
+                             f"points (n_samples={m})")
+        self.diag_fit_ = np.array(self._training_gram(X).diag, dtype=float)
         self.X_fit_ = X
-        if isinstance(X, np.ndarray):
-            self.n_features_in_ = X.shape[1]
         return self
-
-    def _validate_test(self, X):
-        return validate_test_inputs(self, X)
 
     def kneighbors(self, X, n_neighbors=None):
         """Feature-space distances to, and indices of, the nearest training points.
@@ -103,9 +108,16 @@ class KernelNearestNeighbors(ClassifierMixin, BaseEstimator):
         """
         X = self._validate_test(X)
         k = self.n_neighbors if n_neighbors is None else n_neighbors
-        if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 1 <= k <= len(self.X_fit_):
-            raise ValueError(f"n_neighbors must be an integer in [1, {len(self.X_fit_)}], got {k!r}")
-        d2 = feature_space_distances(self.kernel_, X, self.X_fit_, squared=True)
+        m = len(self.diag_fit_)
+        if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral) \
+                or not 1 <= k <= m:
+            raise ValueError(f"n_neighbors must be an integer in [1, {m}], got {k!r}")
+        K = self._kernel_rows(X, self.X_fit_)
+        diag = np.asarray(self.kernel_.diag(X), dtype=float)
+        if not np.all(np.isfinite(diag)):
+            raise ValueError(f"the kernel {self.kernel_!r} gives NaN or infinity on the test "
+                             "inputs (kernel values overflow); rescale them")
+        d2 = _squared_distances(diag, K, self.diag_fit_)
         ind = np.argsort(d2, axis=1, kind="stable")[:, :k]
         return np.sqrt(np.take_along_axis(d2, ind, axis=1)), ind
 
@@ -122,7 +134,7 @@ class KernelNearestNeighbors(ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(proba, axis=1)]
 
 
-class KernelNearestCentroid(ClassifierMixin, BaseEstimator):
+class KernelNearestCentroid(_MulticlassKernelClassifier):
     """Assign ``x`` to the class whose mean in feature space is closest.
 
     LKC §1.2, eq. (1.1) and the kernel expansion on p. 11; book chapter 01.
@@ -135,10 +147,14 @@ class KernelNearestCentroid(ClassifierMixin, BaseEstimator):
     and ``argmax_c f_c(x) = argmin_c ||phi(x) - w_c||``.  With the linear kernel
     this is scikit-learn's ``NearestCentroid``.  Ties go to the first class.
 
+    The training Gram matrix passes the numerical guard of
+    :class:`kernelclf.gram.Gram` (with an indefinite kernel the "means" are not
+    points of a feature space and the rule inverts).
+
     Parameters
     ----------
     kernel : kernel object, str, callable or None
-        ``None`` means the linear kernel.
+        ``None`` means the linear kernel. Cloned into ``kernel_``.
 
     Attributes
     ----------
@@ -149,37 +165,49 @@ class KernelNearestCentroid(ClassifierMixin, BaseEstimator):
         ``-||w_c||^2 / 2``.
     """
 
+    _parameter_constraints = {"kernel": KERNEL_CONSTRAINT}
+
     def __init__(self, kernel=None):
         self.kernel = kernel
 
     def fit(self, X, y):
         """Compute the expansion coefficients and offsets of the class means."""
-        kernel = as_kernel(self.kernel)
-        X = validate_inputs(X, kernel)
-        y = column_or_1d(np.asarray(y), warn=True)
-        if len(y) != len(X):
-            raise ValueError(f"X has {len(X)} samples but y has {len(y)}")
-        check_classification_targets(y)
-        self.classes_, idx = np.unique(y, return_inverse=True)
+        X, idx = self._fit_preamble(X, y)
         if len(self.classes_) < 2:
-            raise ValueError("need at least two classes in y")
+            raise ValueError("need at least two classes in y, got 1 class "
+                             f"({self.classes_.tolist()})")
         onehot = (idx[None, :] == np.arange(len(self.classes_))[:, None]).astype(float)
         self.alpha_ = onehot / onehot.sum(axis=1, keepdims=True)
+        gram = self._training_gram(X)
         # ||w_c||^2 = mean of the class's own Gram block (only the diagonal blocks are needed)
-        self.intercept_ = np.array([
-            -0.5 * np.mean(kernel(_take(X, idx == c))) for c in range(len(self.classes_))])
-        self.kernel_ = kernel
+        blocks = []
+        for c in range(len(self.classes_)):
+            members = np.flatnonzero(idx == c)
+            if gram.precomputed:
+                block = gram.columns(members)[members]
+            else:
+                block = self._kernel_rows(take_rows(X, members), take_rows(X, members))
+            blocks.append(-0.5 * np.mean(block))
+        self.intercept_ = np.array(blocks)
         self.X_fit_ = X
-        if isinstance(X, np.ndarray):
-            self.n_features_in_ = X.shape[1]
         return self
 
-    def decision_function(self, X):
+    def class_scores(self, X):
         """The class scores ``f_c(x)``, shape ``(n_test, n_classes)``."""
-        X = validate_test_inputs(self, X, "alpha_")
-        return self.kernel_(X, self.X_fit_) @ self.alpha_.T + self.intercept_
+        X = self._validate_test(X)
+        return self._kernel_rows(X, self.X_fit_) @ self.alpha_.T + self.intercept_
+
+    def decision_function(self, X):
+        """Scores in scikit-learn's convention.
+
+        With three or more classes the class scores ``f_c(x)`` (shape
+        ``(n_test, n_classes)``, as :meth:`class_scores`); with two classes the
+        difference ``f_1(x) - f_0(x)``, positive for ``classes_[1]``.
+        """
+        scores = self.class_scores(X)
+        return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
 
     def predict(self, X):
-        """The class with the largest score."""
-        scores = self.decision_function(X)
+        """The class with the largest score (ties: the first class)."""
+        scores = self.class_scores(X)
         return self.classes_[np.argmax(scores, axis=1)]

@@ -10,8 +10,10 @@ change the hypothesis only on an example it gets wrong, with the book's test
 hyperplanes pass through the origin (no bias), as in the book. The training
 stops after the first sweep (epoch) without a mistake; on a sample that is not
 linearly separable in feature space that never happens, so every learner stops
-after ``max_epochs`` sweeps, sets ``converged_ = False`` and emits a
-:class:`sklearn.exceptions.ConvergenceWarning`.
+after ``max_epochs`` sweeps (or as soon as a fixed-order run is seen to cycle),
+sets ``converged_ = False``, emits a :class:`sklearn.exceptions.ConvergenceWarning`
+and returns the iterate with the fewest training mistakes (Gallant's pocket
+algorithm, IEEE Trans. Neural Networks 1(2), 1990).
 
 Conventions (book chapter 00): ``alpha_`` holds *signed* coefficients,
 ``f(x) = sum_i alpha_i k(x_i, x)``; after training each ``alpha_i`` equals
@@ -25,25 +27,17 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted, check_random_state
+from sklearn.utils.validation import check_random_state
 
-from .base import BinaryKernelClassifier, validate_binary
-from .kernels import Linear, as_kernel
+from .base import KERNEL_CONSTRAINT, BinaryKernelClassifier, Int
+from .versionspace import geometric_margin
 
 __all__ = [
     "Perceptron", "KernelPerceptron", "perceptron_on_permutation",
-    "geometric_margin", "novikoff_bound", "mistake_bound_risk",
+    "novikoff_bound", "mistake_bound_risk",
     "halving_algorithm", "HalvingResult",
 ]
-
-
-def _check_max_epochs(max_epochs):
-    if not isinstance(max_epochs, numbers.Integral) or isinstance(max_epochs, bool) \
-            or max_epochs < 1:
-        raise ValueError(f"max_epochs must be a positive integer, got {max_epochs!r}")
-    return int(max_epochs)
 
 
 def _epoch_orders(m, shuffle, random_state):
@@ -55,26 +49,85 @@ def _epoch_orders(m, shuffle, random_state):
         yield rng.permutation(m) if shuffle else identity
 
 
-def _warn_not_separated(n_epochs, n_updates, who):
+def _warn_not_separated(n_epochs, n_updates, who, cycle, n_errors, m):
+    why = ("the updates repeat in a cycle, which happens only on a sample that is not "
+           "linearly separable in feature space" if cycle else
+           "it may not be linearly separable in feature space (increase max_epochs, or use "
+           "a soft-margin method)")
     warnings.warn(
         f"{who}: the training sample was not separated after {n_epochs} epochs "
-        f"({n_updates} updates); it may not be linearly separable in feature space "
-        "(increase max_epochs, or use a soft-margin method)",
+        f"({n_updates} updates); {why}. Returning the pocket iterate (Gallant 1990), the "
+        f"one with the fewest training mistakes seen: {n_errors} of {m}",
         ConvergenceWarning, stacklevel=3)
 
 
-def _dual_sweeps(column, y, orders, max_epochs, callback=None):
-    """Algorithm 3 of LKC App. D.1 (kernel perceptron with cached outputs).
+class _CycleDetector:
+    """Stops a fixed-order perceptron whose state at the start of an epoch recurs.
+
+    With the same visiting order in every epoch the updates depend only on the
+    state (the weight vector, or the cached outputs ``o = G alpha``), so a state seen
+    before at an epoch start means that the run repeats itself for ever; on a
+    separable sample this cannot happen (every update strictly increases
+    ``<w*, w>``, LKC App. B.4). States are compared after rounding to nine digits
+    relative to ``scale``.
+    """
+
+    def __init__(self, scale, enabled=True):
+        self.factor = 1e9 / scale if scale > 0 else 1e9
+        self.enabled = enabled
+        self.seen = set()
+
+    def repeated(self, state):
+        if not self.enabled:
+            return False
+        key = hash((np.round(np.asarray(state) * self.factor) + 0.0).tobytes())
+        if key in self.seen:
+            return True
+        self.seen.add(key)
+        return False
+
+
+class _Pocket:
+    """Gallant's pocket (with ratchet): the iterate with the fewest training mistakes.
+
+    S. I. Gallant, "Perceptron-based learning algorithms", IEEE Transactions on
+    Neural Networks 1(2):179-191, 1990. The perceptron keeps running; a copy of the
+    current hypothesis goes into the "pocket" whenever it makes strictly fewer
+    mistakes on the whole training sample than the one held there.
+    """
+
+    def __init__(self, m, *state):
+        self.errors = m + 1
+        self.state = state
+        self.update = 0
+
+    def offer(self, errors, update, *state):
+        if errors < self.errors:
+            self.errors = int(errors)
+            self.state = tuple(np.array(s, copy=True) for s in state)
+            self.update = update
+
+
+def _dual_sweeps(column, y, orders, max_epochs, callback=None, fixed_order=False, scale=1.0):
+    """Algorithm 3 of LKC App. D.1 (kernel perceptron with cached outputs), with a pocket.
 
     ``column(j)`` returns the j-th column of the Gram matrix, ``k(x_i, x_j)``
     for all i; it is called once per mistake. ``orders`` yields the visiting
-    order of each epoch. Returns ``(alpha, o, mistakes, n_epochs, converged)``.
+    order of each epoch (``fixed_order``: the same every epoch, which enables the
+    cycle check). Returns ``(alpha, o, mistakes, n_epochs, converged, cycle,
+    pocket)``; ``alpha, o`` are the last iterate and ``pocket`` the
+    :class:`_Pocket` holding the iterate with the fewest training mistakes.
     """
     m = len(y)
     alpha = np.zeros(m)
     o = np.zeros(m)
     mistakes = []
+    pocket = _Pocket(m, alpha.copy(), o.copy())
+    pocket.offer(m, 0, alpha, o)
+    cycles = _CycleDetector(scale, fixed_order)
     for epoch in range(1, max_epochs + 1):
+        if cycles.repeated(o):
+            return alpha, o, mistakes, epoch - 1, False, True, pocket
         order = next(orders)
         clean = True
         for j in order:
@@ -83,11 +136,21 @@ def _dual_sweeps(column, y, orders, max_epochs, callback=None):
                 o += y[j] * np.asarray(column(j), dtype=float).ravel()
                 mistakes.append(int(j))
                 clean = False
+                pocket.offer(np.count_nonzero(y * o <= 0), len(mistakes), alpha, o)
                 if callback is not None:
                     callback(int(j), alpha.copy(), o.copy())
         if clean:
-            return alpha, o, mistakes, epoch, True
-    return alpha, o, mistakes, max_epochs, False
+            pocket.offer(0, len(mistakes), alpha, o)
+            return alpha, o, mistakes, epoch, True, False, pocket
+    return alpha, o, mistakes, max_epochs, False, False, pocket
+
+
+_PERCEPTRON_CONSTRAINTS = {
+    "max_epochs": [Int(1, None, closed="left")],
+    "shuffle": ["boolean"],
+    "random_state": ["random_state"],
+    "callback": [callable, None],
+}
 
 
 class Perceptron(BinaryKernelClassifier):
@@ -99,6 +162,15 @@ class Perceptron(BinaryKernelClassifier):
     data Novikoff's theorem (LKC Theorem 2.31) bounds the number of updates by
     ``(max_i ||x_i|| / gamma)^2`` for any margin ``gamma`` achievable on the sample.
     Book chapter 03.
+
+    On a sample that is not linearly separable the sweeps never end: training
+    stops after ``max_epochs`` sweeps, or earlier when (with the fixed visiting
+    order) the weight vector at the start of a sweep repeats one seen before (a
+    cycle of identical updates). It then returns, with a ``ConvergenceWarning``,
+    the *pocket* iterate: of all weight vectors visited, the one with the fewest
+    training mistakes (Gallant's pocket algorithm with ratchet, S. I. Gallant,
+    "Perceptron-based learning algorithms", IEEE Trans. Neural Networks 1(2),
+    1990).
 
     Parameters
     ----------
@@ -117,18 +189,28 @@ class Perceptron(BinaryKernelClassifier):
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
-        The weight vector ``w`` (eq. 2.17: ``w = sum over updates of y_j x_j``).
+        The weight vector ``w`` (eq. 2.17: ``w = sum over updates of y_j x_j``); on a
+        non-separable sample the pocket iterate, the sum over its first
+        ``pocket_update_`` updates.
     n_updates_ : int
         Number of mistakes (= updates) made during training.
     n_epochs_ : int
         Number of sweeps made (including the final mistake-free one).
     converged_ : bool
         Whether a mistake-free sweep was reached within ``max_epochs``.
+    cycle_detected_ : bool
+        Whether training stopped because the updates repeat in a cycle.
+    n_training_errors_ : int
+        Training mistakes (``y_j <x_j, w> <= 0``) of the returned ``coef_``.
+    pocket_update_ : int
+        Number of updates after which the returned iterate was reached.
     mistake_indices_ : ndarray of int
         Training indices of the updates, in the order they were made.
     classes_ : ndarray of shape (2,)
         ``classes_[1]`` is the positive class (``y = +1``).
     """
+
+    _parameter_constraints = dict(_PERCEPTRON_CONSTRAINTS)
 
     def __init__(self, max_epochs=1000, shuffle=False, random_state=None, callback=None):
         self.max_epochs = max_epochs
@@ -138,41 +220,50 @@ class Perceptron(BinaryKernelClassifier):
 
     def fit(self, X, y):
         """Run Algorithm 1 on ``(X, y)``; any two labels are mapped to -1/+1."""
-        max_epochs = _check_max_epochs(self.max_epochs)
-        X, y_pm, classes = validate_binary(X, y)
-        self._set_training_data(X, classes)
-        self.kernel_ = Linear()
+        X, y_pm = self._fit_binary(X, y)
+        max_epochs = int(self.max_epochs)
         m, n = X.shape
         w = np.zeros(n)
         mistakes = []
         orders = _epoch_orders(m, self.shuffle, self.random_state)
-        converged = False
+        pocket = _Pocket(m, w.copy())
+        pocket.offer(m, 0, w)
+        scale = float(np.sqrt(np.max(np.einsum("ij,ij->i", X, X))))
+        cycles = _CycleDetector(scale, not self.shuffle)
+        converged = cycle = False
         epoch = 0
         for epoch in range(1, max_epochs + 1):
+            if cycles.repeated(w):
+                cycle, epoch = True, epoch - 1
+                break
             clean = True
             for j in next(orders):
                 if y_pm[j] * (X[j] @ w) <= 0:
                     w = w + y_pm[j] * X[j]
                     mistakes.append(int(j))
                     clean = False
+                    pocket.offer(np.count_nonzero(y_pm * (X @ w) <= 0), len(mistakes), w)
                     if self.callback is not None:
                         self.callback(int(j), w.copy())
             if clean:
                 converged = True
+                pocket.offer(0, len(mistakes), w)
                 break
-        self.coef_ = w
+        self.coef_ = w if converged else pocket.state[0]
         self.n_updates_ = len(mistakes)
         self.n_epochs_ = epoch
         self.converged_ = converged
+        self.cycle_detected_ = cycle
+        self.n_training_errors_ = 0 if converged else pocket.errors
+        self.pocket_update_ = len(mistakes) if converged else pocket.update
         self.mistake_indices_ = np.asarray(mistakes, dtype=int)
         if not converged:
-            _warn_not_separated(epoch, len(mistakes), "Perceptron")
+            _warn_not_separated(epoch, len(mistakes), "Perceptron", cycle, pocket.errors, m)
         return self
 
     def decision_function(self, X):
         """Real-valued output ``<x, w>``; its sign is the predicted class."""
-        check_is_fitted(self, "coef_")
-        X = self._validate_test(X)
+        X = self._validate_test(X, "coef_")
         return X @ self.coef_
 
 
@@ -183,10 +274,15 @@ class KernelPerceptron(BinaryKernelClassifier):
     The weight vector is kept as ``w = sum_i alpha_i phi(x_i)`` (signed
     ``alpha``) together with the cached outputs ``o = G alpha`` on the training
     points. On a mistake at ``j`` (``y_j o_j <= 0``): ``alpha_j += y_j`` and
-    ``o += y_j G[:, j]``. Only that one Gram column is evaluated, so the memory is
-    O(m) and the number of kernel columns computed equals the number of
-    mistakes. Algorithm 2 (which recomputes ``o_j`` from scratch) visits the same
-    points and returns the same ``alpha``. Book chapter 03.
+    ``o += y_j G[:, j]``. Only that one Gram column is read, computed on demand
+    (with a least-recently-used cache, :class:`kernelclf.gram.Gram`), so the
+    memory is O(m) per column. Algorithm 2 (which recomputes ``o_j`` from scratch)
+    visits the same points and returns the same ``alpha``. Book chapter 03.
+
+    On a non-separable sample it stops after ``max_epochs`` sweeps or at a cycle
+    (the cached outputs at the start of a sweep repeat, fixed order only) and
+    returns Gallant's pocket iterate, the one with the fewest training mistakes,
+    with a ``ConvergenceWarning`` (as :class:`Perceptron`).
 
     Parameters
     ----------
@@ -204,16 +300,20 @@ class KernelPerceptron(BinaryKernelClassifier):
     ----------
     alpha_ : ndarray of shape (m,)
         Signed expansion coefficients; ``alpha_i / y_i`` is the number of
-        updates made on example ``i``.
+        updates made on example ``i`` (up to the pocket iterate when not converged).
     outputs_ : ndarray of shape (m,)
-        Final cached outputs ``o = G alpha`` on the training sample.
+        Cached outputs ``o = G alpha`` of the returned ``alpha_``.
     X_fit_ : training inputs
     kernel_ : Kernel
-    n_updates_, n_epochs_, converged_, mistake_indices_ : as in :class:`Perceptron`
+    n_updates_, n_epochs_, converged_, cycle_detected_, n_training_errors_,
+    pocket_update_, mistake_indices_ : as in :class:`Perceptron`
     n_kernel_rows_ : int
-        Number of Gram columns (rows, by symmetry) evaluated; equals ``n_updates_``.
+        Number of Gram columns read (one per update; equals ``n_updates_``). With
+        the column cache a column read again is not recomputed.
     classes_ : ndarray of shape (2,)
     """
+
+    _parameter_constraints = {"kernel": KERNEL_CONSTRAINT, **_PERCEPTRON_CONSTRAINTS}
 
     def __init__(self, kernel=None, max_epochs=1000, shuffle=False, random_state=None,
                  callback=None):
@@ -225,31 +325,30 @@ class KernelPerceptron(BinaryKernelClassifier):
 
     def fit(self, X, y):
         """Run Algorithm 3 on ``(X, y)``; any two labels are mapped to -1/+1."""
-        max_epochs = _check_max_epochs(self.max_epochs)
-        kernel = clone(as_kernel(self.kernel))
-        X, y_pm, classes = validate_binary(X, y, kernel)
-        self._set_training_data(X, classes)
-        self.kernel_ = kernel
+        X, y_pm = self._fit_binary(X, y)
         self.X_fit_ = X
         m = len(y_pm)
-        counter = [0]
-
-        def column(j):
-            counter[0] += 1
-            return kernel(X, X[j:j + 1])
-
+        gram = self._training_gram(X, precompute=False)
         orders = _epoch_orders(m, self.shuffle, self.random_state)
-        alpha, o, mistakes, epochs, converged = _dual_sweeps(
-            column, y_pm, orders, max_epochs, self.callback)
+        scale = float(np.max(np.abs(gram.diag))) if m else 1.0
+        alpha, o, mistakes, epochs, converged, cycle, pocket = _dual_sweeps(
+            gram.column, y_pm, orders, int(self.max_epochs), self.callback,
+            fixed_order=not self.shuffle, scale=scale)
+        if not converged:
+            alpha, o = pocket.state
         self.alpha_ = alpha
         self.outputs_ = o
         self.n_updates_ = len(mistakes)
         self.n_epochs_ = epochs
         self.converged_ = converged
+        self.cycle_detected_ = cycle
+        self.n_training_errors_ = 0 if converged else pocket.errors
+        self.pocket_update_ = len(mistakes) if converged else pocket.update
         self.mistake_indices_ = np.asarray(mistakes, dtype=int)
-        self.n_kernel_rows_ = counter[0]
+        self.n_kernel_rows_ = gram.n_evaluations // max(m, 1)
         if not converged:
-            _warn_not_separated(epochs, len(mistakes), "KernelPerceptron")
+            _warn_not_separated(epochs, len(mistakes), "KernelPerceptron", cycle,
+                                pocket.errors, m)
         return self
 
 
@@ -290,9 +389,13 @@ def perceptron_on_permutation(G, y, order, max_epochs=1000):
     -------
     alpha : ndarray of shape (m,)
         Signed coefficients; if the run converged, ``y_i (G alpha)_i > 0`` for all i.
-        If it did not, a ConvergenceWarning is emitted and the last ``alpha`` returned.
+        If it did not (after ``max_epochs`` epochs, or earlier at a cycle of identical
+        updates), a ConvergenceWarning is emitted and the pocket iterate (fewest
+        training mistakes, Gallant 1990) is returned.
     """
-    max_epochs = _check_max_epochs(max_epochs)
+    if isinstance(max_epochs, bool) or not isinstance(max_epochs, numbers.Integral) \
+            or max_epochs < 1:
+        raise ValueError(f"max_epochs must be a positive integer, got {max_epochs!r}")
     G, y = _check_gram_labels(G, y)
     order = np.asarray(order)
     m = len(y)
@@ -303,39 +406,14 @@ def perceptron_on_permutation(G, y, order, max_epochs=1000):
         while True:
             yield order
 
-    alpha, _, mistakes, epochs, converged = _dual_sweeps(
-        lambda j: G[:, j], y, same_order(), max_epochs)
+    scale = float(np.max(np.abs(np.diag(G)))) if m else 1.0
+    alpha, _, mistakes, epochs, converged, cycle, pocket = _dual_sweeps(
+        lambda j: G[:, j], y, same_order(), int(max_epochs), fixed_order=True, scale=scale)
     if not converged:
-        _warn_not_separated(epochs, len(mistakes), "perceptron_on_permutation")
+        _warn_not_separated(epochs, len(mistakes), "perceptron_on_permutation", cycle,
+                            pocket.errors, m)
+        alpha = pocket.state[0]
     return alpha
-
-
-def geometric_margin(X_or_G, y, w_or_alpha, precomputed=False):
-    """Geometric margin ``gamma_z(w) = min_i y_i <x_i, w> / ||w||`` (LKC Def. 2.30).
-
-    With ``precomputed=True`` the first argument is a Gram matrix ``G`` and
-    ``w_or_alpha`` holds expansion coefficients ``alpha``
-    (``w = sum_i alpha_i phi(x_i)``), so the margin is
-    ``min_i y_i (G alpha)_i / sqrt(alpha' G alpha)``. Negative when ``w``
-    misclassifies a point.
-    """
-    y = np.asarray(y, dtype=float).ravel()
-    v = np.asarray(w_or_alpha, dtype=float).ravel()
-    if precomputed:
-        G, y = _check_gram_labels(X_or_G, y)
-        if v.shape != y.shape:
-            raise ValueError(f"alpha must have {len(y)} entries, got {v.shape}")
-        out = G @ v
-        norm = math.sqrt(max(float(v @ out), 0.0))
-    else:
-        X = np.asarray(X_or_G, dtype=float)
-        if X.ndim != 2 or X.shape[0] != y.shape[0] or X.shape[1] != v.shape[0]:
-            raise ValueError(f"shapes do not match: X {X.shape}, y {y.shape}, w {v.shape}")
-        out = X @ v
-        norm = float(np.linalg.norm(v))
-    if norm == 0.0:
-        raise ValueError("the weight vector is zero; its margin is undefined")
-    return float(np.min(y * out) / norm)
 
 
 def novikoff_bound(X_or_G, y, margin, precomputed=False):

@@ -30,7 +30,6 @@ are kept in ``X_fit_``.
 """
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
@@ -38,10 +37,12 @@ from scipy.linalg import cho_solve, cholesky, solve_triangular
 from scipy.special import expit, log_expit
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_X_y
+from sklearn.utils._param_validation import StrOptions
 
-from .base import BinaryKernelClassifier, validate_binary, validate_test_inputs
-from .kernels import RBF, as_kernel
+from .base import KERNEL_CONSTRAINT, BinaryKernelClassifier, Int, KernelMixin, Real
+from .gp import _numeric_targets
+from .gram import take_rows
+from .kernels import RBF
 
 __all__ = ["RelevanceVectorRegressor", "RelevanceVectorClassifier"]
 
@@ -61,21 +62,32 @@ def _posterior(A_inv_diag, PtBP):
     return R, Rinv @ Rinv.T
 
 
-def _check_common(est):
-    if est.solver not in ("fast", "book"):
-        raise ValueError(f"solver must be 'fast' or 'book', got {est.solver!r}")
-    if est.update not in ("mackay", "em"):
-        raise ValueError(f"update must be 'mackay' or 'em', got {est.update!r}")
-    for name in ("max_iter",):
-        v = getattr(est, name)
-        if not isinstance(v, numbers.Integral) or v < 1:
-            raise ValueError(f"{name} must be a positive integer, got {v!r}")
-    if not isinstance(est.prune_tol, numbers.Real) or not est.prune_tol > 0:
-        raise ValueError(f"prune_tol must be > 0, got {est.prune_tol!r}")
+_COMMON_CONSTRAINTS = {
+    "kernel": KERNEL_CONSTRAINT,
+    "solver": [StrOptions({"fast", "book"})],
+    "update": [StrOptions({"mackay", "em"})],
+    "bias": ["boolean"],
+    "prune_tol": [Real(0, None, closed="neither")],
+    "tol": [Real(0, None, closed="left")],
+    "max_iter": [Int(1, None, closed="left")],
+}
 
 
-def _design(kernel, X, bias):
-    Phi = np.asarray(kernel(X), dtype=float)
+def _keep_last(theta, act, prune_tol):
+    """Book solver: the update would prune every basis function; keep the largest one.
+
+    This happens when the data carry no signal the basis can explain (e.g. all inputs
+    equal and balanced labels): the evidence is maximised by ``f = 0``. As the fast
+    solver never deletes its last basis function, the book solver keeps the one with
+    the largest ``theta`` at the pruning threshold, which represents ``f ~ 0``.
+    """
+    j = act[int(np.argmax(theta[act]))]
+    theta[j] = 2.0 * prune_tol
+
+
+def _design(gram, bias):
+    """The design matrix ``Phi = G`` (plus a column of ones for the bias)."""
+    Phi = gram.full()
     if bias:
         Phi = np.column_stack([Phi, np.ones(len(Phi))])
     return Phi
@@ -135,17 +147,18 @@ def _rvr_evidence(R, Phi_a, t, mu, theta_a, noise):
 
 
 class _RVMBase:
-    def _finish(self, X, idx, w, Sigma, theta, kernel, bias):
+    _default_kernel = RBF
+
+    def _finish(self, X, idx, w, Sigma, theta, bias):
         """Keep only the relevance vectors; split off the bias weight."""
         n_basis = len(X)
         is_bias = idx == n_basis
         self.intercept_ = float(w[is_bias][0]) if bias and is_bias.any() else 0.0
         keep = ~is_bias
         self.relevance_indices_ = idx[keep]
-        self.X_fit_ = X[idx[keep]]
+        self.X_fit_ = take_rows(X, idx[keep])
         self.alpha_ = w[keep]
         self.theta_ = theta[keep]
-        self.kernel_ = kernel
         self.sigma_ = Sigma
         self._active_ = idx
         self.n_relevance_ = int(keep.sum())
@@ -156,13 +169,13 @@ class _RVMBase:
 
     def _phi(self, X):
         """Active basis functions at ``X`` in the order of ``sigma_`` (bias last)."""
-        Phi = np.asarray(self.kernel_(X, self.X_fit_), dtype=float)
+        Phi = self._kernel_rows(X, self.X_fit_)
         if len(self._active_) > self.n_relevance_:
             Phi = np.column_stack([Phi, np.ones(len(Phi))])
         return Phi
 
 
-class RelevanceVectorRegressor(_RVMBase, RegressorMixin, BaseEstimator):
+class RelevanceVectorRegressor(_RVMBase, KernelMixin, RegressorMixin, BaseEstimator):
     """Relevance vector regression (LKC Algorithm 6, p. 327; §3.3, eq. 3.24–3.25).
 
     Posterior ``Sigma = (sigma_t^-2 Phi'Phi + Theta^-1)^-1``,
@@ -175,7 +188,8 @@ class RelevanceVectorRegressor(_RVMBase, RegressorMixin, BaseEstimator):
     Parameters
     ----------
     kernel : Kernel, str, callable or None
-        Basis functions ``k(x_i, .)``; ``None`` means ``RBF(1.0)``.
+        Basis functions ``k(x_i, .)``; ``None`` means ``RBF(1.0)``. String kernels
+        take lists of strings. The kernel is cloned into ``kernel_`` at ``fit``.
     solver : {'fast', 'book'}
     update : {'mackay', 'em'}
         Re-estimation rule of the book solver (B.23 or B.22).
@@ -187,7 +201,7 @@ class RelevanceVectorRegressor(_RVMBase, RegressorMixin, BaseEstimator):
         Add a constant basis function (its weight is ``intercept_``).
     prune_tol : float
         Book solver: prune ``theta_j < prune_tol`` (LKC's TOL).
-    tol : float
+    tol : float >= 0
         Stop when the largest change of ``ln theta_i`` over the active basis
         functions is below ``tol`` (and, for the fast solver, no addition or
         deletion increases the log evidence), or when no step changes the log
@@ -215,6 +229,10 @@ class RelevanceVectorRegressor(_RVMBase, RegressorMixin, BaseEstimator):
     n_iter_ : int
     """
 
+    _parameter_constraints = {**_COMMON_CONSTRAINTS,
+                              "noise": [Real(0, None, closed="neither"), None],
+                              "fit_noise": ["boolean"]}
+
     def __init__(self, kernel=None, solver="fast", update="mackay", noise=None, fit_noise=True,
                  bias=False, prune_tol=1e-9, tol=1e-3, max_iter=1000):
         self.kernel = kernel
@@ -228,15 +246,17 @@ class RelevanceVectorRegressor(_RVMBase, RegressorMixin, BaseEstimator):
         self.max_iter = max_iter
 
     def fit(self, X, y):
-        """Fit to inputs ``X`` and real targets ``y``."""
-        X, t = check_X_y(X, y, dtype=np.float64, y_numeric=True)
-        _check_common(self)
-        kernel = RBF(1.0) if self.kernel is None else as_kernel(self.kernel)
-        self.n_features_in_ = X.shape[1]
+        """Fit to inputs ``X`` (or a list of strings) and real targets ``y``."""
+        self._validate_params()
+        self._fit_kernel()
+        X, t = self._validate_Xy(X, _numeric_targets(y), y_numeric=True)
         noise = 0.1 * float(np.var(t)) if self.noise is None else float(self.noise)
         if not noise > 0:
-            raise ValueError(f"noise must be > 0 (and t must not be constant), got {noise!r}")
-        Phi = _design(kernel, X, self.bias)
+            raise ValueError(
+                "the default noise variance (10 % of the target variance) is 0 because the "
+                f"targets are constant{' (n_samples=1)' if len(t) == 1 else ''}; pass "
+                "noise=... explicitly")
+        Phi = _design(self._training_gram(X), self.bias)
         run = self._fit_fast if self.solver == "fast" else self._fit_book
         idx, mu, Sigma, noise, trace, n_iter, converged, theta = run(Phi, t, noise)
         if not converged:
@@ -246,7 +266,7 @@ class RelevanceVectorRegressor(_RVMBase, RegressorMixin, BaseEstimator):
         self.evidence_trace_ = np.array(trace)
         self.log_evidence_ = float(trace[-1])
         self.n_iter_ = n_iter
-        self._finish(X, idx, mu, Sigma, theta, kernel, self.bias)
+        self._finish(X, idx, mu, Sigma, theta, self.bias)
         return self
 
     def _fit_book(self, Phi, t, noise):
@@ -273,6 +293,10 @@ class RelevanceVectorRegressor(_RVMBase, RegressorMixin, BaseEstimator):
                 if self.fit_noise:
                     noise = float(res @ res / max(m - zeta.sum(), 1e-12))
             kept = theta[act] > self.prune_tol
+            if not kept.any():
+                _keep_last(theta, act, self.prune_tol)
+                converged = True  # the evidence prefers no basis function at all
+                break
             if kept.all() and np.max(np.abs(np.log(theta[act] / old))) < self.tol:
                 converged = True
                 break
@@ -349,11 +373,11 @@ class RelevanceVectorRegressor(_RVMBase, RegressorMixin, BaseEstimator):
 
     def predict(self, X, return_std=False):
         """Predictive mean (and standard deviation ``sqrt(sigma_t^2 + phi' Sigma phi)``)."""
-        X = validate_test_inputs(self, X, "alpha_")
-        mean = self.kernel_(X, self.X_fit_) @ self.alpha_ + self.intercept_
+        X = self._validate_test(X)
+        Phi = self._phi(X)
+        mean = Phi[:, :self.n_relevance_] @ self.alpha_ + self.intercept_
         if not return_std:
             return mean
-        Phi = self._phi(X)
         var = self.noise_ + np.einsum("ij,jk,ik->i", Phi, self.sigma_, Phi)
         return mean, np.sqrt(var)
 
@@ -425,6 +449,8 @@ class RelevanceVectorClassifier(_RVMBase, BinaryKernelClassifier):
         ``J(w_hat) + 1/2 sum ln theta_i^-1 - 1/2 ln|Sigma^-1|``.
     """
 
+    _parameter_constraints = dict(_COMMON_CONSTRAINTS)
+
     def __init__(self, kernel=None, solver="fast", update="mackay", bias=False,
                  prune_tol=1e-9, tol=1e-3, max_iter=1000):
         self.kernel = kernel
@@ -437,11 +463,8 @@ class RelevanceVectorClassifier(_RVMBase, BinaryKernelClassifier):
 
     def fit(self, X, y):
         """Fit to inputs ``X`` and two-class labels ``y``."""
-        kernel = RBF(1.0) if self.kernel is None else as_kernel(self.kernel)
-        X, y_pm, classes = validate_binary(X, y, kernel)
-        _check_common(self)
-        self._set_training_data(X, classes)
-        Phi = _design(kernel, X, self.bias)
+        X, y_pm = self._fit_binary(X, y)
+        Phi = _design(self._training_gram(X), self.bias)
         y01 = (y_pm + 1.0) / 2.0
         run = self._fit_fast if self.solver == "fast" else self._fit_book
         idx, w, Sigma, trace, n_iter, converged, theta = run(Phi, y01)
@@ -451,7 +474,7 @@ class RelevanceVectorClassifier(_RVMBase, BinaryKernelClassifier):
         self.evidence_trace_ = np.array(trace)
         self.log_evidence_ = float(trace[-1])
         self.n_iter_ = n_iter
-        self._finish(X, idx, w, Sigma, theta, kernel, self.bias)
+        self._finish(X, idx, w, Sigma, theta, self.bias)
         return self
 
     def _fit_book(self, Phi, y01):
@@ -477,6 +500,10 @@ class RelevanceVectorClassifier(_RVMBase, BinaryKernelClassifier):
                 zeta = 1.0 - np.diag(Sigma) * a
                 theta[act] = w_a ** 2 / np.maximum(zeta, 1e-300)
             kept = theta[act] > self.prune_tol
+            if not kept.any():
+                _keep_last(theta, act, self.prune_tol)
+                converged = True  # the evidence prefers no basis function at all
+                break
             if kept.all() and np.max(np.abs(np.log(theta[act] / old))) < self.tol:
                 converged = True
                 break

@@ -1,6 +1,7 @@
 """Sequential minimal optimisation for the box-constrained SVM duals.
 
-Book chapter 04 (``book/04_support_vector_machines.md``); LKC §2.4, App. B.5; Fan, Chen & Lin (2005). Solves::
+Book chapter 04 (``book/04_support_vector_machines.md``); LKC §2.4, App. B.5;
+Fan, Chen & Lin (2005). Solves::
 
     minimise    1/2 a' Q a - p' a
     subject to  0 <= a_i <= C_i                      (C_i may be +inf)
@@ -146,7 +147,9 @@ def solve_smo(p, C, gram, *, s=None, groups=None, equality=True, alpha0=None, to
     if np.any(np.isnan(C)) or np.any(C <= 0):
         raise ValueError("upper bounds C must be > 0")
     gram = _as_gram(gram)
-    getcol, Kd = gram.column, np.asarray(gram.diag, dtype=float)
+    getter = getattr(gram, "column_getter", None)
+    getcol = getter() if getter is not None else gram.column
+    Kd = np.asarray(gram.diag, dtype=float)
     if Kd.shape != (m,):
         raise ValueError(f"the kernel matrix must be {m} x {m}")
     if max_iter is None:

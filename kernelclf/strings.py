@@ -29,8 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .kernels import Kernel
-from .subsequence import (_FEATURE_LIMIT, _codes, _discounted_cumsum, _product, _ssk_features,
-                          _ssk_pairs)
+from .subsequence import _FEATURE_LIMIT, _codes, _discounted_cumsum, _product, _ssk_features, _ssk_pairs
 
 __all__ = [
     "SpectrumKernel", "AllSubstringsKernel", "BagOfWordsKernel", "SubsequenceKernel",

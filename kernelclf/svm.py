@@ -1,6 +1,7 @@
 """Support vector machines: hard margin, L1 / L2 soft margin and the nu-SVM.
 
-Book chapter 04 (``book/04_support_vector_machines.md``); LKC §2.4.1–2.4.4, eq. (2.45)–(2.52), App. B.5 and D.2.1–D.2.2.
+Book chapter 04 (``book/04_support_vector_machines.md``); LKC §2.4.1–2.4.4,
+eq. (2.45)–(2.52), App. B.5 and D.2.1–D.2.2.
 
 Parameterisation. The book regularises with ``lambda`` and writes (eq. 2.47)
 ``min (1/m) sum xi_i + lambda ||w||^2``. Dividing by ``2 lambda`` gives the

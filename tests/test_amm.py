@@ -10,8 +10,13 @@ import pytest
 from scipy.optimize import linprog
 
 from kernelclf import amm
-from kernelclf.amm import (AdaptiveMarginMachine, LeaveOneOutMachine, jaakkola_haussler_bound,
-                           leave_one_out_error, support_vector_bound)
+from kernelclf.amm import (
+    AdaptiveMarginMachine,
+    LeaveOneOutMachine,
+    jaakkola_haussler_bound,
+    leave_one_out_error,
+    support_vector_bound,
+)
 from kernelclf.datasets import make_moons
 from kernelclf.kernels import RBF, Linear, Polynomial
 from kernelclf.svm import SupportVectorMachine

@@ -1,9 +1,11 @@
-"""Tests for kernelclf.billiard (LKC Alg. 10, App. B.9; BPM §3.1; RM §18.5).
+"""Tests for kernelclf.billiard, kernelclf.rujan and kernelclf.polygon
+(LKC Alg. 10, App. B.9; BPM §3.1; RM §18.2-18.5).
 
 References are independent of the code under test: closed-form geometry
 (Householder reflections, chord lengths), brute-force Monte-Carlo estimates
-of the version-space centre of mass, the hard-margin SVM from a QP, the
-shoelace centroid of a polygon and a kernel wrapper that counts evaluations.
+of the version-space centre of mass (kernelclf.versionspace, itself tested
+against closed forms in tests/test_versionspace.py), the hard-margin SVM from a
+QP, the shoelace centroid of a polygon and a kernel wrapper that counts evaluations.
 """
 import warnings
 
@@ -11,13 +13,14 @@ import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning
 
-from kernelclf import billiard
-from kernelclf.billiard import (
-    GramColumns, NotSeparableError, kernel_billiard, light_trap, onion_billiard, oplus,
-    polygon_billiard, polygon_centroid, reflect, rho, slerp_add, flipper,
-)
+from kernelclf.billiard import NotSeparableError, kernel_billiard, oplus, reflect, rho, slerp_add
+from kernelclf.datasets import make_teacher
+from kernelclf.gram import Gram
 from kernelclf.kernels import RBF, CallableKernel
 from kernelclf.optim import solve_qp
+from kernelclf.polygon import polygon_billiard, polygon_centroid
+from kernelclf.rujan import flipper, light_trap, onion_billiard
+from kernelclf.versionspace import find_version_space_point, version_space_centre
 
 
 def _unit_rows(rng, n, d):
@@ -25,23 +28,13 @@ def _unit_rows(rng, n, d):
     return V / np.linalg.norm(V, axis=1)[:, None]
 
 
-def _linear_toy(d, m, seed, elongate=None):
-    rng = np.random.default_rng(seed)
-    X = rng.uniform(-1, 1, (m, d))
-    if elongate is not None:
-        X[:, -1] *= elongate
-    y = np.sign(X @ rng.standard_normal(d))
-    return X, y
+def _linear_toy(d, m, seed, elongate=1.0):
+    return make_teacher(m, d, squeeze=elongate, random_state=seed)
 
 
 def _mc_centre(X, y, n=600_000, seed=1):
     """Rejection sampling of uniform directions: centre of mass of version space."""
-    rng = np.random.default_rng(seed)
-    W = _unit_rows(rng, n, X.shape[1])
-    inside = np.all((W @ X.T) * y > 0, axis=1)
-    assert inside.sum() > 2000
-    c = W[inside].mean(axis=0)
-    return c / np.linalg.norm(c)
+    return version_space_centre(X, y, n_draws=n, random_state=seed, min_accepted=2000)
 
 
 def _moons(m, seed=0):
@@ -155,7 +148,8 @@ def test_centre_of_mass_matches_monte_carlo(d, seed):
 
 
 def test_elongated_version_space_bayes_point_differs_from_svm():
-    X, y = _linear_toy(3, 10, 3, elongate=0.1)
+    X, y = _linear_toy(3, 10, 0, elongate=0.1)
+    y = y.astype(float)
     c = _mc_centre(X, y)
     res = kernel_billiard(X @ X.T, y, tol=1e-3, refresh=0.1, random_state=0)
     w_bp = X.T @ res.alpha
@@ -171,7 +165,7 @@ def test_elongated_version_space_bayes_point_differs_from_svm():
 
 
 def test_geodesic_continuation_and_random_restarts():
-    X, y = _linear_toy(3, 10, 0)
+    X, y = _linear_toy(3, 10, 4)  # a wide version space: long flights occur
     c = _mc_centre(X, y)
     r1 = kernel_billiard(X @ X.T, y, tol=1e-3, tau_max=0.3, refresh=0.1, random_state=0)
     r2 = kernel_billiard(X @ X.T, y, tol=1e-3, tau_max=1.0, restart="random", refresh=0.1,
@@ -198,32 +192,51 @@ def _counting_rbf():
 @pytest.mark.parametrize("m", [50, 100, 200])
 def test_one_kernel_column_per_bounce(m):
     X, y = _moons(m)
-    kern, count = _counting_rbf()
-    start, _ = billiard.find_version_space_point(GramColumns(kernel=RBF(0.5), X=X), y,
-                                                 random_state=0)
-    per = []
+    start, _ = find_version_space_point(Gram(RBF(0.5), X, precompute=False), y,
+                                        random_state=0)
+    asked, computed, counted = [], [], []
     for B in (40, 80):
+        kern, count = _counting_rbf()
+        gram = Gram(kern, X, precompute=False)
         count[0] = 0
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            r = kernel_billiard(kernel=kern, X=X, y=y, start=start, tol=1e-12,
-                                max_bounces=B, random_state=0)
+            r = kernel_billiard(gram, y, start=start, tol=1e-12, max_bounces=B, random_state=0)
         assert r.n_bounces == B
-        per.append(count[0])
-    # 40 extra bounces cost exactly 40 kernel columns of length m
-    assert per[1] - per[0] == 40 * m
+        asked.append(gram.n_evaluations)
+        computed.append(gram.n_computed)
+        counted.append(count[0])
+    # 40 extra bounces ask for exactly 40 kernel columns of length m ...
+    assert asked[1] - asked[0] == 40 * m
+    # ... and compute at most that many (the column cache serves repeated walls);
+    # the wrapper around the kernel confirms the Gram object's own count
+    assert 0 < counted[1] - counted[0] <= 40 * m
+    assert counted[1] - counted[0] == computed[1] - computed[0]
+    # the same run through the kernel and inputs (columns on demand)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        r2 = kernel_billiard(kernel=RBF(0.5), X=X, y=y, start=start, tol=1e-12,
+                             max_bounces=80, random_state=0)
+    np.testing.assert_allclose(r2.alpha, r.alpha, atol=1e-10)
 
 
-def test_gram_columns_matches_full_gram():
+def test_gram_object_matches_full_gram():
     X, _ = _moons(30)
     G = RBF(0.5)(X)
-    on_demand = GramColumns(kernel=RBF(0.5), X=X, lam=0.3)
-    pre = GramColumns(G=G, lam=0.3)
+    on_demand = Gram(RBF(0.5), X, ridge=0.3, precompute=False)
+    pre = Gram(G=G, ridge=0.3)
     v = np.random.default_rng(0).standard_normal(30)
     np.testing.assert_allclose(on_demand.matvec(v), (G + 0.3 * np.eye(30)) @ v, atol=1e-12)
     np.testing.assert_allclose(pre.column(4), G[:, 4] + 0.3 * np.eye(30)[:, 4])
     np.testing.assert_allclose(on_demand.full(), pre.full())
     assert on_demand.n_evaluations == 2 * 30 * 30
+    # the billiard gives the same result from the matrix with lam and from the Gram object
+    y = np.where(X[:, 0] > 0.5, 1.0, -1.0)
+    r1 = kernel_billiard(G, y, lam=0.3, tol=1e-2, random_state=0)
+    r2 = kernel_billiard(pre, y, tol=1e-2, random_state=0)
+    np.testing.assert_allclose(r1.alpha, r2.alpha, atol=1e-12)
+    with pytest.raises(ValueError, match="ridge"):
+        kernel_billiard(pre, y, lam=0.3)
 
 
 # ----------------------------------------------------------- soft boundaries
@@ -312,11 +325,13 @@ def test_input_errors():
     with pytest.raises(ValueError):
         kernel_billiard(G, [1, -1, 1], start=[-1.0, -1.0, -1.0])
     with pytest.raises(ValueError):
-        GramColumns(G=np.ones((2, 3)))
+        kernel_billiard(np.ones((2, 3)), [1, -1])
+    with pytest.raises(NotSeparableError, match="positive"):  # a zero vector bounds nothing
+        kernel_billiard(np.diag([1.0, 0.0, 1.0]), [1, -1, 1])
 
 
 def test_polygon_bisector_and_inscribed_circle():
-    from kernelclf.billiard import clip_polygon, polygon_bisector, polygon_inscribed_circle
+    from kernelclf.polygon import clip_polygon, polygon_bisector, polygon_inscribed_circle
     P = np.array([[0, 0], [4, 0], [5, 2], [2, 4], [-1, 2.5]], float)
     A = polygon_centroid(P)[1]
     for ang in np.linspace(0, np.pi, 7):

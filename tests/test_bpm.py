@@ -4,6 +4,8 @@ References: version-space membership (a theorem: averages of points of a
 convex cone stay in it), a brute-force Monte-Carlo centre of mass, the LP
 separability test, and the unchanged test kernel of soft boundaries.
 """
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.base import clone
@@ -11,8 +13,9 @@ from sklearn.datasets import make_moons
 
 from kernelclf import bpm
 from kernelclf.bpm import BayesPointMachine, perceptron_samples
-from kernelclf.billiard import NotSeparableError
+from kernelclf.datasets import make_teacher
 from kernelclf.kernels import RBF
+from kernelclf.versionspace import NotSeparableError, is_separable, version_space_centre
 
 
 def _moons(m, seed=0):
@@ -52,14 +55,8 @@ def test_estimator_api_and_version_space(method):
 
 
 def test_billiard_bpm_matches_monte_carlo_centre():
-    rng = np.random.default_rng(0)
-    X = rng.uniform(-1, 1, (10, 3))
-    y = np.sign(X @ rng.standard_normal(3))
-    W = rng.standard_normal((600_000, 3))
-    W /= np.linalg.norm(W, axis=1)[:, None]
-    inside = np.all((W @ X.T) * y > 0, axis=1)
-    c = W[inside].mean(axis=0)
-    c /= np.linalg.norm(c)
+    X, y = make_teacher(10, 3, random_state=0)
+    c = version_space_centre(X, y, n_draws=600_000, random_state=1, min_accepted=2000)
     clf = BayesPointMachine(method="billiard", tol=1e-3, refresh=0.1, random_state=0).fit(X, y)
     w = X.T @ clf.alpha_
     assert w / np.linalg.norm(w) @ c > 0.99
@@ -73,7 +70,7 @@ def test_non_separable_sample_needs_soft_boundaries(method):
     X = np.vstack([X, X[:3]])
     y = np.r_[y, 1 - y[:3]]  # same inputs, opposite labels: nothing is consistent
     with pytest.raises(ValueError, match="lam > 0"):
-        BayesPointMachine(kernel=RBF(1.0), method=method, n_samples=3, max_epochs=50,
+        BayesPointMachine(kernel=RBF(1.0), method=method, lam=0.0, n_samples=3, max_epochs=50,
                           random_state=0).fit(X, y)
     clf = BayesPointMachine(kernel=RBF(1.0), method=method, lam=0.5, n_samples=3, tol=1e-2,
                             random_state=0).fit(X, y)
@@ -86,9 +83,49 @@ def test_non_separable_sample_needs_soft_boundaries(method):
     assert issubclass(NotSeparableError, ValueError)
 
 
+@pytest.mark.parametrize("method", ["billiard", "perceptron"])
+def test_auto_ridge_hard_when_separable_soft_otherwise(method):
+    """lam='auto': lam_ = 0 exactly when the LP finds the sample separable."""
+    X, y = _moons(40)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        clf = BayesPointMachine(RBF(0.5), method=method, n_samples=5, tol=1e-2,
+                                random_state=0).fit(X, y)
+    assert clf.lam_ == 0.0 and is_separable(RBF(0.5)(X), 2.0 * y - 1, fit_bias=False)
+    Xn = np.vstack([X, X[:2]])
+    yn = np.r_[y, 1 - y[:2]]  # contradictory duplicates: version space is empty
+    G = RBF(0.5)(Xn)
+    assert not is_separable(G, 2.0 * yn - 1, fit_bias=False)
+    with pytest.warns(UserWarning, match="not separable"):
+        clf = BayesPointMachine(RBF(0.5), method=method, n_samples=5, tol=1e-2,
+                                random_state=0).fit(Xn, yn)
+    assert clf.lam_ == pytest.approx(np.mean(np.diag(G)))  # = 1 for the RBF kernel
+    Gl = G + clf.lam_ * np.eye(len(yn))
+    assert np.min((2.0 * yn - 1) * (Gl @ clf.alpha_)) > 0  # in the version space of G + lam I
+    assert clf.alpha_ @ Gl @ clf.alpha_ == pytest.approx(1.0)
+    # the explicit ridge gives the same model
+    same = BayesPointMachine(RBF(0.5), method=method, lam=clf.lam_, n_samples=5, tol=1e-2,
+                             random_state=0).fit(Xn, yn)
+    assert np.mean(same.predict(Xn) == clf.predict(Xn)) > 0.95
+
+
+def test_n_samples_is_validated_not_truncated():
+    """Regression (issue 9): n_samples=2.7 used to run 2 perceptrons silently."""
+    X, y = _moons(20)
+    for bad in (2.7, True, "3", 0):
+        with pytest.raises(ValueError, match="n_samples"):
+            BayesPointMachine(method="perceptron", n_samples=bad).fit(X, y)
+        with pytest.raises(ValueError, match="n_samples"):
+            perceptron_samples(RBF(0.5)(X), 2.0 * y - 1, bad)
+    clf = BayesPointMachine(RBF(0.5), method="perceptron", n_samples=np.int64(3),
+                            random_state=0).fit(X, y)
+    assert clf.samples_.shape == (3, 20)
+
+
 def test_bad_parameters():
     X, y = _moons(20)
-    for kw in ({"method": "gibbs"}, {"lam": -1.0}, {"tol": 0.0}, {"n_samples": 0}):
+    for kw in ({"method": "gibbs"}, {"lam": -1.0}, {"lam": "big"}, {"tol": 0.0}, {"n_samples": 0},
+               {"max_bounces": 1.5}, {"refresh": 2.0}, {"precompute": "yes"}):
         with pytest.raises(ValueError):
             BayesPointMachine(**kw).fit(X, y)
     with pytest.raises(ValueError):

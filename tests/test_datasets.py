@@ -9,11 +9,11 @@ import gzip
 import hashlib
 import io
 import lzma
-import struct
-import tarfile
 import os
 import re
 import shutil
+import struct
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -23,9 +23,9 @@ from scipy.io import savemat
 from sklearn.linear_model import Perceptron
 
 import kernelclf.datasets as kd
+import kernelclf.datasets._rdata as _rdata
 import kernelclf.datasets._registry as _registry
 import kernelclf.datasets.toys as toys
-import kernelclf.datasets._rdata as _rdata
 from kernelclf.datasets import _convert
 from kernelclf.datasets.__main__ import main as cli_main
 

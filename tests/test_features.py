@@ -14,9 +14,14 @@ import pytest
 from sklearn.preprocessing import PolynomialFeatures
 
 from kernelclf import features
-from kernelclf.features import (exponent_vectors, feature_dimension, mercer_features,
-                                polynomial_features, quadratic_decision_curve,
-                                quadratic_feature_map)
+from kernelclf.features import (
+    exponent_vectors,
+    feature_dimension,
+    mercer_features,
+    polynomial_features,
+    quadratic_decision_curve,
+    quadratic_feature_map,
+)
 
 
 @pytest.fixture

@@ -99,3 +99,86 @@ def test_bad_input():
     with pytest.raises(ValueError, match="features"):
         FisherDiscriminant().fit(X, y).predict(X[:, :2])
     assert fisher.__name__ == "kernelclf.fisher"
+
+
+# -- the estimator contract (issue 9) and bad input (issue 17) ------------------------
+
+def test_fisher_discriminant_is_on_the_contract():
+    """Regression: FisherDiscriminant did not use the shared base (predict before fit
+    raised AttributeError, booleans were accepted as reg)."""
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    from kernelclf.base import BinaryKernelClassifier
+
+    X, y = two_gaussians(40)
+    assert issubclass(FisherDiscriminant, BinaryKernelClassifier)
+    with pytest.raises(NotFittedError):
+        FisherDiscriminant().predict(X)
+    with pytest.raises(NotFittedError):
+        FisherDiscriminant().decision_function(X)
+    with pytest.raises(InvalidParameterError, match="reg"):
+        FisherDiscriminant(reg=True).fit(X, y)
+    with pytest.raises(InvalidParameterError, match="lam"):
+        KernelFisherDiscriminant(lam=-1.0).fit(X, y)
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-150, 1e150, 1e300])
+def test_fisher_discriminant_at_extreme_scales(scale):
+    """Inputs at any finite scale give the classifier of the unscaled inputs (Fisher's
+    rule is invariant under x -> c x), instead of an overflow inside scipy."""
+    X, y = two_gaussians(80, seed=3)
+    ref = FisherDiscriminant().fit(X, y)
+    model = FisherDiscriminant().fit(X * scale, y)
+    np.testing.assert_allclose(model.decision_function(X * scale), ref.decision_function(X),
+                               rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(model.coef_ * scale, ref.coef_, rtol=1e-9)
+
+
+def test_fisher_numbers_unchanged_by_the_exact_rescaling():
+    """The power-of-two rescaling is exact: same numbers as the direct formulas."""
+    X, y = two_gaussians(60, seed=7)
+    X = X * 37.0
+    model = FisherDiscriminant(reg=0.5).fit(X, y)
+    pos, neg = y > 0, y < 0
+    mu_p, mu_n = X[pos].mean(0), X[neg].mean(0)
+    S = (X.T @ X - pos.sum() * np.outer(mu_p, mu_p) - neg.sum() * np.outer(mu_n, mu_n)) / 60
+    S = S + 0.5 * np.eye(X.shape[1])
+    w = np.linalg.solve(S, mu_p - mu_n)
+    b = 0.5 * (mu_n @ np.linalg.solve(S, mu_n) - mu_p @ np.linalg.solve(S, mu_p)) \
+        + np.log(pos.sum() / neg.sum())
+    np.testing.assert_allclose(model.coef_, w, rtol=1e-10)
+    assert model.intercept_ == pytest.approx(b, rel=1e-10)
+    np.testing.assert_allclose(model.covariance_, S, rtol=1e-12)
+
+
+def test_kernel_fisher_keeps_its_own_kernel_and_guards_the_gram():
+    """Regression: KernelFisherDiscriminant kept the user's kernel object."""
+    from kernelclf.gram import IndefiniteKernelError
+
+    X, y = two_gaussians(50, seed=1)
+    model = KernelFisherDiscriminant(kernel=RBF(1.0)).fit(X, y)
+    before = model.decision_function(X)
+    model.set_params(kernel__sigma=0.05)
+    np.testing.assert_array_equal(model.decision_function(X), before)
+    assert model.kernel_ is not model.kernel
+    with pytest.raises(IndefiniteKernelError):
+        KernelFisherDiscriminant(kernel=lambda A, B: -RBF(1.0)(A, B)).fit(X, y)
+    with pytest.raises(ValueError, match="NaN or infinity"), np.errstate(all="ignore"):
+        KernelFisherDiscriminant().fit(X * 1e300, y)
+
+
+def test_kernel_fisher_on_lists_of_strings_equals_the_explicit_feature_map():
+    from _string_data import promoters, spectrum_features
+
+    from kernelclf.kernels import Normalized
+    from kernelclf.strings import SpectrumKernel
+
+    S_tr, y_tr, S_te, _ = promoters()
+    F = spectrum_features(S_tr + S_te, 2)
+    F_tr, F_te = F[:len(S_tr)], F[len(S_tr):]
+    model = KernelFisherDiscriminant(kernel=Normalized(SpectrumKernel(2)), lam=0.1).fit(S_tr, y_tr)
+    ref = KernelFisherDiscriminant(kernel=Linear(), lam=0.1).fit(F_tr, y_tr)
+    np.testing.assert_allclose(model.decision_function(S_te), ref.decision_function(F_te),
+                               rtol=1e-8, atol=1e-8)
+    assert model.X_fit_ == S_tr

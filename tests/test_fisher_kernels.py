@@ -10,8 +10,7 @@ from scipy.stats import norm
 from sklearn.mixture import GaussianMixture
 
 from kernelclf import fisher_kernels
-from kernelclf.fisher_kernels import (FisherKernel, GaussianMixtureScore, MarkovChainScore,
-                                      fisher_information)
+from kernelclf.fisher_kernels import FisherKernel, GaussianMixtureScore, MarkovChainScore, fisher_information
 from kernelclf.kernels import Normalized, is_psd
 
 

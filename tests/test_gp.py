@@ -9,8 +9,14 @@ from sklearn.gaussian_process.kernels import RBF as SkRBF
 from sklearn.gaussian_process.kernels import ConstantKernel
 
 from kernelclf import gp
-from kernelclf.gp import (ARDRBF, GaussianProcessClassifier, GaussianProcessRegressor,
-                          laplace_mode, softplus, stable_sigmoid)
+from kernelclf.gp import (
+    ARDRBF,
+    GaussianProcessClassifier,
+    GaussianProcessRegressor,
+    laplace_mode,
+    softplus,
+    stable_sigmoid,
+)
 from kernelclf.kernels import RBF, Linear
 
 
@@ -228,3 +234,125 @@ def test_bad_input():
     with pytest.raises(ValueError, match="sigma"):
         ARDRBF(np.array([1.0, -1.0]))(X)
     assert gp.__name__ == "kernelclf.gp"
+
+
+# -- the estimator contract (issue 9) and bad input (issue 17) ------------------------
+
+@pytest.mark.parametrize("Est", [GaussianProcessClassifier, GaussianProcessRegressor])
+def test_fitted_model_keeps_its_own_kernel(Est):
+    """Regression: GPC kept the user's kernel object, so set_params after fit changed it."""
+    X, y = moons(60, seed=4)
+    target = y if Est is GaussianProcessClassifier else y.astype(float)
+    est = Est(kernel=RBF(1.0)).fit(X, target)
+    before = est.predict(X)
+    est.set_params(kernel__sigma=0.05)
+    np.testing.assert_array_equal(est.predict(X), before)
+    assert est.kernel_ is not est.kernel and est.kernel_.sigma == 1.0
+    refit = Est(kernel=RBF(0.05)).fit(X, target)
+    assert not np.allclose(refit.predict(X[:20] + 0.3), Est(kernel=RBF(1.0)).fit(X, target)
+                           .predict(X[:20] + 0.3))
+
+
+@pytest.mark.parametrize("predictive", ["williams-barber", "mackay", "map"])
+def test_gpc_decision_function_is_the_predictive_log_odds(fitted_pair, predictive):
+    """decision_function = ln(p / (1 - p)) of predict_proba, so both rank points alike;
+    the latent mean stays available as latent_mean (= sum_i alpha_i k(x_i, x))."""
+    from scipy.stats import rankdata
+
+    X, y, _, _ = fitted_pair
+    model = GaussianProcessClassifier(kernel=4.0 * RBF(0.5), predictive=predictive).fit(X, y)
+    Xt = np.random.default_rng(1).uniform(-3, 4, size=(400, 2))
+    p = model.predict_proba(Xt)[:, 1]
+    f = model.decision_function(Xt)
+    np.testing.assert_allclose(f, np.log(p) - np.log1p(-p), rtol=1e-9, atol=1e-9)
+    np.testing.assert_array_equal(rankdata(f), rankdata(p))
+    mu = model.latent_mean(Xt)
+    np.testing.assert_allclose(mu, (4.0 * RBF(0.5))(Xt, X) @ model.alpha_, rtol=1e-12)
+    np.testing.assert_allclose(mu, model.latent_mean_and_variance(Xt)[0], rtol=1e-12)
+    # predict follows the sign of the latent mean (eq. 3.22); the variance only shrinks f
+    np.testing.assert_array_equal(model.predict(Xt), np.where(mu > 0, 1, -1))
+    if predictive == "map":
+        np.testing.assert_allclose(f, mu, rtol=1e-8, atol=1e-10)
+    else:
+        assert np.all(np.abs(f) <= np.abs(mu) + 1e-9)
+
+
+def test_gp_on_lists_of_strings_equal_the_explicit_feature_map():
+    """GPR and GPC with Normalized(SpectrumKernel(2)) on the promoter sequences equal the
+    same models with the linear kernel on the normalised 2-mer count vectors."""
+    from _string_data import promoters, spectrum_features
+
+    from kernelclf.kernels import Normalized
+    from kernelclf.strings import SpectrumKernel
+
+    S_tr, y_tr, S_te, _ = promoters()
+    F = spectrum_features(S_tr + S_te, 2)
+    F_tr, F_te = F[:len(S_tr)], F[len(S_tr):]
+    kernel = Normalized(SpectrumKernel(2))
+    gpc = GaussianProcessClassifier(kernel=kernel).fit(S_tr, y_tr)
+    ref = GaussianProcessClassifier(kernel=Linear()).fit(F_tr, y_tr)
+    np.testing.assert_allclose(gpc.predict_proba(S_te), ref.predict_proba(F_te), atol=1e-9)
+    assert gpc.log_marginal_likelihood_ == pytest.approx(ref.log_marginal_likelihood_, abs=1e-8)
+    assert not hasattr(gpc, "n_features_in_")
+    t_tr = y_tr.astype(float)
+    gpr = GaussianProcessRegressor(kernel=kernel, noise=0.3, optimize=True).fit(S_tr, t_tr)
+    gref = GaussianProcessRegressor(kernel=Linear(), noise=0.3, optimize=True).fit(F_tr, t_tr)
+    mu, sd = gpr.predict(S_te, return_std=True)
+    mu_r, sd_r = gref.predict(F_te, return_std=True)
+    np.testing.assert_allclose(mu, mu_r, atol=1e-7)
+    np.testing.assert_allclose(sd, sd_r, atol=1e-7)
+    assert gpr.noise_ == pytest.approx(gref.noise_, rel=1e-6)
+
+
+def test_gp_bad_parameters_and_inputs_give_clear_errors():
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    from kernelclf.gram import IndefiniteKernelError
+
+    X, y = moons(30, seed=2)
+    with pytest.raises(InvalidParameterError, match="max_iter"):
+        GaussianProcessClassifier(max_iter=-1).fit(X, y)
+    with pytest.raises(InvalidParameterError, match="tol"):
+        GaussianProcessClassifier(tol=-1e-3).fit(X, y)
+    with pytest.raises(InvalidParameterError, match="noise"):
+        GaussianProcessClassifier(noise=True).fit(X, y)
+    with pytest.raises(ValueError, match="bounds"):
+        GaussianProcessRegressor(bounds=(1.0, 0.1), optimize=True).fit(X, y.astype(float))
+    # a kernel that is not positive semi-definite: the Gram guard, not a raw LinAlgError
+    bad = lambda A, B: -RBF(1.0)(A, B)  # noqa: E731
+    for est, target in ((GaussianProcessClassifier(kernel=bad), y),
+                        (GaussianProcessRegressor(kernel=bad), y.astype(float))):
+        with pytest.raises(IndefiniteKernelError, match="positive semi-definite"):
+            est.fit(X, target)
+    # kernel values that overflow: a clear error, never NaN predictions
+    for est, target in ((GaussianProcessClassifier(), y),
+                        (GaussianProcessRegressor(), y.astype(float))):
+        with pytest.raises(ValueError, match="NaN or infinity.*rescale"), \
+                np.errstate(all="ignore"):
+            est.fit(X * 1e300, target)
+    # test points at an overflowing distance have kernel value 0: the prior predictive
+    with np.errstate(all="ignore"):
+        p_far = GaussianProcessClassifier().fit(X, y).predict_proba(X * 1e300)
+    np.testing.assert_allclose(p_far, 0.5, atol=1e-12)
+    # string targets for a regressor
+    with pytest.raises(ValueError, match="must be numbers"):
+        GaussianProcessRegressor().fit(X, np.where(y > 0, "a", "b"))
+
+
+def test_gp_degenerate_inputs_give_correct_models():
+    """All inputs equal (or scaled by 1e-300): the kernel is constant, the data carry no
+    information beyond the labels' mean, so GPC predicts the same probability everywhere,
+    on the side of the majority, and GPR predicts the shrunk target mean."""
+    y = np.r_[np.ones(12), -np.ones(8)].astype(int)
+    for X in (np.ones((20, 2)), np.random.default_rng(0).normal(size=(20, 2)) * 1e-300):
+        gpc = GaussianProcessClassifier().fit(X, y)
+        p = gpc.predict_proba(X)[:, 1]
+        assert np.ptp(p) < 1e-12 and 0.5 < p[0] < 0.6
+        # constant kernel k = 1: the latent values are one N(0, 1) variable, so the model is
+        # the one-point GP with the summed likelihood; its mode solves t = 12 s(-t) - 8 s(t)
+        t = gpc.latent_mode_[0]
+        assert t == pytest.approx(12 * expit(-t) - 8 * expit(t), abs=1e-8)
+        t_y = y.astype(float)
+        gpr = GaussianProcessRegressor(kernel=RBF(1.0), noise=0.5).fit(X, t_y)
+        # constant kernel: posterior mean of a common offset, sum(t) / (m + noise)
+        np.testing.assert_allclose(gpr.predict(X), t_y.sum() / (20 + 0.5), rtol=1e-9)

@@ -11,17 +11,32 @@ import numpy as np
 import pytest
 from scipy.spatial.distance import cdist
 from sklearn.base import clone
-from sklearn.metrics.pairwise import (linear_kernel, polynomial_kernel, rbf_kernel,
-                                      sigmoid_kernel)
+from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel, sigmoid_kernel
 from sklearn.model_selection import GridSearchCV
 from sklearn.svm import SVC
 
 from kernelclf import kernels
 from kernelclf.features import polynomial_features
-from kernelclf.kernels import (RBF, CallableKernel, Constant, Exponential, InducedRBF, Linear,
-                               Normalized, Polynomial, Product, Scaled, Sum, add_diagonal,
-                               as_kernel, center_gram, feature_space_distances, is_psd,
-                               min_eigenvalue, normalize_gram)
+from kernelclf.kernels import (
+    RBF,
+    CallableKernel,
+    Constant,
+    Exponential,
+    InducedRBF,
+    Linear,
+    Normalized,
+    Polynomial,
+    Product,
+    Scaled,
+    Sum,
+    add_diagonal,
+    as_kernel,
+    center_gram,
+    feature_space_distances,
+    is_psd,
+    min_eigenvalue,
+    normalize_gram,
+)
 
 RNG = np.random.default_rng(0)
 X = 0.7 * RNG.normal(size=(30, 3))
@@ -65,8 +80,8 @@ def closures():
     scalar reference built only from the reference functions."""
     out = []
     for (k1, f1), (k2, f2) in itertools.product(BASE, BASE):
-        out.append((f"sum", Sum(k1, k2), lambda u, v, f1=f1, f2=f2: f1(u, v) + f2(u, v)))
-        out.append((f"product", Product(k1, k2), lambda u, v, f1=f1, f2=f2: f1(u, v) * f2(u, v)))
+        out.append(("sum", Sum(k1, k2), lambda u, v, f1=f1, f2=f2: f1(u, v) + f2(u, v)))
+        out.append(("product", Product(k1, k2), lambda u, v, f1=f1, f2=f2: f1(u, v) * f2(u, v)))
     for k1, f1 in BASE:
         out.append(("scaled", Scaled(k1, 2.5), lambda u, v, f1=f1: 2.5 * f1(u, v)))
         out.append(("plus_const", k1 + 0.3, lambda u, v, f1=f1: f1(u, v) + 0.3))

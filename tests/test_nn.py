@@ -135,3 +135,81 @@ def test_nearest_centroid_scores_are_linear_in_feature_space():
     np.testing.assert_array_equal(clf.predict(T), np.argmin(d2, axis=1))
     with pytest.raises(ValueError, match="two classes"):
         KernelNearestCentroid().fit(X, np.zeros(60))
+
+
+# -- the estimator contract (issue 9) and bad input (issue 17) ------------------------
+
+def test_fitted_models_keep_their_own_kernel():
+    """Regression: nn kept the user's kernel object, so set_params after fit changed it."""
+    from kernelclf.nn import KernelNearestCentroid
+
+    rng = np.random.default_rng(3)
+    X, y = rng.normal(size=(40, 3)), rng.integers(0, 3, size=40)
+    T = rng.normal(size=(30, 3))
+    for est in (KernelNearestNeighbors(n_neighbors=3, kernel=RBF(1.0)),
+                KernelNearestCentroid(kernel=RBF(1.0))):
+        est.fit(X, y)
+        before = est.predict(T)
+        est.set_params(kernel__sigma=0.05)
+        np.testing.assert_array_equal(est.predict(T), before)
+        assert est.kernel_ is not est.kernel
+
+
+def test_nearest_centroid_binary_decision_function_follows_sklearn_convention():
+    """Two classes: decision_function is f_1 - f_0 (1-D, positive for classes_[1]); the
+    per-class scores stay available as class_scores."""
+    from kernelclf.nn import KernelNearestCentroid
+
+    rng = np.random.default_rng(4)
+    X, y = rng.normal(size=(30, 2)), np.where(rng.random(30) < 0.5, "a", "b")
+    clf = KernelNearestCentroid(kernel=RBF(1.0)).fit(X, y)
+    S = clf.class_scores(X)
+    np.testing.assert_allclose(clf.decision_function(X), S[:, 1] - S[:, 0])
+    np.testing.assert_array_equal(clf.predict(X), np.where(S[:, 1] > S[:, 0], "b", "a"))
+
+
+def test_nn_on_lists_of_strings_equal_the_explicit_feature_map():
+    from _string_data import promoters, spectrum_features
+
+    from kernelclf.kernels import Normalized
+    from kernelclf.nn import KernelNearestCentroid
+    from kernelclf.strings import SpectrumKernel
+
+    S_tr, y_tr, S_te, _ = promoters()
+    F = spectrum_features(S_tr + S_te, 2)
+    F_tr, F_te = F[:len(S_tr)], F[len(S_tr):]
+    kernel = Normalized(SpectrumKernel(2))
+    knn = KernelNearestNeighbors(n_neighbors=5, kernel=kernel).fit(S_tr, y_tr)
+    ref = KNeighborsClassifier(n_neighbors=5, algorithm="brute").fit(F_tr, y_tr)
+    d, _ = knn.kneighbors(S_te)
+    d_ref, _ = ref.kneighbors(F_te)
+    np.testing.assert_allclose(d, d_ref, atol=1e-7)
+    np.testing.assert_allclose(knn.predict_proba(S_te), ref.predict_proba(F_te))
+    nc = KernelNearestCentroid(kernel=kernel).fit(S_tr, y_tr)
+    nc_ref = KernelNearestCentroid(kernel=Linear()).fit(F_tr, y_tr)
+    np.testing.assert_allclose(nc.decision_function(S_te), nc_ref.decision_function(F_te),
+                               atol=1e-10)
+
+
+def test_nn_guard_against_invalid_and_overflowing_kernels():
+    """Issue 17: with X * 1e300 nearest neighbours scored 0 % on its own training set, and
+    a kernel that is not positive semi-definite inverted the nearest-centroid rule."""
+    from kernelclf.gram import IndefiniteKernelError
+    from kernelclf.nn import KernelNearestCentroid
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(30, 2)), rng.integers(0, 2, size=30)
+    bad = lambda A, B: -RBF(1.0)(A, B)  # noqa: E731
+    for est in (KernelNearestNeighbors(kernel=bad), KernelNearestCentroid(kernel=bad)):
+        with pytest.raises(IndefiniteKernelError, match="positive semi-definite"):
+            est.fit(X, y)
+    for est in (KernelNearestNeighbors(), KernelNearestCentroid()):
+        with pytest.raises(ValueError, match="NaN or infinity.*rescale"), \
+                np.errstate(all="ignore"):
+            est.fit(X * 1e300, y)
+    with pytest.raises(ValueError, match="NaN or infinity"), np.errstate(all="ignore"):
+        KernelNearestNeighbors().fit(X, y).predict(X * 1e300)
+    # all inputs equal: every point is a nearest neighbour; ties go to the lowest index
+    Xc = np.ones((6, 2))
+    yc = np.array([1, 0, 1, 1, 0, 0])
+    np.testing.assert_array_equal(KernelNearestNeighbors().fit(Xc, yc).predict(Xc), 1)

@@ -7,6 +7,7 @@ a direct transcription of LKC Algorithm 2 (outputs recomputed from scratch);
 scikit-learn's ``rbf_kernel``; brute-force enumeration for the halving algorithm.
 """
 import math
+import time
 import warnings
 
 import numpy as np
@@ -20,10 +21,15 @@ from sklearn.model_selection import GridSearchCV
 from kernelclf import perceptron
 from kernelclf.kernels import RBF, Polynomial
 from kernelclf.optim import solve_qp
-from kernelclf.perceptron import (KernelPerceptron, Perceptron, geometric_margin,
-                                  halving_algorithm, mistake_bound_risk, novikoff_bound,
-                                  perceptron_on_permutation)
-
+from kernelclf.perceptron import (
+    KernelPerceptron,
+    Perceptron,
+    halving_algorithm,
+    mistake_bound_risk,
+    novikoff_bound,
+    perceptron_on_permutation,
+)
+from kernelclf.versionspace import geometric_margin
 
 # ---------------------------------------------------------------------------
 # data and the independent hard-margin reference
@@ -269,11 +275,17 @@ def test_non_separable_stops_with_convergence_warning():
     X = np.array([[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]])
     y = np.array([1, 1, -1, -1])                 # XOR without a bias term
     with pytest.warns(ConvergenceWarning, match="not separated after 7 epochs"):
-        p = Perceptron(max_epochs=7).fit(X, y)
+        p = Perceptron(max_epochs=7, shuffle=True, random_state=0).fit(X, y)
     assert not p.converged_ and p.n_epochs_ == 7 and p.n_updates_ >= 7
+    assert not p.cycle_detected_
     with pytest.warns(ConvergenceWarning, match="not separated after 5 epochs"):
-        kp = KernelPerceptron(max_epochs=5).fit(X, y)
+        kp = KernelPerceptron(max_epochs=5, shuffle=True, random_state=0).fit(X, y)
     assert not kp.converged_ and kp.n_epochs_ == 5
+    # in the fixed order the weights return to 0 after every sweep: a cycle, stop at once
+    for Est in (Perceptron, KernelPerceptron):
+        with pytest.warns(ConvergenceWarning, match="cycle"):
+            est = Est(max_epochs=1000).fit(X, y)
+        assert est.cycle_detected_ and est.n_epochs_ == 1
     with pytest.warns(ConvergenceWarning):
         perceptron_on_permutation(X @ X.T, y, [3, 2, 1, 0], max_epochs=4)
     # no warning on separable data
@@ -282,6 +294,48 @@ def test_non_separable_stops_with_convergence_warning():
         warnings.simplefilter("error")
         Perceptron().fit(Xs, ys)
         KernelPerceptron().fit(Xs, ys)
+
+
+def _contradictory_sample(seed=0):
+    """40 separable points and 2 duplicates of them with the opposite label."""
+    X, y = separable_sample(40, 2, 0.1, seed)
+    return np.vstack([X, X[:2]]), np.r_[y, -y[:2]]
+
+
+@pytest.mark.parametrize("Est", [Perceptron, KernelPerceptron])
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_pocket_keeps_the_best_iterate_regression(Est, shuffle):
+    """Issue 17: two contradictory duplicates among 42 points; 40 of 42 are possible and
+    the pocket (Gallant 1990) finds such an iterate, where the last one got 2 right."""
+    X, y = _contradictory_sample()
+    with pytest.warns(ConvergenceWarning, match="pocket"):
+        est = Est(shuffle=shuffle, random_state=0).fit(X, y)
+    # no linear classifier through the origin can do better than 40 of 42
+    assert est.score(X, y) >= 40 / 42
+    assert est.n_training_errors_ == np.sum(est.predict(X) != y) == 2
+    # the pocket iterate is the sum of the first pocket_update_ updates (LKC eq. 2.17)
+    idx = est.mistake_indices_[:est.pocket_update_]
+    w = sum(y[j] * X[j] for j in idx)
+    coef = est.coef_ if Est is Perceptron else X.T @ est.alpha_
+    np.testing.assert_allclose(coef, w, atol=1e-12)
+    # brute force over the pocket's competitors: no visited iterate has fewer mistakes
+    ws = np.cumsum([y[j] * X[j] for j in est.mistake_indices_], axis=0)
+    assert np.min(np.sum(y[None, :] * (ws @ X.T) <= 0, axis=1)) == est.n_training_errors_
+
+
+@pytest.mark.parametrize("Est", [Perceptron, KernelPerceptron])
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_hopeless_input_stops_quickly(Est, shuffle):
+    """Issue 17: 40 identical points with both labels gave up only after ~9 s."""
+    X = np.ones((40, 3))
+    y = np.r_[np.ones(20), -np.ones(20)]
+    t0 = time.perf_counter()
+    with pytest.warns(ConvergenceWarning):
+        est = Est(shuffle=shuffle, random_state=0).fit(X, y)
+    assert time.perf_counter() - t0 < 2.0
+    assert est.cycle_detected_ == (not shuffle)
+    # any w classifies all 40 points alike: 20 right is the best possible
+    assert est.n_training_errors_ >= 20 and est.score(X, y) == 0.5
 
 
 @pytest.mark.parametrize("Est", [Perceptron, KernelPerceptron])

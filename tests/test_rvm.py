@@ -166,3 +166,96 @@ def test_bad_input():
     with pytest.raises(ValueError, match="features"):
         RelevanceVectorClassifier().fit(Xc, y).predict(np.ones((2, 3)))
     assert rvm.__name__ == "kernelclf.rvm"
+
+
+# -- the estimator contract (issue 9) and bad input (issue 17) ------------------------
+
+@pytest.mark.parametrize("Est", [RelevanceVectorClassifier, RelevanceVectorRegressor])
+def test_fitted_model_keeps_its_own_kernel(Est):
+    """Regression: the RVMs kept the user's kernel object (no clone into kernel_)."""
+    X, y = moons(60, seed=5)
+    target = y if Est is RelevanceVectorClassifier else y.astype(float)
+    est = Est(kernel=RBF(1.0)).fit(X, target)
+    before = est.predict(X)
+    est.set_params(kernel__sigma=0.05)
+    np.testing.assert_array_equal(est.predict(X), before)
+    assert est.kernel_ is not est.kernel and est.kernel_.sigma == 1.0
+
+
+@pytest.mark.parametrize("solver", ["fast", "book"])
+def test_rvm_on_lists_of_strings_equal_the_explicit_feature_map(solver):
+    """Regression: RelevanceVectorClassifier(kernel=Normalized(SpectrumKernel(2))) raised
+    TypeError on strings (the relevance vectors were taken by array indexing). Reference:
+    the same solver with the linear kernel on the normalised 2-mer count vectors."""
+    from _string_data import promoters, spectrum_features
+
+    from kernelclf.kernels import Linear, Normalized
+    from kernelclf.strings import SpectrumKernel
+
+    S_tr, y_tr, S_te, _ = promoters()
+    F = spectrum_features(S_tr + S_te, 2)
+    F_tr, F_te = F[:len(S_tr)], F[len(S_tr):]
+    kernel = Normalized(SpectrumKernel(2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        rvc = RelevanceVectorClassifier(kernel=kernel, solver=solver).fit(S_tr, y_tr)
+        ref = RelevanceVectorClassifier(kernel=Linear(), solver=solver).fit(F_tr, y_tr)
+        rvr = RelevanceVectorRegressor(kernel=kernel, solver=solver).fit(S_tr, y_tr.astype(float))
+        rref = RelevanceVectorRegressor(kernel=Linear(), solver=solver).fit(F_tr, y_tr.astype(float))
+    np.testing.assert_array_equal(rvc.relevance_indices_, ref.relevance_indices_)
+    assert rvc.X_fit_ == [S_tr[i] for i in rvc.relevance_indices_]
+    np.testing.assert_allclose(rvc.decision_function(S_te), ref.decision_function(F_te),
+                               rtol=1e-6, atol=1e-8)
+    np.testing.assert_array_equal(rvr.relevance_indices_, rref.relevance_indices_)
+    mu, sd = rvr.predict(S_te, return_std=True)
+    mu_r, sd_r = rref.predict(F_te, return_std=True)
+    np.testing.assert_allclose(mu, mu_r, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(sd, sd_r, rtol=1e-6)
+    assert not hasattr(rvc, "n_features_in_") and not hasattr(rvr, "n_features_in_")
+
+
+def test_rvm_bad_parameters_and_inputs_give_clear_errors():
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    from kernelclf.gram import IndefiniteKernelError
+
+    X, y = moons(30, seed=2)
+    t = y.astype(float)
+    for Est, target in ((RelevanceVectorClassifier, y), (RelevanceVectorRegressor, t)):
+        with pytest.raises(InvalidParameterError, match="tol"):
+            Est(tol=-1.0).fit(X, target)
+        with pytest.raises(InvalidParameterError, match="max_iter"):
+            Est(max_iter=0).fit(X, target)
+        with pytest.raises(InvalidParameterError, match="bias"):
+            Est(bias=1).fit(X, target)
+        # overflowing kernel values: an error at fit, not zero relevance vectors
+        for solver in ("fast", "book"):
+            with pytest.raises(ValueError, match="NaN or infinity.*rescale"), \
+                    np.errstate(all="ignore"):
+                Est(solver=solver).fit(X * 1e300, target)
+        with pytest.raises(IndefiniteKernelError, match="positive semi-definite"):
+            Est(kernel=lambda A, B: -RBF(1.0)(A, B)).fit(X, target)
+    with pytest.raises(ValueError, match="must be numbers"):
+        RelevanceVectorRegressor().fit(X, np.where(y > 0, "up", "down"))
+    with pytest.raises(ValueError, match="noise.*n_samples=1"):
+        RelevanceVectorRegressor().fit(X[:1], t[:1])
+
+
+@pytest.mark.parametrize("solver", ["book", "fast"])
+def test_rvc_degenerate_inputs_give_correct_models(solver):
+    """Regression: solver='book' on all-equal inputs (or inputs scaled by 1e-300) failed with
+    'zero-size array to reduction operation'. With a constant kernel the inputs carry no
+    information: balanced labels must give P = 1/2 everywhere, 12 against 8 a constant
+    probability on the majority side, shrunk towards 1/2 by the prior (below 12/20)."""
+    rng = np.random.default_rng(0)
+    for X in (np.ones((20, 2)), rng.normal(size=(20, 2)) * 1e-300):
+        for y, lo, hi in ((np.r_[np.ones(10), -np.ones(10)], 0.5 - 1e-6, 0.5 + 1e-6),
+                          (np.r_[np.ones(12), -np.ones(8)], 0.5, 0.6)):
+            model = RelevanceVectorClassifier(solver=solver).fit(X, y.astype(int))
+            p = model.predict_proba(X)[:, 1]
+            assert model.n_relevance_ >= 1 and np.ptp(p) < 1e-12
+            assert lo <= p[0] <= hi
+    # two points: a model whose probability of +1 is larger at the positive point
+    X2, y2 = np.array([[0.0, 0.0], [1.0, 0.5]]), np.array([-1, 1])
+    p2 = RelevanceVectorClassifier(solver=solver).fit(X2, y2).predict_proba(X2)[:, 1]
+    assert np.all(np.isfinite(p2)) and p2[1] > p2[0]

@@ -4,7 +4,18 @@ Playwright drives Debian's Chromium (``/usr/bin/chromium``, headless) against th
 site in ``_build/html`` served on 127.0.0.1. For every page of ``_toc.yml``: it loads,
 no request fails, images load, math is typeset by MathJax, a widget is drawn where
 the chapter has one, and a solution dropdown opens. The executed notebooks offered
-for download must be served too.
+for download must be served too, and every notebook page links its own.
+
+Widgets (issue 13, ``kernelclf.widgets``): on every page with one, each control of
+each widget is moved to another value and the figure it shows must change (the
+image bytes differ), with no failed request, once normally and once with every
+request that does not go to 127.0.0.1 aborted. No widget may be a plain
+``ipywidgets.interactive`` (dead on a static page). Every page stays under a weight
+limit.
+
+``KERNELCLF_SITE=/path/to/html`` points the test at another build, e.g. the folder
+``make check-chapter CH=02_kernels`` prints; the pages of ``_toc.yml`` missing from
+such a partial build are skipped.
 """
 import functools
 import http.server
@@ -20,7 +31,12 @@ import yaml
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
-HTML = ROOT / "_build" / "html"
+HTML = Path(os.environ.get("KERNELCLF_SITE") or ROOT / "_build" / "html")
+PARTIAL = bool(os.environ.get("KERNELCLF_SITE"))
+#: the page's HTML (with its embedded widget state) plus its own images
+PAGE_LIMIT = 3_000_000
+#: the embedded widget state of one page
+WIDGET_STATE_LIMIT = 2_000_000
 CHROMIUM = os.environ.get("KERNELCLF_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 
 
@@ -34,6 +50,19 @@ def toc_pages():
 
 
 PAGES = toc_pages()
+if PARTIAL:
+    PAGES = [p for p in PAGES if (HTML / (p + ".html")).is_file()] or PAGES
+
+
+def source_of(entry):
+    return (ROOT / (entry + ".md")).read_text(encoding="utf-8")
+
+
+def has_widget(source):
+    return "ipywidgets" in source or "explore(" in source
+
+
+WIDGET_PAGES = [p for p in PAGES if has_widget(source_of(p))]
 
 
 @pytest.fixture(scope="module")
@@ -68,9 +97,14 @@ def browser():
         b.close()
 
 
-def open_page(browser, url):
-    page = browser.new_page()
+def open_page(browser, url, offline=False):
+    page = browser.new_page(viewport={"width": 1280, "height": 1000})
     failed = []
+    if offline:
+        local = url.split("/", 3)[:3]
+        base = "/".join(local) + "/"
+        page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base)
+                   else route.abort("internetdisconnected"))
     page.on("requestfailed", lambda r: failed.append(f"{r.url} ({r.failure})"))
     page.on("response", lambda r: failed.append(f"{r.url} (HTTP {r.status})")
             if r.status >= 400 and not r.url.endswith("/favicon.ico") else None)
@@ -80,7 +114,7 @@ def open_page(browser, url):
 
 @pytest.mark.parametrize("entry", PAGES)
 def test_page(server, browser, entry):
-    source = (ROOT / (entry + ".md")).read_text(encoding="utf-8")
+    source = source_of(entry)
     page, response, failed = open_page(browser, f"{server}/{entry}.html")
     try:
         assert response is not None and response.status == 200
@@ -88,12 +122,18 @@ def test_page(server, browser, entry):
         if re.search(r"\$[^$\n]+\$", source):
             page.wait_for_selector("mjx-container", state="attached", timeout=30_000)
             assert page.locator("mjx-container").count() > 0, "math is not typeset"
-        broken = page.evaluate(
-            "() => Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)")
+        broken = page.evaluate("() => Array.from(document.images)"
+                               ".filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)")
         assert not broken, f"images did not load: {broken}"
-        if "ipywidgets" in source:
+        if has_widget(source):
             page.wait_for_selector(".jupyter-widgets, .widget-slider", state="attached", timeout=30_000)
             assert page.locator(".jupyter-widgets").count() > 0, "no widget was drawn"
+        if "kernelspec:" in source[:400]:
+            note = page.locator(".kernelclf-run-note a[href$='.ipynb']")
+            assert note.count() == 1, "no link to the executed notebook under the title"
+            href = note.get_attribute("href")
+            assert href.endswith(f"_notebooks/{Path(entry).name}.ipynb"), href
+            assert page.request.get(note.evaluate("a => a.href")).status == 200, href
         if "solution-start" in source:
             solution = page.locator("div.solution.dropdown").first
             assert solution.count() == 1, "no folded solution on the page"
@@ -127,8 +167,110 @@ def test_download_links_resolve(server, browser):
     try:
         links = page.evaluate(
             "() => Array.from(document.querySelectorAll('a[href$=\\'.ipynb\\']')).map(a => a.href)")
+        if PARTIAL:  # a one-chapter build has only its own notebooks
+            built = {Path(p).name for p in NOTEBOOK_PAGES}
+            links = [u for u in links if Path(u).stem in built]
         assert len(links) >= len(NOTEBOOK_PAGES) - 1
         for url in links:
             assert page.request.get(url).status == 200, url
     finally:
         page.close()
+
+
+# ------------------------------------------------------------------ widgets (issue 13)
+
+# a fingerprint of what the display area of an explorer shows: the bytes of its images
+# (read back from their blob URLs) and its text
+_SHOWN_JS = """async (ex) => {
+  const area = ex.children[1];
+  const parts = [];
+  for (const img of area.querySelectorAll('img')) {
+    if (!img.src) continue;
+    const buf = new Uint8Array(await (await fetch(img.src)).arrayBuffer());
+    let h = 2166136261;
+    for (const b of buf) { h = Math.imul(h ^ b, 16777619) >>> 0; }
+    parts.push(`img:${buf.length}:${h}`);
+  }
+  parts.push('text:' + area.innerText);
+  return parts.join('|');
+}"""
+
+
+def _shown(explorer):
+    return explorer.evaluate(_SHOWN_JS)
+
+
+def _move(page, control):
+    """Move one control (slider, drop-down or toggle buttons) to another value; return a
+    label of what was done."""
+    handle = control.locator(".noUi-handle")
+    if handle.count():
+        now = float(handle.get_attribute("aria-valuenow"))
+        top = float(handle.get_attribute("aria-valuemax"))
+        handle.focus()
+        key = "ArrowRight" if now < top else "ArrowLeft"
+        page.keyboard.press(key)
+        return f"slider {key}"
+    select = control.locator("select")
+    if select.count():
+        n = select.locator("option").count()
+        current = select.evaluate("s => s.selectedIndex")
+        select.select_option(index=(current + 1) % n)
+        return f"dropdown -> option {(current + 1) % n}"
+    buttons = control.locator("button:not(.mod-active)")
+    if buttons.count():
+        buttons.first.click()
+        return "toggle"
+    raise AssertionError("a control of unknown kind: " + control.inner_html()[:200])
+
+
+@pytest.mark.parametrize("offline", [False, True], ids=["online", "offline"])
+@pytest.mark.parametrize("entry", WIDGET_PAGES)
+def test_widgets_respond_without_a_kernel(server, browser, entry, offline):
+    page, response, failed = open_page(browser, f"{server}/{entry}.html", offline=offline)
+    try:
+        assert response is not None and response.status == 200
+        page.wait_for_selector(".kernelclf-explorer", state="attached", timeout=30_000)
+        page.wait_for_timeout(500)
+        assert page.locator(".widget-interact").count() == 0, (
+            "an ipywidgets.interactive is on the page: it cannot compute without a kernel")
+        assert page.locator(".kernelclf-explorer-live").count() == 0, "a live widget was embedded"
+        explorers = page.locator(".kernelclf-explorer")
+        assert explorers.count() >= 1
+        for i in range(explorers.count()):
+            ex = explorers.nth(i)
+            ex.scroll_into_view_if_needed()
+            assert "Precomputed" in ex.locator(".kernelclf-widget-note").inner_text()
+            controls = ex.locator(":scope > :first-child > *")
+            assert controls.count() >= 1, f"widget {i} has no controls"
+            for j in range(controls.count()):
+                before = _shown(ex)
+                action = _move(page, controls.nth(j))
+                after = before
+                for _ in range(50):
+                    page.wait_for_timeout(100)
+                    after = _shown(ex)
+                    if after != before:
+                        break
+                assert after != before, (
+                    f"widget {i}, control {j} ({action}): the displayed output did not change")
+                assert "img:" in after or len(after) > 10, "the widget shows nothing"
+        assert not failed, f"failed requests: {failed}"
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("entry", PAGES)
+def test_page_weight(entry):
+    """The page (with its embedded widget state) and its own images stay light."""
+    html_path = HTML / (entry + ".html")
+    text = html_path.read_text(encoding="utf-8")
+    total = html_path.stat().st_size
+    for src in set(re.findall(r'src="((?:\.\./)*_images/[^"]+)"', text)):
+        total += (html_path.parent / src).resolve().stat().st_size
+    state = re.search(r'<script type="application/vnd.jupyter.widget-state\+json">(.*?)</script>',
+                      text, re.S)
+    state_size = len(state.group(1)) if state else 0
+    print(f"{entry}: page {total / 1e6:.2f} MB, widget state {state_size / 1e6:.2f} MB")
+    assert state_size < WIDGET_STATE_LIMIT, f"widget state {state_size} bytes"
+    assert total < PAGE_LIMIT, f"page weight {total} bytes"

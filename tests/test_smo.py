@@ -9,9 +9,9 @@ import pytest
 from sklearn.svm import SVC
 
 from kernelclf import smo
+from kernelclf.gram import ColumnCache, Gram
 from kernelclf.kernels import RBF, Linear, Polynomial
 from kernelclf.optim import solve_qp
-from kernelclf.gram import ColumnCache, Gram
 from kernelclf.smo import DualDivergenceError, solve_smo
 
 

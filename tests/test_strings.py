@@ -20,10 +20,16 @@ import kernelclf.subsequence as subsequence_mod
 from kernelclf import strings
 from kernelclf.base import KERNEL_CONSTRAINT, BinaryKernelClassifier
 from kernelclf.kernels import Normalized, is_psd
-from kernelclf.strings import (AllSubstringsKernel, BagOfWordsKernel, SpectrumKernel,
-                               SubsequenceKernel, idf_weights, subsequence_dp_tables,
-                               subsequence_features, subsequence_kernel_levels)
-
+from kernelclf.strings import (
+    AllSubstringsKernel,
+    BagOfWordsKernel,
+    SpectrumKernel,
+    SubsequenceKernel,
+    idf_weights,
+    subsequence_dp_tables,
+    subsequence_features,
+    subsequence_kernel_levels,
+)
 
 # ---------------------------------------------------------------- references
 

@@ -13,13 +13,21 @@ The toy generators (:mod:`kernelclf.datasets.toys`) are re-exported here.
 """
 from ._convert import ManualFetchRequired, fetch
 from ._registry import (
-    ENV_VAR, REGISTRY, ChecksumError, content_sha256, data_home, dataset_names, file_sha256,
-    get_spec, load, status,
+    ENV_VAR,
+    REGISTRY,
+    ChecksumError,
+    content_sha256,
+    data_home,
+    dataset_names,
+    file_sha256,
+    get_spec,
+    load,
+    status,
 )
-from .toys import make_gaussians, make_linear_separable, make_moons, peer_moons
+from .toys import make_gaussians, make_linear_separable, make_moons, make_teacher, peer_moons
 
 __all__ = [
     "ENV_VAR", "REGISTRY", "ChecksumError", "ManualFetchRequired", "content_sha256", "data_home",
     "dataset_names", "fetch", "file_sha256", "get_spec", "load", "status", "make_moons", "peer_moons",
-    "make_linear_separable", "make_gaussians",
+    "make_linear_separable", "make_gaussians", "make_teacher",
 ]

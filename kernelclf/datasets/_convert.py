@@ -33,7 +33,12 @@ import numpy as np
 
 from ._rdata import data_frame_columns, deb_member, read_rda
 from ._registry import (
-    _FILE_SHA, MANIFEST, ChecksumError, content_sha256, file_sha256, get_spec,
+    _FILE_SHA,
+    MANIFEST,
+    ChecksumError,
+    content_sha256,
+    file_sha256,
+    get_spec,
     read_manifest,
 )
 from ._registry import data_home as _resolve_data_home  # fetch's parameter shadows the name

@@ -18,10 +18,8 @@ with factors expanded to their level strings.
 """
 from __future__ import annotations
 
-import bz2
 import gzip
 import io
-import lzma
 import struct
 import tarfile
 
@@ -79,8 +77,12 @@ def _decompress(raw):
     if raw[:2] == b"\x1f\x8b":
         return gzip.decompress(raw)
     if raw[:3] == b"BZh":
+        import bz2  # imported on use: some Python builds (Pyodide) lack it
+
         return bz2.decompress(raw)
     if raw[:6] == b"\xfd7zXZ\x00":
+        import lzma  # imported on use: some Python builds (Pyodide) lack it
+
         return lzma.decompress(raw)
     return raw
 

@@ -13,7 +13,8 @@ import numbers
 
 import numpy as np
 
-__all__ = ["make_moons", "peer_moons", "make_linear_separable", "make_gaussians"]
+__all__ = ["make_moons", "peer_moons", "make_linear_separable", "make_gaussians",
+           "make_teacher"]
 
 
 def _check_int(value, name, minimum):
@@ -187,3 +188,59 @@ def make_gaussians(m, dim=2, separation=2.0, random_state=0):
     X[:, 0] += y * separation / 2.0
     order = rng.permutation(m)
     return X[order], y[order]
+
+
+def make_teacher(m=10, dim=3, squeeze=1.0, flip=0.0, n_test=0, random_state=0,
+                 return_teacher=False):
+    """The teacher toy of BPM §4.1 (Fig. 6): uniform inputs labelled by a random hyperplane.
+
+    A teacher ``t ~ N(0, I_dim)`` is drawn, then ``m`` inputs uniform in
+    ``[-1, 1]^dim``; the last input coordinate is multiplied by ``squeeze`` (a
+    value below 1 stretches the version space of a linear kernel along that
+    axis, chapter 10); labels are ``sign(<t, x>)`` (a hyperplane through the
+    origin, so the sample is separable without bias); then exactly
+    ``int(flip * m)`` labels, chosen without replacement, are flipped (label
+    noise, chapter 12). With ``n_test > 0`` a test sample of ``n_test`` uniform
+    inputs (not squeezed) with the teacher's noise-free labels follows. Random
+    numbers are drawn in this order from one ``default_rng(random_state)``
+    stream, so the training sample does not depend on ``n_test``.
+
+    Parameters
+    ----------
+    m : int >= 1
+    dim : int >= 1
+    squeeze : float > 0
+        Factor on the last input coordinate of the training inputs.
+    flip : float in [0, 1]
+        Fraction of flipped training labels.
+    n_test : int >= 0
+    random_state : int or numpy.random.Generator
+    return_teacher : bool
+        Also return the teacher ``t``.
+
+    Returns
+    -------
+    X : ndarray (m, dim), y : ndarray (m,) in {-1, +1}
+        followed by ``X_test, y_test`` when ``n_test > 0`` and by ``t`` when
+        ``return_teacher``.
+    """
+    m = _check_int(m, "m", 1)
+    dim = _check_int(dim, "dim", 1)
+    squeeze = _check_real(squeeze, "squeeze", 0.0, np.inf, low_open=True, high_open=True)
+    flip = _check_real(flip, "flip", 0.0, 1.0)
+    n_test = _check_int(n_test, "n_test", 0)
+    rng = _rng(random_state)
+    teacher = rng.normal(size=dim)
+    X = rng.uniform(-1.0, 1.0, (m, dim))
+    X[:, -1] *= squeeze
+    y = np.where(X @ teacher > 0, 1, -1).astype(np.int64)
+    n_flip = int(flip * m)
+    if n_flip:
+        y[rng.choice(m, n_flip, replace=False)] *= -1
+    out = (X, y)
+    if n_test:
+        Xt = rng.uniform(-1.0, 1.0, (n_test, dim))
+        out += (Xt, np.where(Xt @ teacher > 0, 1, -1).astype(np.int64))
+    if return_teacher:
+        out += (teacher,)
+    return out

@@ -1,0 +1,160 @@
+"""Benchmark: the fast RMM solver against the cvxopt QP and the package's SVM (RMM §5.7).
+
+Problem (RMM §5.7, Fig. 10): digits 0-4 against 5-9, inputs scaled to unit norm, the
+polynomial kernel (1 + u'v)^5 divided by 32 (unit diagonal, i.e. trace(K) = m as in
+RMM §5.2), C = 1, tolerance 1e-3 (the paper's epsilon). Two data sets: scikit-learn's
+8 x 8 digits (``load_digits``, at most 1797 examples) and the MNIST 5 000 subset of the
+data home (784 features; m up to 4000). For each m the SVM (``kernelclf.svm``, SMO) is
+fitted first, ``theta = max_i |f_SVM(x_i)|``, and the RMM is fitted with the paper's
+three bounds B1 = 1 + (theta-1)/2, B2 = 1 + (theta-1)/4, B3 = 1 + (theta-1)/10 by the
+fast solver (:func:`kernelclf.rmm.solve_rmm` through ``RelativeMarginMachine``) and,
+for m <= ``QP_MAX``, by the dense cvxopt QP (``solver='qp'``, B2 only). All fits in the
+same process with single-threaded BLAS, interleaved; times are medians of ``REPEATS``
+runs (QP: one run). Reported: times, QP / fast and fast / SVM ratios, the relative
+difference of the dual values (fast against QP), and the growth exponent of each fit
+time in m (least-squares slope of log time on log m).
+
+Run: ``python -m benchmarks.rmm [--quick]``; writes ``benchmarks/results/rmm.json``.
+"""
+import os
+
+for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_v] = "1"
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import platform  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from kernelclf.kernels import Polynomial, Scaled  # noqa: E402
+from kernelclf.rmm import RelativeMarginMachine, rmm_bound  # noqa: E402
+from kernelclf.svm import SupportVectorMachine  # noqa: E402
+
+REPEATS = 3
+C, TOL = 1.0, 1e-3
+KAPPAS = {"B1": 1 / 2, "B2": 1 / 4, "B3": 1 / 10}
+SIZES = {"digits": (500, 1000, 1797), "mnist5k": (500, 1000, 2000, 4000)}
+QP_MAX = 2000
+
+
+def kernel():
+    """(1 + u'v)^5 / 32: unit diagonal on unit-norm inputs (RMM §5.2 trace normalisation)."""
+    return Scaled(Polynomial(5, 1.0), 1.0 / 32.0)
+
+
+def load_task(name, seed=0):
+    """Digits 0-4 (label -1) against 5-9 (+1), unit-norm rows, shuffled with ``seed``."""
+    if name == "digits":
+        from sklearn.datasets import load_digits
+        d = load_digits()
+        X, t = d.data.astype(float), d.target
+    else:
+        from kernelclf.datasets import load
+        b = load("mnist5k")
+        X, t = np.asarray(b.X, dtype=float), np.asarray(b.y)
+    X = X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1e-12)
+    y = np.where(t <= 4, -1.0, 1.0)
+    p = np.random.default_rng(seed).permutation(len(y))
+    return X[p], y[p]
+
+
+def _timed(fit):
+    t0 = time.perf_counter()
+    model = fit()
+    return time.perf_counter() - t0, model
+
+
+def _slope(ms, ts):
+    ms, ts = np.asarray(ms, float), np.asarray(ts, float)
+    if len(ms) < 2:
+        return float("nan")
+    return float(np.polyfit(np.log(ms), np.log(ts), 1)[0])
+
+
+def run(datasets=("digits", "mnist5k"), sizes=None, repeats=REPEATS, qp_max=QP_MAX):
+    rows = []
+    for name in datasets:
+        X, y = load_task(name)
+        for m in (sizes or SIZES[name]):
+            m = min(m, len(y))
+            Xm, ym = X[:m], y[:m]
+            times = {k: [] for k in ["SVM", *KAPPAS]}
+            for _ in range(repeats):
+                t, svm = _timed(lambda: SupportVectorMachine(kernel(), C=C, tol=TOL).fit(Xm, ym))
+                times["SVM"].append(t)
+                theta = float(np.max(np.abs(svm.decision_function(Xm))))
+                fast = {}
+                for key, kap in KAPPAS.items():
+                    B = rmm_bound(theta, kap, 1)
+                    t, fast[key] = _timed(lambda: RelativeMarginMachine(
+                        kernel(), C=C, B=B, tol=TOL).fit(Xm, ym))
+                    times[key].append(t)
+            row = {"data": name, "m": m, "theta": theta,
+                   **{f"t_{k}": float(np.median(v)) for k, v in times.items()},
+                   **{f"iter_{k}": int(fast[k].n_iter_) for k in KAPPAS},
+                   "iter_SVM": int(svm.n_iter_)}
+            if m <= qp_max:
+                B = rmm_bound(theta, KAPPAS["B2"], 1)
+                t, qp = _timed(lambda: RelativeMarginMachine(kernel(), C=C, B=B,
+                                                             solver="qp").fit(Xm, ym))
+                row["t_QP_B2"] = t
+                row["qp_over_fast_B2"] = t / row["t_B2"]
+                ref = qp.dual_objective_
+                row["rel_dual_gap_B2"] = abs(fast["B2"].dual_objective_ - ref) / abs(ref)
+                row["decision_agreement_B2"] = float(np.mean(
+                    np.sign(fast["B2"].decision_function(Xm)) == np.sign(qp.decision_function(Xm))))
+            for k in KAPPAS:
+                row[f"{k}_over_SVM"] = row[f"t_{k}"] / row["t_SVM"]
+            rows.append(row)
+            print(_fmt_row(row), flush=True)
+    slopes = {}
+    for name in datasets:
+        sub = [r for r in rows if r["data"] == name]
+        ms = [r["m"] for r in sub]
+        for k in ["SVM", *KAPPAS]:
+            slopes[f"{name}:{k}"] = _slope(ms, [r[f"t_{k}"] for r in sub])
+        qs = [r for r in sub if "t_QP_B2" in r]
+        slopes[f"{name}:QP_B2"] = _slope([r["m"] for r in qs], [r["t_QP_B2"] for r in qs])
+    return {"rows": rows, "growth_exponents": slopes, "C": C, "tol": TOL,
+            "kernel": "(1 + u'v)^5 / 32 on unit-norm inputs", "repeats": repeats,
+            "python": platform.python_version(), "machine": platform.machine()}
+
+
+def _fmt_row(r):
+    qp = (f"{r['t_QP_B2']:8.2f} {r['qp_over_fast_B2']:7.1f}x {r['rel_dual_gap_B2']:.1e}"
+          if "t_QP_B2" in r else f"{'-':>8} {'-':>8} {'-':>7}")
+    return (f"{r['data']:8s} {r['m']:5d} {r['theta']:6.2f} {r['t_SVM']:7.3f} "
+            f"{r['t_B1']:7.3f} {r['t_B2']:7.3f} {r['t_B3']:7.3f}  "
+            f"{r['B1_over_SVM']:5.2f} {r['B2_over_SVM']:5.2f} {r['B3_over_SVM']:5.2f}  {qp}")
+
+
+def table(result):
+    head = (f"{'data':8s} {'m':>5s} {'theta':>6s} {'SVM s':>7s} {'B1 s':>7s} {'B2 s':>7s} "
+            f"{'B3 s':>7s}  {'B1/S':>5s} {'B2/S':>5s} {'B3/S':>5s}  {'QP(B2) s':>8s} "
+            f"{'QP/fast':>8s} {'dD/D':>7s}")
+    lines = [head] + [_fmt_row(r) for r in result["rows"]]
+    lines.append("growth exponents: " + ", ".join(
+        f"{k} {v:.2f}" for k, v in result["growth_exponents"].items() if np.isfinite(v)))
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.rmm")
+    ap.add_argument("--quick", action="store_true", help="digits only, one repeat, no QP")
+    ap.add_argument("--qp-max", type=int, default=QP_MAX)
+    args = ap.parse_args(argv)
+    if args.quick:
+        result = run(("digits",), repeats=1, qp_max=0)
+    else:
+        result = run(qp_max=args.qp_max)
+    print(table(result))
+    out = Path(__file__).resolve().parent / "results" / "rmm.json"
+    out.write_text(json.dumps(result, indent=2))
+    return result
+
+
+if __name__ == "__main__":
+    main()

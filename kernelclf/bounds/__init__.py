@@ -1,0 +1,20 @@
+"""Learning-theory bounds as pure, vectorised functions.
+
+Book chapters 14 and A (``book/14_vc_theory_and_srm.md``, ``book/appendix_a_concentration.md``);
+also ``book/15_margin_bounds.md``; LKC Ch. 4-5, App. A.5 and C; TR §4; RMM §4.
+
+One module per family of bounds: :mod:`~kernelclf.bounds.concentration`,
+:mod:`~kernelclf.bounds.vc`, :mod:`~kernelclf.bounds.margin`,
+:mod:`~kernelclf.bounds.inputs` (what a bound needs, read from a fitted estimator)
+and :mod:`~kernelclf.bounds.shattering` (brute-force growth functions of tiny classes).
+Import them as ``from kernelclf.bounds import vc``.
+
+Convention: every bound function validates its arguments (``ValueError`` naming the
+argument), broadcasts them like numpy, and returns the **raw** right-hand side of its
+theorem (a numpy scalar for scalar inputs), never clipped. A probability or risk bound
+>= 1 is trivial: :func:`trivial` flags such values and :func:`clip_trivial` caps them at
+1 for plotting.
+"""
+from ._validation import clip_trivial, trivial
+
+__all__ = ["concentration", "vc", "margin", "inputs", "shattering", "trivial", "clip_trivial"]

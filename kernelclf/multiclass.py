@@ -1,0 +1,528 @@
+"""Multiclass meta-estimators around the package's binary classifiers.
+
+Book chapter 12 (``book/12_bpm_experiments.md``); LKC §2.4.4; RMM §5.2; BPM §4.3;
+the decision DAG of Platt, Cristianini & Shawe-Taylor (NIPS 12, 2000).
+
+Every classifier of the package is binary (``classes_[0]`` is -1, ``classes_[1]`` is
++1). The three reductions of LKC §2.4.4 ("Multiclass Support Vector Machines") turn
+any of them into a classifier for ``K >= 2`` classes:
+
+* :class:`OneVsOneClassifier` -- ``K (K - 1) / 2`` machines, one per pair of classes,
+  trained on the examples of the two classes only; the prediction is the class with
+  the most pairwise wins (LKC §2.4.4, method 2). Ties are broken uniformly at random
+  with a seeded generator, as in the digit experiments of RMM §5.2.
+* :class:`DAGClassifier` -- the same pairwise machines, combined by the decision
+  DAG of Platt et al. (2000): a point is sent through ``K - 1`` of them, each one
+  removing a class from the list of candidates (LKC §2.4.4, last paragraph).
+* :class:`OneVsRestClassifier` -- ``K`` machines, class ``k`` against the rest, and
+  the arg-max of the ``K`` real outputs (LKC §2.4.4, method 1); with the rejection
+  protocol of BPM §4.3 / Fig. 9 (reject the test points whose winning output is
+  smallest), see :meth:`OneVsRestClassifier.rejection_curve`.
+
+With ``K = 2`` each of them fits a single binary machine (on the labels encoded as
+0/1, so that it is the bare binary estimator) and returns its ``predict`` and
+``decision_function`` unchanged.
+
+Relation to scikit-learn. ``sklearn.multiclass.OneVsOneClassifier`` breaks ties in the
+vote by the summed confidences of the pairwise machines; that rule is available here as
+``tie_break="confidence"`` and reproduces scikit-learn's ``decision_function`` exactly.
+scikit-learn has no random tie-breaking and no decision DAG. Its
+``OneVsRestClassifier`` trains the same machines as ours (labels ``y == k`` as 0/1).
+"""
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import HasMethods, StrOptions
+from sklearn.utils._tags import get_tags
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+
+from .base import Int, _check_strings
+from .gram import n_rows, take_rows
+
+__all__ = ["OneVsOneClassifier", "DAGClassifier", "OneVsRestClassifier", "rejection_errors",
+           "pairs"]
+
+_N_JOBS = [Int(None, None, closed="neither"), None]
+
+
+def pairs(n_classes):
+    """The pairs ``(i, j)``, ``i < j``, in the order of the pairwise machines.
+
+    Lexicographic order, the order of ``estimators_`` here and in scikit-learn's
+    ``OneVsOneClassifier``.
+    """
+    return [(i, j) for i in range(n_classes) for j in range(i + 1, n_classes)]
+
+
+def rejection_errors(confidence, correct, fractions):
+    """Error on the kept points after rejecting the least confident ones (BPM §4.3).
+
+    For each rejection rate ``r`` in ``fractions`` the ``round(r * n)`` points with the
+    smallest ``confidence`` are rejected (BPM §4.3 rejects ``r * 10 000`` MNIST test
+    points by the smallest winning output, Fig. 9 plots the error of the others). Ties in
+    ``confidence`` are rejected in the order the points are given (stable sort).
+
+    Parameters
+    ----------
+    confidence : (n,) array
+        The larger, the more confident.
+    correct : (n,) bool array
+        Whether each point was classified correctly.
+    fractions : sequence of floats in [0, 1]
+
+    Returns
+    -------
+    (len(fractions),) array
+        The error rate on the kept points (``nan`` where nothing is kept).
+    """
+    confidence = np.asarray(confidence, dtype=float).ravel()
+    correct = np.asarray(correct, dtype=bool).ravel()
+    if confidence.shape != correct.shape:
+        raise ValueError(f"confidence has {confidence.size} entries but correct has "
+                         f"{correct.size}")
+    fractions = np.atleast_1d(np.asarray(fractions, dtype=float))
+    if np.any(~np.isfinite(fractions)) or np.any((fractions < 0) | (fractions > 1)):
+        raise ValueError(f"rejection fractions must lie in [0, 1], got {fractions.tolist()}")
+    n = confidence.size
+    order = np.argsort(confidence, kind="stable")
+    # correct points among those from position k on (in rising confidence), for every k
+    right_tail = np.concatenate([np.cumsum(correct[order][::-1])[::-1], [0]])
+    out = np.empty(len(fractions))
+    for t, r in enumerate(fractions):
+        k = int(round(r * n))
+        kept = n - k
+        out[t] = 1.0 - right_tail[k] / kept if kept else np.nan
+    return out
+
+
+def _fit_one(estimator, X, y):
+    return clone(estimator).fit(X, y)
+
+
+def _row_digest(X, r):
+    """A 64-bit integer determined by the content of row ``r`` of ``X``."""
+    row = X[r]
+    if isinstance(row, str):
+        data = row.encode("utf-8", "surrogatepass")
+    elif isinstance(row, bytes):
+        data = row
+    else:
+        data = np.ascontiguousarray(np.asarray(row, dtype=np.float64)).tobytes()
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
+
+
+class _MulticlassBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+    """Validation, class encoding and tags shared by the three reductions."""
+
+    def _base(self):
+        if self.estimator is None:
+            from .svm import SupportVectorMachine
+            return SupportVectorMachine()
+        return self.estimator
+
+    def _takes_strings(self):
+        return bool(get_tags(self._base()).input_tags.string)
+
+    def _validate_fit(self, X, y):
+        """Validate parameters and sample; set ``classes_``; return ``(X, y_idx)``."""
+        self._validate_params()
+        if self._takes_strings():
+            if hasattr(self, "n_features_in_"):
+                del self.n_features_in_
+            X = _check_strings(X)
+            y = column_or_1d(y, warn=True)
+            if len(y) != len(X):
+                raise ValueError(f"X has {len(X)} samples but y has {len(y)}: inconsistent "
+                                 "numbers of samples")
+        else:
+            X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True)
+        check_classification_targets(y)
+        self.classes_, y_idx = np.unique(y, return_inverse=True)
+        if len(self.classes_) < 2:
+            raise ValueError(f"{type(self).__name__} needs at least two classes in y, got 1 "
+                             f"class ({self.classes_.tolist()})")
+        return X, y_idx
+
+    def _validate_test(self, X):
+        check_is_fitted(self, "estimators_")
+        if self._takes_strings():
+            return _check_strings(X)
+        return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
+
+    @property
+    def n_classes_(self):
+        """Number of classes ``K``."""
+        return len(self.classes_)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        sub = get_tags(self._base())
+        tags.classifier_tags.multi_class = True
+        tags.classifier_tags.poor_score = sub.classifier_tags.poor_score \
+            if sub.classifier_tags is not None else False
+        tags.input_tags.string = sub.input_tags.string
+        tags.input_tags.two_d_array = sub.input_tags.two_d_array
+        tags.input_tags.pairwise = sub.input_tags.pairwise
+        return tags
+
+
+class _PairwiseBase(_MulticlassBase):
+    """The ``K (K - 1) / 2`` pairwise machines of LKC §2.4.4 (method 2)."""
+
+    def fit(self, X, y):
+        """Fit one binary machine per pair of classes ``i < j``.
+
+        The machine of pair ``(i, j)`` sees only the examples of classes ``i`` and ``j``,
+        labelled 0 and 1 (so its ``classes_[1]``, the +1 side, is class ``j``), in the
+        order they appear in ``X`` -- as in scikit-learn's ``OneVsOneClassifier``.
+        """
+        X, y_idx = self._validate_fit(X, y)
+        base = self._base()
+        jobs = []
+        for i, j in pairs(len(self.classes_)):
+            mask = (y_idx == i) | (y_idx == j)
+            jobs.append(delayed(_fit_one)(base, take_rows(X, np.flatnonzero(mask)),
+                                          (y_idx[mask] == j).astype(int)))
+        self.estimators_ = Parallel(n_jobs=self.n_jobs)(jobs)
+        self.pairs_ = pairs(len(self.classes_))
+        return self
+
+    @staticmethod
+    def _wins_j(est, X):
+        """Boolean array: does the machine of pair ``(i, j)`` vote for ``j``?"""
+        return np.asarray(est.predict(X)).ravel() == 1
+
+    def pairwise_winners(self, X):
+        """``(n, K (K - 1) / 2)`` int array: the class index each pairwise machine votes for.
+
+        Column ``p`` belongs to the pair ``pairs_[p]``.
+        """
+        X = self._validate_test(X)
+        return self._pairwise_winners(X)
+
+    def _pairwise_winners(self, X):
+        out = np.empty((n_rows(X), len(self.pairs_)), dtype=int)
+        for p, ((i, j), est) in enumerate(zip(self.pairs_, self.estimators_)):
+            out[:, p] = np.where(self._wins_j(est, X), j, i)
+        return out
+
+
+class OneVsOneClassifier(_PairwiseBase):
+    """One-versus-one: majority vote of the pairwise machines (LKC §2.4.4; RMM §5.2).
+
+    Each of the ``K (K - 1) / 2`` binary machines votes for one of its two classes; the
+    prediction is the class with most wins, ``argmax_y n_y`` of LKC §2.4.4 (method 2).
+    RMM §5.2 (45 machines for the ten digits) breaks ties uniformly at random.
+
+    Parameters
+    ----------
+    estimator : binary classifier, default None
+        Any estimator with ``fit`` and ``predict`` (and ``decision_function`` for
+        ``tie_break="confidence"``); ``None`` means
+        :class:`kernelclf.svm.SupportVectorMachine` with its defaults. It is cloned for
+        every pair.
+    tie_break : {'random', 'first', 'confidence'}, default 'random'
+        How a point with several classes sharing the largest number of votes is decided.
+
+        * ``'random'`` (RMM §5.2): uniformly among the tied classes. The draw for a test
+          point comes from a generator seeded with a fit-time seed (from
+          ``random_state``) and a hash of the point itself, so a point gets the same
+          answer in every call and in every batch (scikit-learn checks that predictions
+          on a subset equal those on the whole); over points and over seeds the choice is
+          uniform over the tied classes.
+        * ``'first'``: the tied class with the lowest index in ``classes_``.
+        * ``'confidence'``: scikit-learn's rule (``sklearn.multiclass.OneVsOneClassifier``):
+          the class whose summed pairwise ``decision_function`` values are largest; this
+          reproduces scikit-learn's ``decision_function`` exactly.
+    random_state : int, RandomState or None
+        Seeds the random tie-breaking (drawn once in ``fit``). Not passed on to the
+        pairwise machines (set ``estimator__random_state`` for them).
+    n_jobs : int or None
+        Pairwise machines fitted in parallel (joblib).
+
+    Attributes
+    ----------
+    estimators_ : list of fitted binary estimators
+        One per pair ``pairs_[p] = (i, j)``, ``i < j``, trained with class ``j`` as 1.
+        With ``K = 2`` the single machine is trained on all of ``X`` and ``predict`` /
+        ``decision_function`` are its own.
+    pairs_ : list of (int, int)
+    classes_ : (K,) array
+    tie_seed_ : int
+        The seed of the random tie-breaking.
+    n_features_in_ : int
+        For array inputs (not for lists of strings).
+    """
+
+    _parameter_constraints = {
+        "estimator": [HasMethods(["fit", "predict"]), None],
+        "tie_break": [StrOptions({"random", "first", "confidence"})],
+        "random_state": ["random_state"],
+        "n_jobs": _N_JOBS,
+    }
+
+    def __init__(self, estimator=None, tie_break="random", random_state=None, n_jobs=None):
+        self.estimator = estimator
+        self.tie_break = tie_break
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def fit(self, X, y):
+        """Fit the pairwise machines and draw the tie-breaking seed."""
+        super().fit(X, y)
+        self.tie_seed_ = int(check_random_state(self.random_state).randint(2 ** 31 - 1))
+        return self
+
+    def vote_counts(self, X):
+        """``(n, K)`` int array: ``n_y``, the number of pairwise wins of each class.
+
+        Every row sums to ``K (K - 1) / 2``.
+        """
+        X = self._validate_test(X)
+        return self._votes(self._pairwise_winners(X))
+
+    def _votes(self, winners):
+        K = len(self.classes_)
+        votes = np.zeros((winners.shape[0], K), dtype=int)
+        for p in range(winners.shape[1]):
+            np.add.at(votes, (np.arange(winners.shape[0]), winners[:, p]), 1)
+        return votes
+
+    def _tie_keys(self, X, votes):
+        """Fractional keys in ``[0, 1/3)`` that order the tied classes of each row."""
+        keys = np.zeros(votes.shape)
+        if self.tie_break == "first":
+            return keys
+        if self.tie_break == "confidence":
+            conf = np.zeros(votes.shape)
+            for (i, j), est in zip(self.pairs_, self.estimators_):
+                c = np.ravel(est.decision_function(X))
+                conf[:, i] -= c
+                conf[:, j] += c
+            return conf / (3 * (np.abs(conf) + 1))  # sklearn's monotone map into (-1/3, 1/3)
+        tied = votes == votes.max(axis=1, keepdims=True)
+        K = votes.shape[1]
+        for r in np.flatnonzero(tied.sum(axis=1) > 1):
+            u = np.random.default_rng([self.tie_seed_, _row_digest(X, r)]).random(K)
+            keys[r, tied[r]] = u[tied[r]] / 3
+        return keys
+
+    def decision_function(self, X):
+        """Votes plus a tie-breaking key: ``(n, K)``, or the binary output if ``K = 2``.
+
+        The integer part of each entry is the vote count ``n_y`` (``np.rint`` recovers it,
+        see also :meth:`vote_counts`); the key, of absolute value below 1/3, never
+        overturns a difference of one vote and makes ``argmax`` the prediction:
+
+        * ``tie_break='random'``: on rows with tied winners, independent uniform keys in
+          ``[0, 1/3)`` on the tied classes (zero elsewhere);
+        * ``tie_break='first'``: no key (plain vote counts);
+        * ``tie_break='confidence'``: scikit-learn's normalised summed confidences
+          ``s / (3 (|s| + 1))``, where ``s_y`` adds the pairwise outputs in favour of
+          ``y`` -- identical to ``sklearn.multiclass.OneVsOneClassifier``.
+        """
+        X = self._validate_test(X)
+        if len(self.classes_) == 2:
+            return self.estimators_[0].decision_function(X)
+        votes = self._votes(self._pairwise_winners(X))
+        return votes + self._tie_keys(X, votes)
+
+    def predict(self, X):
+        """The class with most pairwise wins, ties broken by ``tie_break``."""
+        X = self._validate_test(X)
+        if len(self.classes_) == 2:
+            return self.classes_[self._wins_j(self.estimators_[0], X).astype(int)]
+        votes = self._votes(self._pairwise_winners(X))
+        return self.classes_[np.argmax(votes + self._tie_keys(X, votes), axis=1)]
+
+
+class DAGClassifier(_PairwiseBase):
+    """Decision DAG over the pairwise machines (Platt, Cristianini & Shawe-Taylor, 2000).
+
+    LKC §2.4.4 (last paragraph). The classes are kept in a list (the order of
+    ``classes_``). The root machine compares the first and the last class of the list;
+    the class it votes against leaves the list, and the next machine compares the new
+    first and last classes. After ``K - 1`` evaluations one class is left: the
+    prediction. The decision is made by elimination, not by counting votes; when one
+    class beats all others (it wins all its ``K - 1`` comparisons) the DAG and the
+    one-versus-one vote agree, since that class is never eliminated.
+
+    Parameters
+    ----------
+    estimator : binary classifier, default None
+        Any estimator with ``fit`` and ``predict``; ``None`` means
+        :class:`kernelclf.svm.SupportVectorMachine`.
+    n_jobs : int or None
+        Pairwise machines fitted in parallel (joblib).
+
+    Attributes
+    ----------
+    estimators_ : list of fitted binary estimators
+        As in :class:`OneVsOneClassifier` (the same machines).
+    pairs_ : list of (int, int)
+    classes_ : (K,) array
+    n_features_in_ : int
+    """
+
+    _parameter_constraints = {
+        "estimator": [HasMethods(["fit", "predict"]), None],
+        "n_jobs": _N_JOBS,
+    }
+
+    def __init__(self, estimator=None, n_jobs=None):
+        self.estimator = estimator
+        self.n_jobs = n_jobs
+
+    def _walk(self, X):
+        n, K = n_rows(X), len(self.classes_)
+        index = {pq: p for p, pq in enumerate(self.pairs_)}
+        lo = np.zeros(n, dtype=int)
+        hi = np.full(n, K - 1, dtype=int)
+        path = np.empty((n, K - 1), dtype=int)
+        for step in range(K - 1):
+            for a, b in set(zip(lo.tolist(), hi.tolist())):
+                rows = np.flatnonzero((lo == a) & (hi == b))
+                p = index[(a, b)]
+                path[rows, step] = p
+                wins_b = self._wins_j(self.estimators_[p], take_rows(X, rows))
+                lo[rows[wins_b]] += 1      # class a eliminated
+                hi[rows[~wins_b]] -= 1     # class b eliminated
+        return lo, path
+
+    def decision_path(self, X):
+        """``(n, K - 1)`` int array: the pairwise machine (index into ``pairs_``) used at
+        each level of the DAG for each point."""
+        X = self._validate_test(X)
+        return self._walk(X)[1]
+
+    def predict(self, X):
+        """The class left after ``K - 1`` eliminations."""
+        X = self._validate_test(X)
+        return self.classes_[self._walk(X)[0]]
+
+
+class OneVsRestClassifier(_MulticlassBase):
+    """One-versus-rest with arg-max decision and rejection (LKC §2.4.4; BPM §4.3).
+
+    Machine ``k`` is trained on all examples, class ``k`` labelled 1 and the others 0;
+    the prediction is ``argmax_y f_y(x)`` (LKC §2.4.4, method 1; BPM §4.3, where
+    ``f_y`` is the output of the Bayes point of class ``y``). BPM §4.3 then measures how
+    the error depends on the winning output ``max_y f_y(x)``: for a rejection rate ``r``
+    the fraction ``r`` of test points with the smallest winning output is rejected, and
+    the error on the remaining points is plotted against ``r`` (Fig. 9).
+    :meth:`rejection_curve` does that; the margin between the two largest outputs is
+    offered as an alternative confidence.
+
+    Parameters
+    ----------
+    estimator : binary classifier, default None
+        Any estimator with ``fit`` and ``decision_function`` (or the method named by
+        ``response_method``); ``None`` means :class:`kernelclf.svm.SupportVectorMachine`.
+    response_method : str, default 'decision_function'
+        The method giving each machine's real-valued output. BPM §4.3 uses the cosine
+        between the weight vector and the image of ``x`` (the output divided by
+        ``||phi(x)||``), which for :class:`kernelclf.bpm.BayesPointMachine` is
+        ``'normalized_decision_function'``.
+    n_jobs : int or None
+        Machines fitted in parallel (joblib).
+
+    Attributes
+    ----------
+    estimators_ : list of fitted binary estimators
+        ``K`` machines, or one machine when ``K = 2`` (trained on all labels as 0/1; its
+        ``predict`` and output are returned unchanged).
+    classes_ : (K,) array
+    n_features_in_ : int
+
+    Notes
+    -----
+    Exact ties in the outputs go to the lowest class index (``np.argmax``);
+    scikit-learn's ``OneVsRestClassifier`` gives them to the highest. With real-valued
+    outputs the two agree except on exact ties.
+    """
+
+    _parameter_constraints = {
+        "estimator": [HasMethods(["fit", "decision_function"]), None],
+        "response_method": [str],
+        "n_jobs": _N_JOBS,
+    }
+
+    def __init__(self, estimator=None, response_method="decision_function", n_jobs=None):
+        self.estimator = estimator
+        self.response_method = response_method
+        self.n_jobs = n_jobs
+
+    def fit(self, X, y):
+        """Fit ``K`` machines, class ``k`` (as 1) against the rest (as 0)."""
+        X, y_idx = self._validate_fit(X, y)
+        base = self._base()
+        if not callable(getattr(base, self.response_method, None)):
+            raise ValueError(f"the estimator {type(base).__name__} has no method "
+                             f"response_method={self.response_method!r}")
+        K = len(self.classes_)
+        targets = [y_idx] if K == 2 else [(y_idx == k).astype(int) for k in range(K)]
+        self.estimators_ = Parallel(n_jobs=self.n_jobs)(
+            delayed(_fit_one)(base, X, t) for t in targets)
+        return self
+
+    def _outputs(self, X):
+        n = n_rows(X)
+        cols = []
+        for est in self.estimators_:
+            f = np.asarray(getattr(est, self.response_method)(X), dtype=float)
+            if f.size != n:
+                raise ValueError(f"{self.response_method} of {type(est).__name__} must give "
+                                 f"one real output per point, got shape {f.shape} for {n} "
+                                 "points")
+            cols.append(f.ravel())
+        return cols[0] if len(cols) == 1 else np.column_stack(cols)
+
+    def decision_function(self, X):
+        """``(n, K)`` outputs ``f_y(x)``, or the single machine's ``(n,)`` output if ``K = 2``."""
+        X = self._validate_test(X)
+        return self._outputs(X)
+
+    def predict(self, X):
+        """``argmax_y f_y(x)`` (for ``K = 2``: the binary machine's prediction)."""
+        X = self._validate_test(X)
+        if len(self.classes_) == 2:
+            pred = np.asarray(self.estimators_[0].predict(X)).ravel() == 1
+            return self.classes_[pred.astype(int)]
+        return self.classes_[np.argmax(self._outputs(X), axis=1)]
+
+    def confidence(self, X, kind="max"):
+        """Per-point confidence used for rejection.
+
+        ``kind='max'``: the winning output ``max_y f_y(x)`` (BPM §4.3, the quantity
+        rejected on there); ``kind='gap'``: the largest output minus the second largest.
+        For ``K = 2`` the single output ``f`` stands for the pair ``(-f, f)``, giving
+        ``|f|`` and ``2 |f|``.
+        """
+        if kind not in ("max", "gap"):
+            raise ValueError(f"kind must be 'max' or 'gap', got {kind!r}")
+        X = self._validate_test(X)
+        F = self._outputs(X)
+        if F.ndim == 1:
+            F = np.column_stack([-F, F])
+        if kind == "max":
+            return F.max(axis=1)
+        top2 = np.sort(F, axis=1)[:, -2:]
+        return top2[:, 1] - top2[:, 0]
+
+    def rejection_curve(self, X, y, fractions, kind="max"):
+        """Error on the kept test points for each rejection rate (BPM §4.3, Fig. 9).
+
+        Rejects the ``round(r n)`` points of ``X`` with the smallest :meth:`confidence`
+        (``kind='max'`` is BPM's winning output) and returns the error rate of the
+        predictions on the others, one value per ``r`` in ``fractions`` (see
+        :func:`rejection_errors`).
+        """
+        y = column_or_1d(y, warn=True)
+        correct = self.predict(X) == y
+        return rejection_errors(self.confidence(X, kind), correct, fractions)

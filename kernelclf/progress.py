@@ -1,0 +1,99 @@
+"""Progress bars for long loops: the command line, scripts and notebooks.
+
+Book chapter 12 (``book/12_bpm_experiments.md``); used by the experiment protocols of
+BPM §4 (:mod:`kernelclf.experiments`) and by any notebook loop that runs for long.
+
+One helper, :func:`progress`, wraps `tqdm <https://tqdm.github.io>`_ with a single
+policy for when a bar is shown:
+
+* ``enabled=True`` / ``False`` always wins (the command line passes ``not --quiet``);
+* otherwise the environment variable ``KERNELCLF_PROGRESS`` decides when it is set
+  (``0``/``off``/``false``/``no`` hide the bars, ``1``/``on``/``true``/``yes`` show them);
+  the Makefile sets ``KERNELCLF_PROGRESS=0`` for the book build and the notebook tests,
+  so executed chapters never store progress bars;
+* otherwise a bar is shown in an interactive Jupyter kernel (as a widget, through
+  ``tqdm.auto``) and in a terminal (``sys.stderr`` is a TTY), and hidden everywhere
+  else (pipes, log files, test runs).
+
+Bars always go to ``sys.stderr``, so the results printed on ``sys.stdout`` stay clean.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+__all__ = ["progress", "progress_enabled", "ENV_VAR"]
+
+#: the environment variable that switches progress bars on or off everywhere
+ENV_VAR = "KERNELCLF_PROGRESS"
+
+_OFF = {"0", "off", "false", "no"}
+_ON = {"1", "on", "true", "yes"}
+
+
+def _in_jupyter_kernel():
+    shell = sys.modules.get("IPython")
+    if shell is None:
+        return False
+    try:
+        ip = shell.get_ipython()
+    except Exception:  # pragma: no cover - a broken IPython install
+        return False
+    return ip is not None and type(ip).__name__ == "ZMQInteractiveShell"
+
+
+def progress_enabled(enabled=None):
+    """Whether :func:`progress` shows a bar (the policy of the module docstring)."""
+    if enabled is not None:
+        return bool(enabled)
+    env = os.environ.get(ENV_VAR, "").strip().lower()
+    if env in _OFF:
+        return False
+    if env in _ON:
+        return True
+    if _in_jupyter_kernel():
+        return True
+    stream = sys.stderr
+    try:
+        return bool(stream is not None and stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def progress(iterable=None, *, total=None, desc=None, enabled=None, unit="it", **kwargs):
+    """A tqdm progress bar on ``sys.stderr``, or a silent stand-in when disabled.
+
+    Parameters
+    ----------
+    iterable : iterable, optional
+        Wrapped as by ``tqdm(iterable)``; omit it to drive the bar by hand with
+        ``bar.update(n)``.
+    total : int, optional
+        Number of steps (taken from ``len(iterable)`` when possible).
+    desc : str, optional
+        Label in front of the bar.
+    enabled : bool or None
+        ``None`` applies the policy of :func:`progress_enabled`.
+    **kwargs
+        Passed to tqdm (``initial``, ``leave``, ``postfix`` ...).
+
+    Returns
+    -------
+    tqdm.tqdm
+        Also when disabled (``disable=True``), so ``update``, ``set_postfix_str``,
+        ``write`` and ``close`` can be called unconditionally.
+
+    Examples
+    --------
+    >>> from kernelclf.progress import progress
+    >>> sum(progress(range(3), enabled=False))
+    3
+    """
+    show = progress_enabled(enabled)
+    if show and enabled is None and _in_jupyter_kernel():
+        from tqdm.auto import tqdm
+    else:
+        from tqdm import tqdm
+    kwargs.setdefault("dynamic_ncols", True)
+    return tqdm(iterable, total=total, desc=desc, disable=not show, file=sys.stderr,
+                unit=unit, **kwargs)

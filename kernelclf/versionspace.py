@@ -1,0 +1,305 @@
+"""Version-space primitives: separability, a consistent point, margins, Monte-Carlo sampling.
+
+Book chapter 10 (``book/10_version_space_and_bayes_point.md``); LKC Def. 2.12 and
+§2.4 (version space), Def. 2.30 (geometric margin), §3.4 (Bayes point, centre of
+mass); BPM §2, Theorems 11-12; TR 99-11 §2.
+
+For a kernel classifier without bias, ``f(x) = <w, phi(x)>``, the *version space*
+of a sample ``z = ((x_1, y_1), ..., (x_m, y_m))`` is the set of unit weight vectors
+that classify every example correctly, ``V(z) = {w : ||w|| = 1, y_i <w, phi(x_i)> > 0}``
+(LKC Def. 2.12), the intersection of a convex polyhedral cone with the unit sphere.
+This module collects what the chapters on version space, the Bayes point and the
+PAC-Bayesian bounds need about it:
+
+* :func:`is_separable` - is ``V(z)`` non-empty? (one linear program);
+* :func:`find_version_space_point` - a point of ``V(z)`` in dual coefficients (the
+  kernel perceptron, falling back on the same linear program);
+* :func:`geometric_margin` - the margin of a weight vector on the sample;
+* :func:`sample_version_space` and :func:`version_space_centre` - rejection
+  sampling of uniform directions on the sphere and the centre of mass of ``V(z)``,
+  the brute-force reference for the kernel billiard (chapter 11) in low dimension.
+
+:class:`NotSeparableError` (an empty version space) is defined here and re-exported
+by :mod:`kernelclf.billiard`.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .optim import InfeasibleProblemError, solve_lp
+
+__all__ = ["NotSeparableError", "is_separable", "find_version_space_point",
+           "geometric_margin", "sample_version_space", "version_space_centre"]
+
+
+class NotSeparableError(ValueError):
+    """The training sample has an empty version space (no consistent classifier)."""
+
+
+def _gram_matrix(K):
+    """A dense Gram matrix from an array or a :class:`kernelclf.gram.Gram`."""
+    full = getattr(K, "full", None)
+    return np.asarray(full() if callable(full) else K, dtype=float)
+
+
+def _check_labels(y, m):
+    y = np.asarray(y, dtype=float).ravel()
+    if y.shape != (m,):
+        raise ValueError(f"y must have {m} entries, got shape {y.shape}")
+    if not np.all(np.isin(y, (-1.0, 1.0))):
+        raise ValueError("y must hold labels -1/+1 (use kernelclf.base.labels_to_pm1)")
+    return y
+
+
+def _separating_lp(K, y, fit_bias):
+    """Solve the feasibility LP ``y_i ((K beta)_i + b) >= 1``; ``None`` if infeasible."""
+    m = len(y)
+    A = -(y[:, None] * K)
+    if fit_bias:
+        A = np.hstack([A, -y[:, None]])
+    try:
+        return solve_lp(np.zeros(A.shape[1]), A2=A, b2=-np.ones(m), l=None)
+    except InfeasibleProblemError:
+        return None
+
+
+def is_separable(K, y, fit_bias=True):
+    """Whether some ``f = K beta (+ b)`` has ``y_i f(x_i) >= 1`` for all ``i``.
+
+    A linear-programming feasibility test (HiGHS through
+    :func:`kernelclf.optim.solve_lp`). Any ``f`` with ``y_i f(x_i) > 0`` can be
+    rescaled to reach 1, and by the representer theorem (LKC Theorem 2.29) the
+    weight vector may be taken in the span of the mapped inputs; so the sample is
+    separable in feature space (with or without bias) exactly when this LP is
+    feasible, i.e. when the version space (LKC Def. 2.12) is non-empty and the
+    hard-margin SVM (LKC eq. 2.45) has a solution.
+
+    Parameters
+    ----------
+    K : (m, m) array or :class:`kernelclf.gram.Gram`
+        Gram matrix of the training inputs.
+    y : (m,) array of -1/+1
+    fit_bias : bool
+        Allow a threshold ``b``.
+
+    Returns
+    -------
+    bool
+    """
+    K = _gram_matrix(K)
+    y = _check_labels(y, K.shape[0])
+    return _separating_lp(K, y, bool(fit_bias)) is not None
+
+
+def _column_getter(G):
+    if hasattr(G, "column"):
+        return G.column
+    G = np.asarray(G, dtype=float)
+    return lambda i: G[:, i]
+
+
+def find_version_space_point(G, y, max_epochs=100, random_state=None, use_lp=True):
+    """Dual coefficients ``gamma`` of a point of version space: ``y_i (G gamma)_i > 0``.
+
+    Runs the kernel perceptron with cached outputs (LKC Algorithm 3, App. D.1; one
+    Gram column per mistake) on a fresh random permutation per epoch. On a
+    separable sample it stops after finitely many mistakes (Novikoff, LKC Theorem
+    2.31). If it has not stopped after ``max_epochs`` epochs, the linear program of
+    :func:`is_separable` decides: its solution is returned when it is feasible, a
+    :class:`NotSeparableError` is raised when it is not.
+
+    Parameters
+    ----------
+    G : (m, m) array or :class:`kernelclf.gram.Gram`
+        Gram matrix (a ``Gram`` gives one column per mistake, with its ridge).
+    y : (m,) array of -1/+1
+    max_epochs : int
+    random_state : int, RandomState or None
+    use_lp : bool
+        Without the LP, a sample not separated within ``max_epochs`` raises.
+
+    Returns
+    -------
+    gamma : (m,) array
+    outputs : (m,) array
+        ``G gamma``.
+    """
+    from sklearn.utils import check_random_state
+
+    rng = check_random_state(random_state)
+    column = _column_getter(G)
+    m = G.m if hasattr(G, "m") else np.asarray(G).shape[0]
+    y = _check_labels(y, m)
+    gamma = np.zeros(m)
+    out = np.zeros(m)
+    for _ in range(int(max_epochs)):
+        mistakes = 0
+        for i in rng.permutation(m):
+            if y[i] * out[i] <= 0:
+                gamma[i] += y[i]
+                out += y[i] * column(i)
+                mistakes += 1
+        if mistakes == 0:
+            return gamma, out
+    if not use_lp:
+        raise NotSeparableError(
+            f"the kernel perceptron made mistakes in each of {max_epochs} epochs: the sample "
+            "seems not to be separable in feature space; use soft boundaries lam > 0")
+    K = _gram_matrix(G)
+    sol = _separating_lp(K, y, fit_bias=False)
+    if sol is None:
+        raise NotSeparableError(
+            "the training sample is not separable in feature space, so its version space "
+            "is empty and there is no hard-boundary Bayes point; use soft boundaries "
+            "lam > 0 (BPM §3.3), which make every sample separable")
+    gamma = np.asarray(sol.x, dtype=float)
+    out = K @ gamma
+    if np.min(y * out) <= 0:
+        raise NotSeparableError(
+            "no classifier consistent with the sample was found (numerically); "
+            "use soft boundaries lam > 0")
+    return gamma, out
+
+
+def geometric_margin(X_or_G, y, w_or_alpha, precomputed=False):
+    """Geometric margin ``gamma_z(w) = min_i y_i <x_i, w> / ||w||`` (LKC Def. 2.30).
+
+    With ``precomputed=True`` the first argument is a Gram matrix ``G`` and
+    ``w_or_alpha`` holds expansion coefficients ``alpha``
+    (``w = sum_i alpha_i phi(x_i)``), so the margin is
+    ``min_i y_i (G alpha)_i / sqrt(alpha' G alpha)``. Negative when ``w``
+    misclassifies a point; positive exactly when ``w / ||w||`` lies in version space.
+    """
+    y = np.asarray(y, dtype=float).ravel()
+    v = np.asarray(w_or_alpha, dtype=float).ravel()
+    if precomputed:
+        G = _gram_matrix(X_or_G)
+        if G.ndim != 2 or G.shape[0] != G.shape[1]:
+            raise ValueError(f"G must be a square Gram matrix, got shape {G.shape}")
+        if not np.all(np.isfinite(G)):
+            raise ValueError("G contains NaN or infinity")
+        y = _check_labels(y, G.shape[0])
+        if v.shape != y.shape:
+            raise ValueError(f"alpha must have {len(y)} entries, got {v.shape}")
+        out = G @ v
+        norm = math.sqrt(max(float(v @ out), 0.0))
+    else:
+        X = np.asarray(X_or_G, dtype=float)
+        if X.ndim != 2 or X.shape[0] != y.shape[0] or X.shape[1] != v.shape[0]:
+            raise ValueError(f"shapes do not match: X {X.shape}, y {y.shape}, w {v.shape}")
+        out = X @ v
+        norm = float(np.linalg.norm(v))
+    if norm == 0.0:
+        raise ValueError("the weight vector is zero; its margin is undefined")
+    return float(np.min(y * out) / norm)
+
+
+def sample_version_space(X, y, n_draws=300_000, random_state=None, block=100_000):
+    """Uniform samples of version space by rejection (Monte Carlo on the sphere).
+
+    Draws ``n_draws`` directions uniformly on the unit sphere of ``R^d``
+    (normalised standard Gaussian vectors, whose law is rotation invariant) and
+    keeps those in ``V(z) = {w : y_i <x_i, w> > 0 for all i}`` (LKC Def. 2.12). The
+    kept ones are uniform on ``V(z)``; their fraction estimates the relative
+    surface measure of ``V(z)`` on the sphere. The acceptance rate falls
+    exponentially with the dimension and the sample size, so this is a reference
+    for small problems (``d`` up to about 5), not a learning algorithm (the kernel
+    billiard, :func:`kernelclf.billiard.kernel_billiard`, is).
+
+    Parameters
+    ----------
+    X : (m, d) array
+        Inputs in explicit coordinates (rows are feature vectors; no bias).
+    y : (m,) array of -1/+1
+    n_draws : int
+        Number of directions drawn.
+    random_state : int, numpy Generator or None
+        Seed of ``numpy.random.default_rng``; the directions are drawn in blocks of
+        ``block`` rows from one stream, so the result does not depend on ``block``.
+    block : int
+        Rows per block (memory).
+
+    Returns
+    -------
+    W : (n_accepted, d) array
+        Unit vectors in version space.
+    """
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2 or X.shape[0] == 0:
+        raise ValueError(f"X must be a non-empty 2-D array, got shape {X.shape}")
+    y = _check_labels(y, X.shape[0])
+    n_draws = int(n_draws)
+    if n_draws < 1:
+        raise ValueError(f"n_draws must be >= 1, got {n_draws}")
+    rng = np.random.default_rng(random_state)
+    Yx = y[:, None] * X
+    kept = []
+    done = 0
+    while done < n_draws:
+        n = min(int(block), n_draws - done)
+        W = rng.normal(size=(n, X.shape[1]))
+        W /= np.linalg.norm(W, axis=1, keepdims=True)
+        kept.append(W[np.all(W @ Yx.T > 0, axis=1)])
+        done += n
+    return np.concatenate(kept, axis=0)
+
+
+def version_space_centre(X, y, n_draws=300_000, random_state=None, precomputed=False,
+                         min_accepted=1000, tol=1e-10):
+    """Normalised centre of mass of version space, by rejection sampling.
+
+    The centre of mass ``E[W] / ||E[W]||`` for ``W`` uniform on ``V(z)`` (BPM eq. 12;
+    LKC §3.4.1) approximates the Bayes point (LKC Def. 3.15). It is estimated by the
+    mean of :func:`sample_version_space`.
+
+    With ``precomputed=True``, ``X`` is a Gram matrix ``G`` and the centre is
+    returned as dual coefficients ``alpha`` with ``alpha' G alpha = 1``. The
+    sampling then runs in the span of the mapped inputs, in the coordinates
+    ``Phi = U Lambda^{1/2}`` of ``G = U Lambda U'`` (eigenvalues below ``tol``
+    times the largest dropped). This gives the same direction as sampling in the
+    whole feature space: the centre of mass lies in the span (BPM Theorems 11-12),
+    and for a uniform ``W`` the direction of its projection onto the span is
+    uniform on the span's sphere and independent of the projection's length.
+
+    Parameters
+    ----------
+    X : (m, d) inputs, or (m, m) Gram matrix when ``precomputed``
+    y : (m,) array of -1/+1
+    n_draws, random_state : see :func:`sample_version_space`
+    precomputed : bool
+    min_accepted : int
+        Raise ``ValueError`` when fewer samples fall into version space (too small
+        a version space, or too high a dimension, for rejection sampling).
+    tol : float
+        Relative eigenvalue cut-off (``precomputed`` only).
+
+    Returns
+    -------
+    centre : (d,) unit vector, or (m,) dual coefficients when ``precomputed``
+    """
+    if precomputed:
+        G = _gram_matrix(X)
+        if G.ndim != 2 or G.shape[0] != G.shape[1]:
+            raise ValueError(f"G must be a square Gram matrix, got shape {G.shape}")
+        lam, U = np.linalg.eigh(0.5 * (G + G.T))
+        keep = lam > tol * max(float(lam[-1]), 0.0)
+        if not np.any(keep):
+            raise ValueError("the Gram matrix is zero: version space is undefined")
+        U, lam = U[:, keep], lam[keep]
+        coords = U * np.sqrt(lam)
+    else:
+        coords = X
+    W = sample_version_space(coords, y, n_draws, random_state)
+    if len(W) < int(min_accepted):
+        raise ValueError(
+            f"only {len(W)} of {n_draws} random directions fell into version space (fewer "
+            f"than min_accepted={min_accepted}): it is too small, or the dimension too high, "
+            "for rejection sampling; raise n_draws or use the kernel billiard")
+    c = W.mean(axis=0)
+    c /= np.linalg.norm(c)
+    if not precomputed:
+        return c
+    alpha = U @ (c / np.sqrt(lam))
+    return alpha / math.sqrt(float(alpha @ G @ alpha))

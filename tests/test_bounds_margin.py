@@ -1,0 +1,491 @@
+"""Tests of kernelclf.bounds.margin (book chapter 15; LKC §4.3–4.4, App. C.5–C.6, TR Thm 1).
+
+References used: the book's printed numbers (Remark 4.33 / erratum E23, Theorem 4.35's
+d_eff = 1040), formulas re-typed independently here, brute force (covers, shattering,
+empirical VC dimension), the derivations of App. C.5–C.6 checked numerically, and a
+Monte-Carlo simulation with the exact risk.
+"""
+import itertools
+
+import numpy as np
+import pytest
+
+from kernelclf.bounds import margin as M
+from kernelclf.bounds import shattering, trivial
+
+LD = np.log2
+
+
+# -- independent re-typing of eq. (4.29) -------------------------------------------------
+def eq_4_29(m, c, tail):
+    """(2/m)(64 c ld(e m / (8 c)) ld(32 m) + tail) for margin complexity c = varsigma^2/gamma^2."""
+    m = np.asarray(m, dtype=float)
+    return 2 / m * (64 * c * LD(np.e * m / (8 * c)) * LD(32 * m) + tail)
+
+
+# -- Remark 4.33, erratum E23 --------------------------------------------------------------
+def test_remark_4_33_minimal_sample_size_erratum_e23():
+    m = np.arange(30_000, 40_000)
+    caption = eq_4_29(m, 1.0, LD(m))            # Fig. 4.8: drop ld(2/delta), keep ld m
+    bare = eq_4_29(m, 1.0, 0.0)                 # drop the whole ld(2m/delta)
+    m_caption = int(m[np.argmax(caption < 1)])
+    m_bare = int(m[np.argmax(bare < 1)])
+    assert (m_caption, m_bare) == (34_820, 34_783)
+    assert M.nontrivial_sample_size(1.0) == m_caption
+    assert M.nontrivial_sample_size(1.0, keep_ld_m=False) == m_bare
+    # the book's 34 816 is ~3.48e4 but is not the minimum under either reading
+    assert abs(34_816 - m_caption) / m_caption < 1e-3
+    assert eq_4_29(34_816, 1.0, LD(34_816)) > 1          # still trivial (caption reading)
+    assert eq_4_29(34_815, 1.0, 0.0) < 1                 # already non-trivial (bare reading)
+    # 34 816 = 34 * 1024, the first multiple of 1024 past the bare minimum (a coarse grid)
+    assert 34_816 == 1024 * int(np.ceil(m_bare / 1024))
+    # with a confidence term the size grows with ld(2/delta)
+    assert M.nontrivial_sample_size(1.0, delta=0.05) > m_caption
+
+
+def test_fig_4_8_range_and_monotone():
+    c = np.arange(1, 11)
+    ms = M.nontrivial_sample_size(c)
+    assert np.all(np.diff(ms) > 0)
+    assert 3.5e5 < ms[-1] < 4.5e5                 # Fig. 4.8's y axis ends at 4e5
+    for ci, mi in zip(c, ms):                     # minimality against the formula
+        assert eq_4_29(mi, ci, LD(mi)) < 1 <= eq_4_29(mi - 1, ci, LD(mi - 1))
+
+
+def test_pac_margin_bound_formula_and_fat_form():
+    m, gamma, delta, vs = 50_000, 0.8, 0.05, 1.2
+    c = vs**2 / gamma**2
+    expect = eq_4_29(m, c, LD(2 * m / delta))
+    assert M.pac_margin_bound(m, gamma, delta, vs) == pytest.approx(expect, rel=1e-12)
+    # fat-shattering form: Theorem 4.30 with fat(gamma/8) <= (8 varsigma/gamma)^2 (Lemma 4.31)
+    vt = M.linear_fat_shattering(gamma / 8, vs)
+    assert M.fat_shattering_bound(m, vt, delta) == pytest.approx(expect, rel=1e-12)
+    assert M.margin_complexity(gamma, vs) == pytest.approx(c)
+
+
+def test_premises_give_inf():
+    m, vs = 1000, 1.0
+    g0 = np.sqrt(32 / m) * vs
+    assert np.isinf(M.pac_margin_bound(m, 0.99 * g0, 0.05, vs))
+    assert np.isfinite(M.pac_margin_bound(m, 1.01 * g0, 0.05, vs))
+    assert np.isinf(M.fat_shattering_bound(m, 2 * m + 1, 0.05))
+    assert np.isinf(M.robust_margin_bound(m, 2 * m + 0.5, 0.05))
+    assert np.isinf(M.margin_distribution_bound(m, 3 * m, 0.05))
+    assert np.isinf(M.covering_number_bound(m, m / 2 + 1, 0.05))
+    assert np.isinf(M.alon_log_covering(10, 0.1, 11))
+    assert np.isinf(M.tr_margin_bound(100, 0.1, 0.05))
+    # inf is "no guarantee": flagged as trivial
+    assert trivial(M.pac_margin_bound(m, 0.5 * g0, 0.05))
+
+
+# -- Theorem 4.35 ---------------------------------------------------------------------------
+@pytest.mark.parametrize("vs", [0.5, 1.0, 3.0])
+def test_theorem_4_35_d_eff_1040(vs):
+    m = 500
+    margins = np.r_[np.full(m - 1, vs), 0.0]    # unit-norm w: m-1 points at varsigma, one at 0
+    D = M.margin_distribution(margins, vs)
+    assert D == pytest.approx(vs)
+    assert M.robust_d_eff(vs, D, vs) == pytest.approx(1040.0)
+
+
+def test_margin_distribution_vectorised():
+    rng = np.random.default_rng(0)
+    t = rng.normal(size=(4, 30))
+    g = np.array([0.1, 0.5, 1.0, 2.0])
+    D = M.margin_distribution(t, g)
+    for k in range(4):
+        assert D[k] == pytest.approx(np.sqrt(sum(max(0, g[k] - ti) ** 2 for ti in t[k])))
+    assert M.margin_distribution(np.full(5, 2.0), 1.0) == 0.0
+
+
+def test_appendix_c6_delta_grid():
+    rng = np.random.default_rng(1)
+    for m in [1, 10, 100, 1000, 10**5]:
+        for vs in [0.3, 1.0, 2.0]:
+            grid = M.Delta_grid(m, vs)
+            s = len(grid)
+            assert grid[0] == pytest.approx(2 * vs * np.sqrt(m))
+            assert vs / 64 < grid[-1] <= vs / 32
+            assert s < 8 + 0.5 * LD(m)
+            assert 2 * s <= 16 + LD(m)               # the union costs ld((16 + ld m) m / delta)
+            D = np.r_[0.0, rng.uniform(0, 2 * vs * np.sqrt(m), 200), vs / 1e4, 2 * vs * np.sqrt(m)]
+            gamma = vs * rng.uniform(0.05, 1.0)
+            d_grid = M.margin_distribution_d_eff(gamma, D[:, None], grid[None, :], vs)
+            best = d_grid.min(axis=1)
+            # App. C.6: some grid value is within 65/64 of (varsigma + 3D)^2 and so below d_eff
+            assert np.all(best <= 65 / 64 * 64 * (vs + 3 * D) ** 2 / gamma**2 * (1 + 1e-12))
+            assert np.all(best <= M.robust_d_eff(gamma, D, vs) * (1 + 1e-12))
+            # ... and never below the continuous optimum 64 (varsigma + D)^2 / gamma^2
+            d_star = 64 * (vs + D) ** 2 / gamma**2
+            assert np.all(best >= d_star * (1 - 1e-12))
+
+
+def test_optimal_Delta_minimises_eq_4_32():
+    vs, D, gamma = 1.5, 2.0, 0.7
+    Ds = np.linspace(0.05, 10, 20_001)
+    d = M.margin_distribution_d_eff(gamma, D, Ds, vs)
+    assert Ds[np.argmin(d)] == pytest.approx(M.optimal_Delta(D, vs), abs=1e-3)
+    assert d.min() == pytest.approx(64 * (vs + D) ** 2 / gamma**2, rel=1e-6)
+
+
+def test_theorem_4_35_dominates_union_of_lemma_4_34():
+    """Theorem 4.35 is Lemma 4.34 at the best grid value, each at confidence delta/s."""
+    rng = np.random.default_rng(2)
+    for m in [10**4, 10**6, 10**8]:
+        grid = M.Delta_grid(m)
+        for _ in range(20):
+            D, gamma, delta = rng.uniform(0, 2), rng.uniform(0.2, 1.0), rng.uniform(0.01, 0.5)
+            lemma = M.margin_distribution_bound(
+                m, M.margin_distribution_d_eff(gamma, D, grid), delta / len(grid))
+            theorem = M.robust_margin_bound(m, M.robust_d_eff(gamma, D), delta)
+            assert np.min(lemma) <= theorem * (1 + 1e-12)
+
+
+def test_remark_4_36_soft_margin_identity():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(40, 5))
+    X /= np.maximum(1, np.linalg.norm(X, axis=1, keepdims=True))
+    vs = np.linalg.norm(X, axis=1).max()
+    w = rng.normal(size=5) * 3
+    y = np.sign(X @ rng.normal(size=5))
+    t = y * (X @ w)
+    xi = np.maximum(0, 1 - t)
+    wn = np.linalg.norm(w)
+    D = M.margin_distribution(t / wn, 1 / wn)   # unit-norm w, gamma = 1/||w||
+    assert D**2 == pytest.approx(np.sum(xi**2) / wn**2)
+    assert M.soft_margin_d_eff(wn, xi, vs) == pytest.approx(65 * (vs * wn + 3 * np.linalg.norm(xi)) ** 2)
+    assert 1 / wn <= vs                          # Theorem 4.35 needs gamma in (0, varsigma]
+    assert M.soft_margin_d_eff(wn, xi, vs) == pytest.approx(M.robust_d_eff(1 / wn, D, vs))
+    assert M.soft_margin_d_eff(wn, xi, vs, norm=1) >= M.soft_margin_d_eff(wn, xi, vs)
+
+
+def test_amm_d_eff_formula():
+    xi = np.array([0.0, 0.5, 2.0, 1.0])
+    alpha = np.array([1.0, 0.2, 0.5, 3.0])
+    kd = np.ones(4)
+    lam = 0.5
+    c = np.maximum(0, xi - lam * alpha * kd)      # [0, 0.4, 1.75, 0]
+    assert M.amm_d_eff(2.0, xi, alpha, kd, lam, 1.5) == pytest.approx(65 * (3.0 + 3 * c.sum()) ** 2)
+    # lam = 0 gives the l1 soft-margin value (4.35)
+    assert M.amm_d_eff(2.0, xi, alpha, kd, 0.0, 1.5) == pytest.approx(
+        M.soft_margin_d_eff(2.0, xi, 1.5, norm=1))
+    # vectorised over a leading axis
+    out = M.amm_d_eff([2.0, 1.0], np.stack([xi, xi]), alpha, kd, [0.5, 0.0], 1.5)
+    assert out.shape == (2,)
+
+
+def test_tr_theorem_1():
+    m, gamma, delta, vs = 10**6, 0.9, 0.05, 1.0
+    kappa = int(np.ceil(577 * vs**2 / gamma**2))
+    expect = 2 / m * (kappa * LD(8 * np.e * m / kappa) * LD(32 * m) + LD(8 * m / delta))
+    assert M.tr_margin_bound(m, gamma, delta, vs) == pytest.approx(expect)
+    # kappa ~ 577 c > 64 c: TR's constant is weaker than eq. (4.29) wherever both apply
+    ms = np.logspace(4, 9, 30).astype(int)
+    for c in [1.0, 2.0, 5.0]:
+        tr = M.tr_margin_bound(ms, 1 / np.sqrt(c), delta)
+        pac = M.pac_margin_bound(ms, 1 / np.sqrt(c), delta)
+        ok = np.isfinite(tr)
+        assert ok.any() and np.all(tr[ok] >= pac[ok])
+
+
+# -- monotonicity ---------------------------------------------------------------------------
+def _dec(a):
+    a = np.asarray(a, dtype=float)
+    return np.all(np.diff(a) < 0)
+
+
+def _inc(a):
+    a = np.asarray(a, dtype=float)
+    return np.all(np.diff(a) > 0)
+
+
+def test_monotonicity():
+    ms = np.unique(np.logspace(5, 9, 40).astype(int))
+    gs = np.linspace(0.2, 1.0, 30)
+    ds = np.logspace(-6, -0.1, 30)
+    vss = np.linspace(0.5, 1.5, 30)
+    assert _dec(M.pac_margin_bound(ms, 0.5, 0.05))
+    assert _dec(M.pac_margin_bound(10**6, gs, 0.05))
+    assert _dec(M.pac_margin_bound(10**6, 0.5, ds))
+    assert _inc(M.pac_margin_bound(10**6, 0.5, 0.05, vss))
+    assert _dec(M.tr_margin_bound(ms, 0.9, 0.05))
+    assert _dec(M.tr_margin_bound(10**7, gs[gs > 0.5], 0.05))
+    assert _dec(M.tr_margin_bound(10**7, 0.9, ds))
+    vts = np.linspace(0, 2000, 50)
+    assert _inc(M.fat_shattering_bound(1000, vts, 0.05))
+    assert _dec(M.fat_shattering_bound(ms, 50, 0.05))
+    assert _dec(M.fat_shattering_bound(1000, 50, ds))
+    assert _inc(M.robust_margin_bound(1000, vts, 0.05))
+    assert _dec(M.robust_margin_bound(ms, 1040, 0.05))
+    assert _dec(M.robust_margin_bound(10**6, 1040, ds))
+    assert _inc(M.robust_d_eff(0.5, np.linspace(0, 3, 20)))
+    assert _dec(M.robust_d_eff(np.linspace(0.1, 1, 20), 0.5))
+    assert _inc(M.margin_distribution(np.linspace(-1, 1, 11)[None, :], np.linspace(0.1, 2, 20)))
+    assert _inc(M.covering_number_bound(1000, np.arange(0, 500, 7), 0.05))
+    assert _dec(M.covering_number_bound(ms, 20, 0.05))
+    assert _inc(M.luckiness_bound(1000, np.arange(0, 50), 0.05))
+    assert _dec(M.luckiness_bound(1000, 5, ds))
+    assert _dec(M.luckiness_bound(1000, 5, 0.05, np.linspace(0.01, 1, 20)))
+    assert _inc(M.pac_luckiness_bound(1000, np.arange(1, 100), 0.05))
+    assert _dec(M.pac_luckiness_bound(ms, 10, 0.05))
+    assert _inc(M.empirical_vc_luckiness_bound(10**5, np.arange(0, 60, 3), 0.05))
+    assert _dec(M.empirical_vc_luckiness_bound(ms, 10, 0.05))
+    assert _inc(M.alon_log_covering(100, 0.3, np.arange(1, 50)))
+    assert _dec(M.alon_log_covering(100, np.linspace(0.05, 0.95, 20), 10))
+    assert _inc(M.alon_log_covering(np.arange(20, 200), 0.3, 10))
+    assert _dec(M.linear_fat_shattering(gs, 1.0))
+    assert _dec(M.covering_number_tail(100, 3, np.linspace(0.1, 1, 10)))
+
+
+def test_bounds_hold_near_zero_risk_limit():
+    # every risk bound is positive, and it tends to 0 as m grows (consistency)
+    assert 0 < M.pac_margin_bound(10**12, 0.5, 0.05) < 1e-6
+    assert 0 < M.robust_margin_bound(10**12, 1040, 0.05) < 1e-5
+    assert 0 < M.tr_margin_bound(10**12, 0.5, 0.05) < 1e-4
+
+
+# -- luckiness ------------------------------------------------------------------------------
+def test_luckiness_formulas():
+    assert M.luckiness_bound(100, 7, 0.05) == pytest.approx(2 / 100 * (7 + LD(4 / 0.05)))
+    assert M.luckiness_bound(100, 7, 0.05, 0.25) == pytest.approx(2 / 100 * (7 + LD(16 / 0.05)))
+    m, vt, delta = 500, 4, 0.1
+    assert M.pac_luckiness_bound(m, vt, delta) == pytest.approx(
+        2 / m * (vt * LD(2 * np.e * m / vt) + LD(4 / delta)))
+    # Example 4.22: omega at L = -vartheta
+    a = 2 * vt - 2 * np.log(delta)
+    assert M.empirical_vc_luckiness_log_omega(m, vt, delta) == pytest.approx(LD((np.e * m / a) ** (2 * a)))
+    # the stratified bound uses the smallest integer level d with ld omega(delta/(8m)) <= d
+    lev = M.empirical_vc_luckiness_log_omega(m, vt, delta / (8 * m))
+    d = max(1, int(np.ceil(lev)))
+    assert M.empirical_vc_luckiness_bound(m, vt, delta) == pytest.approx(
+        float(M.luckiness_bound(m, d, delta, 1 / (2 * m))))
+
+
+def test_empirical_vc_dimension_brute_force():
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(7, 2))
+    # half-planes with bias in R^2: VC dimension 3; without bias: 2 (LKC Example 4.13)
+    assert M.empirical_vc_dimension(shattering.labelings_halfplanes(X, bias=True)) == 3
+    assert M.empirical_vc_dimension(shattering.labelings_halfplanes(X, bias=False)) == 2
+    x = np.sort(rng.uniform(size=6))
+    assert M.empirical_vc_dimension(shattering.labelings_thresholds(x)) == 1
+    assert M.empirical_vc_dimension(shattering.labelings_intervals(x)) == 2
+    # a class that sees only one pattern on a point has empirical VC dimension 0
+    assert M.empirical_vc_dimension(np.ones((3, 4))) == 0
+    # a small sample can have a smaller empirical VC dimension than the class
+    assert M.empirical_vc_dimension(shattering.labelings_halfplanes(X[:2], bias=True)) == 2
+
+
+# -- covering numbers -----------------------------------------------------------------------
+def test_theorem_4_25_confidence_form():
+    m, d, delta = 200, 13, 0.05
+    eps = 2 / m * (d + LD(2 / delta))        # the statement Upsilon_i after Theorem 4.25
+    assert M.covering_number_tail(m, d, eps) == pytest.approx(delta)
+    assert M.covering_number_bound(m, 12.3, delta) == pytest.approx(2 / m * (13 + LD(m) + LD(1 / delta)))
+
+
+def _min_cover_size(V, gamma):
+    n = len(V)
+    close = np.max(np.abs(V[:, None] - V[None]), axis=2) <= gamma
+    for k in range(1, n + 1):
+        for S in itertools.combinations(range(n), k):
+            if close[list(S)].any(axis=0).all():
+                return k
+    return n
+
+
+def test_greedy_cover_against_brute_force():
+    rng = np.random.default_rng(5)
+    for trial in range(15):
+        V = rng.uniform(-1, 1, size=(9, 2))
+        gamma = rng.uniform(0.1, 0.8)
+        c = M.greedy_cover(V, gamma)
+        dist = np.max(np.abs(V[:, None] - V[c][None]), axis=2)
+        assert np.all(dist.min(axis=1) <= gamma)                 # it covers
+        inner = np.max(np.abs(V[c][:, None] - V[c][None]), axis=2)
+        assert np.all(inner[~np.eye(len(c), dtype=bool)] > gamma)   # and packs
+        assert _min_cover_size(V, gamma) <= len(c) <= _min_cover_size(V, gamma / 2)
+
+
+def test_sample_rkhs_ball():
+    x = np.array([1.2, 1.7])
+    G = np.exp(-(x[:, None] - x[None]) ** 2 / 2)
+    A = M.sample_rkhs_ball(G, 4000, random_state=0)
+    q = np.einsum("ij,jk,ik->i", A, G, A)
+    assert q.max() <= 1 + 1e-12
+    assert q.max() > 0.99
+    # uniform in the 2-D ball: P(||u||^2 <= 1/4) = 1/4
+    assert abs(np.mean(q <= 0.25) - 0.25) < 0.03
+    with pytest.raises(ValueError):
+        M.sample_rkhs_ball(np.ones((2, 2)), 3)
+
+
+def test_alon_lemma_4_29_formula():
+    m, gamma, d = 50, 0.2, 4
+    expect = 1 + d * LD(2 * np.e * m * 2 / (d * gamma)) * LD(4 * m * 4 / gamma**2)
+    assert M.alon_log_covering(m, gamma, d, a=-1, b=1) == pytest.approx(expect)
+    assert M.alon_log_covering(m, gamma, 0) == 1.0
+    with pytest.raises(ValueError):
+        M.alon_log_covering(m, 1.5, d, a=0, b=1)
+
+
+# -- fat shattering -------------------------------------------------------------------------
+def test_fat_shattering_gamma_one_point_closed_form():
+    v = np.array([[0.3], [-1.0], [2.0], [0.5]])
+    g, r = M.fat_shattering_gamma(v)
+    assert g == pytest.approx(1.5) and r[0] == pytest.approx(0.5)
+
+
+def _check_witness(V, gamma, r):
+    m = V.shape[1]
+    for y in itertools.product([-1, 1], repeat=m):
+        y = np.array(y)
+        assert np.max(np.min(y * (V - r), axis=1)) >= gamma - 1e-12
+
+
+def _gamma_by_assignments(V):
+    """Independent brute force: choose a function per labelling; per point the best witness
+    is the midpoint between the values used for +1 and for -1."""
+    n_f, m = V.shape
+    labels = np.array(list(itertools.product([-1, 1], repeat=m)))
+    best = -np.inf
+    for assign in itertools.product(range(n_f), repeat=len(labels)):
+        chosen = V[list(assign)]
+        lo = np.where(labels > 0, chosen, np.inf).min(axis=0)
+        hi = np.where(labels < 0, chosen, -np.inf).max(axis=0)
+        best = max(best, ((lo - hi) / 2).min())
+    return best
+
+
+def test_fat_shattering_gamma_witnesses_and_optimality():
+    rng = np.random.default_rng(6)
+    n_shattered = 0
+    for _ in range(12):
+        V = rng.normal(size=(4, 2))
+        g, r = M.fat_shattering_gamma(V)
+        ref = _gamma_by_assignments(V)
+        assert g == pytest.approx(max(ref, 0.0), abs=1e-12)
+        if r is None:
+            assert ref <= 0
+            continue
+        n_shattered += 1
+        _check_witness(V, g, r)
+    assert n_shattered >= 3
+
+
+def test_lemma_4_31_tight_on_orthogonal_points():
+    """d orthogonal points of norm varsigma are gamma-shattered at gamma = B varsigma/sqrt(d)."""
+    for d, vs, B in [(2, 1.0, 1.0), (3, 2.0, 0.5)]:
+        X = vs * np.eye(d)
+        W = np.array([B * np.array(y) / np.sqrt(d) for y in itertools.product([-1, 1], repeat=d)])
+        g, r = M.fat_shattering_gamma(W @ X.T)
+        assert g == pytest.approx(B * vs / np.sqrt(d))
+        assert np.allclose(r, 0)
+        assert M.linear_fat_shattering(g, vs, B) == pytest.approx(d)
+
+
+def test_lemma_4_31_holds_for_random_linear_classes():
+    rng = np.random.default_rng(7)
+    for _ in range(10):
+        d = 2
+        X = rng.normal(size=(d, 3))
+        vs = np.linalg.norm(X, axis=1).max()
+        W = rng.normal(size=(5, 3))
+        W /= np.linalg.norm(W, axis=1, keepdims=True)        # B = 1
+        g, _ = M.fat_shattering_gamma(W @ X.T)
+        if g > 0:       # the d points are g-shattered, so d <= fat(g) <= (varsigma/g)^2
+            assert d <= M.linear_fat_shattering(g, vs) * (1 + 1e-12)
+
+
+# -- Monte-Carlo validity -------------------------------------------------------------------
+def _max_margin_2d(theta, y):
+    """Hard-margin homogeneous separator in R^2 for points (cos theta, sin theta): closed form."""
+    psi = np.angle(y * np.exp(1j * theta))             # angles of z_i = y_i x_i
+    centre = np.angle(np.mean(np.exp(1j * psi)))
+    rel = np.angle(np.exp(1j * (psi - centre)))
+    lo, hi = rel.min(), rel.max()
+    return centre + (lo + hi) / 2, np.cos((hi - lo) / 2)   # direction, geometric margin
+
+
+def test_max_margin_2d_matches_package_svm():
+    from kernelclf.svm import SupportVectorMachine
+
+    rng = np.random.default_rng(8)
+    theta = np.r_[rng.uniform(-0.6, 0.4, 15), np.pi + rng.uniform(-0.4, 0.6, 15)]
+    y = np.sign(np.cos(theta))
+    X = np.c_[np.cos(theta), np.sin(theta)]
+    phi, gamma = _max_margin_2d(theta, y)
+    svm = SupportVectorMachine(hard_margin=True, fit_bias=False, tol=1e-10).fit(X, y)
+    w = X.T @ svm.alpha_
+    assert np.arctan2(w[1], w[0]) == pytest.approx(phi, abs=1e-4)
+    assert 1 / np.linalg.norm(w) == pytest.approx(gamma, rel=1e-4)
+
+
+def test_monte_carlo_pac_margin_bound_holds():
+    """Draw samples of size m from a distribution on the unit circle with a margin, train the
+    max-margin separator, and compare eq. (4.29) with the exact risk of that separator."""
+    rng = np.random.default_rng(9)
+    m, delta, a, p, n_draws = 60_000, 0.1, 0.35, 2e-5, 100
+    risks, bounds = [], []
+    for _ in range(n_draws):
+        # mass 1-p on two arcs of half-width a around 0 and pi, mass p uniform on the circle
+        wide = rng.uniform(size=m) < p
+        theta = np.where(wide, rng.uniform(-np.pi, np.pi, m),
+                         rng.uniform(-a, a, m) + np.pi * (rng.uniform(size=m) < 0.5))
+        y = np.where(np.cos(theta) > 0, 1.0, -1.0)
+        phi, gamma = _max_margin_2d(theta, y)
+        phi = np.angle(np.exp(1j * phi))
+        # exact risk: the two wedges of angle |phi| around +-pi/2 where the labels disagree
+        # carry mass p |phi| / pi (the arcs are disjoint from them while |phi| < pi/2 - a)
+        assert abs(phi) < np.pi / 2 - a
+        risks.append(p * abs(phi) / np.pi)
+        bounds.append(M.pac_margin_bound(m, gamma, delta, 1.0) if gamma > 0 else np.inf)
+    risks, bounds = np.array(risks), np.array(bounds)
+    assert np.mean(risks > 0) > 0.5                  # the learned separators do err
+    assert np.mean(bounds < 1) > 0.5                 # and the bound is non-trivial in most draws
+    assert np.mean(risks > bounds) <= delta          # it holds in at least a 1 - delta fraction
+
+
+# -- validation -----------------------------------------------------------------------------
+@pytest.mark.parametrize("call", [
+    lambda: M.pac_margin_bound(0, 0.5, 0.05),
+    lambda: M.pac_margin_bound(10.5, 0.5, 0.05),
+    lambda: M.pac_margin_bound(100, 0.0, 0.05),
+    lambda: M.pac_margin_bound(100, -0.5, 0.05),
+    lambda: M.pac_margin_bound(100, 0.5, 0.0),
+    lambda: M.pac_margin_bound(100, 0.5, 1.0),
+    lambda: M.pac_margin_bound(100, 0.5, 0.05, varsigma=0),
+    lambda: M.pac_margin_bound(100, np.nan, 0.05),
+    lambda: M.pac_margin_bound([100, 200], [0.5, 0.6, 0.7], 0.05),
+    lambda: M.fat_shattering_bound(100, -1, 0.05),
+    lambda: M.robust_d_eff(1.5, 0.1, 1.0),
+    lambda: M.robust_d_eff(0.5, -0.1, 1.0),
+    lambda: M.robust_margin_bound(100, 10, 2.0),
+    lambda: M.luckiness_bound(100, 1.5, 0.05),
+    lambda: M.luckiness_bound(100, 1, 0.05, p_d=1.5),
+    lambda: M.empirical_vc_luckiness_log_omega(100, 2, 0.7),
+    lambda: M.covering_number_tail(100, 2, 0),
+    lambda: M.greedy_cover(np.ones((3, 2)), 0),
+    lambda: M.greedy_cover(np.array([[np.inf, 0]]), 0.1),
+    lambda: M.margin_distribution(1.0, 0.5),
+    lambda: M.margin_distribution([1.0, np.nan], 0.5),
+    lambda: M.soft_margin_d_eff(1.0, [0.1, -0.1]),
+    lambda: M.soft_margin_d_eff(1.0, [0.1], norm=3),
+    lambda: M.amm_d_eff(1.0, [0.1], [-1.0], [1.0], 0.5),
+    lambda: M.nontrivial_sample_size(0.0),
+    lambda: M.tr_margin_bound(100, 0.5, 0.05, varsigma=-1),
+    lambda: M.empirical_vc_dimension(np.full((2, 2), 0.5)),
+    lambda: M.fat_shattering_gamma(np.zeros((40, 5))),
+    lambda: M.fat_shattering_gamma([[np.nan, 1.0]]),
+    lambda: M.Delta_grid(0),
+    lambda: M.optimal_Delta(-1.0),
+])
+def test_validation_errors(call):
+    with pytest.raises(ValueError):
+        call()
+
+
+def test_scalar_and_array_returns():
+    assert isinstance(M.pac_margin_bound(10**5, 0.5, 0.05), np.floating)
+    out = M.pac_margin_bound([10**5, 10**6], [[0.5], [0.7]], 0.05)
+    assert out.shape == (2, 2) and out.dtype == float

@@ -1,0 +1,348 @@
+"""Long experiment runs: progress, a results file per split, resume (issue 17).
+
+The generic runner (:func:`kernelclf.experiments.run_tasks`) is tested with small
+tasks whose results are known; the BPM Table 1 command is tested end to end on the
+smallest real protocol (Heart, three splits, loose billiard tolerance): an
+interrupted run — its results file cut after the first split, or the process killed —
+finishes only the missing splits and prints the same table as an uninterrupted run.
+"""
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from kernelclf import experiments as ex
+from kernelclf.experiments import (
+    COMMANDS,
+    Experiment,
+    ResultsFileError,
+    SplitsFailedError,
+    Task,
+    build_parser,
+    main,
+    run_tasks,
+)
+from kernelclf.progress import ENV_VAR, progress, progress_enabled
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(os.environ.get("KERNELCLF_DATA") or ROOT.parent / "shared" / "data")
+
+
+# ---------------------------------------------------------------- helpers
+def _square(i):
+    return {"value": i * i}
+
+
+def _lines(path):
+    return Path(path).read_text().splitlines()
+
+
+def _square_tasks(n):
+    return [Task(f"t/{i}", _square, (i,), {"split": i, "seed": 100 + i}) for i in range(n)]
+
+
+class _Counter:
+    """A task function that counts its calls and can fail on chosen inputs."""
+
+    def __init__(self, fail=(), interrupt_at=None, out=None):
+        self.calls, self.fail, self.interrupt_at, self.out = [], set(fail), interrupt_at, out
+        self.saved_before_call = []
+
+    def __call__(self, i):
+        if self.out is not None:
+            self.saved_before_call.append(len(_lines(self.out)) - 1)
+        self.calls.append(i)
+        if i == self.interrupt_at:
+            raise KeyboardInterrupt
+        if i in self.fail:
+            raise ValueError(f"input {i} is bad")
+        return {"value": i * i}
+
+
+def _tasks(fn, n):
+    return [Task(f"t/{i}", fn, (i,), {"split": i, "seed": 100 + i}) for i in range(n)]
+
+
+@pytest.fixture
+def toy_command(monkeypatch):
+    """A command registered like any other (the registry is a dict of subcommands)."""
+    state = {}
+
+    def add_arguments(p):
+        p.add_argument("--n", type=int, default=4)
+        p.add_argument("--scale", type=int, default=1)
+
+    def tasks(args):
+        fn = state.setdefault("fn", _Counter())
+        return [Task(f"t/{i}", fn, (i * args.scale,), {"split": i, "seed": 7 + i})
+                for i in range(args.n)]
+
+    def report(args, records):
+        return "TOTAL " + str(sum(r["result"]["value"] for r in records))
+
+    monkeypatch.setitem(COMMANDS, "toy", Experiment("toy", "a toy protocol", add_arguments, tasks,
+                                                     lambda a: {"scale": a.scale}, report))
+    return state
+
+
+# ---------------------------------------------------------------- the progress helper
+def test_progress_policy(monkeypatch):
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    monkeypatch.setattr(sys, "stderr", io.StringIO())   # not a terminal, not a Jupyter kernel
+    assert progress_enabled(True) and not progress_enabled(False)
+    assert not progress_enabled(None)
+    monkeypatch.setenv(ENV_VAR, "1")
+    assert progress_enabled(None)
+    monkeypatch.setenv(ENV_VAR, "off")
+    assert not progress_enabled(None)
+    assert progress_enabled(True)          # an explicit choice wins over the variable
+    assert sum(progress(range(4), enabled=False)) == 6
+
+
+def test_progress_writes_to_stderr_only(capsys):
+    for _ in progress(range(3), desc="loop", enabled=True):
+        pass
+    out, err = capsys.readouterr()
+    assert out == "" and "loop" in err and "3/3" in err
+
+
+def test_makefile_hides_progress_bars_in_executed_chapters():
+    make = (ROOT / "Makefile").read_text()
+    line = next(ln for ln in make.splitlines() if ENV_VAR in ln)
+    assert "book" in line and "nbval" in line and line.rstrip().endswith("0")
+
+
+def test_tqdm_is_a_declared_dependency():
+    tomllib = pytest.importorskip("tomllib")
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    assert any(d.startswith("tqdm") for d in deps)
+    assert "tqdm" in (ROOT / "environment.yml").read_text()
+
+
+# ---------------------------------------------------------------- the runner
+def test_each_split_is_saved_as_soon_as_it_finishes(tmp_path):
+    """Regression (issue 17): nothing was written or shown until every split was done."""
+    out = tmp_path / "r.jsonl"
+    fn = _Counter(out=out)
+    run = run_tasks(_tasks(fn, 5), command="toy", out=out, progress=False)
+    assert fn.saved_before_call == [0, 1, 2, 3, 4]
+    assert [r["result"]["value"] for r in run.records] == [0, 1, 4, 9, 16]
+    header, *recs = [json.loads(ln) for ln in _lines(out)]
+    assert header["command"] == "toy" and header["config"] == {}
+    assert [r["key"] for r in recs] == [f"t/{i}" for i in range(5)]
+    assert all(r["seconds"] >= 0 and r["seed"] == 100 + r["split"] for r in recs)
+
+
+def test_progress_bar_advances_once_per_split(capsys):
+    run_tasks(_square_tasks(3), command="toy", progress=True)
+    err = capsys.readouterr().err
+    for k in range(4):
+        assert f"{k}/3" in err
+
+
+def test_rerun_runs_only_the_missing_splits(tmp_path):
+    """Regression (issue 17): an interrupted run lost every finished split."""
+    out = tmp_path / "r.jsonl"
+    first = run_tasks(_square_tasks(6), command="toy", config={"a": 1}, out=out, progress=False)
+    lines = _lines(out)
+    # a run killed after two splits, in the middle of writing the third
+    Path(out).write_text("\n".join(lines[:3]) + "\n" + lines[3][:17])
+    fn = _Counter()
+    again = run_tasks(_tasks(fn, 6), command="toy", config={"a": 1}, out=out, progress=False)
+    assert fn.calls == [2, 3, 4, 5]
+    assert (again.n_resumed, again.n_run) == (2, 4)
+    assert [r["result"] for r in again.records] == [r["result"] for r in first.records]
+    recs = [json.loads(ln) for ln in _lines(out)[1:]]       # the cut line is gone, all parse
+    assert sorted(r["key"] for r in recs) == [f"t/{i}" for i in range(6)]
+    fn2 = _Counter()
+    run_tasks(_tasks(fn2, 6), command="toy", config={"a": 1}, out=out, progress=False)
+    assert fn2.calls == []                                   # complete: nothing to do
+
+
+def test_more_splits_reuse_the_finished_ones(tmp_path):
+    out = tmp_path / "r.jsonl"
+    run_tasks(_square_tasks(3), command="toy", out=out, progress=False)
+    fn = _Counter()
+    run = run_tasks(_tasks(fn, 5), command="toy", out=out, progress=False)
+    assert fn.calls == [3, 4] and len(run.records) == 5
+
+
+def test_results_of_other_settings_are_refused(tmp_path):
+    out = tmp_path / "r.jsonl"
+    run_tasks(_square_tasks(2), command="toy", config={"tol": 1e-3, "seed": 0}, out=out,
+              progress=False)
+    before = out.read_text()
+    with pytest.raises(ResultsFileError, match=r"differs in: tol.*--fresh"):
+        run_tasks(_square_tasks(2), command="toy", config={"tol": 1e-2, "seed": 0}, out=out)
+    with pytest.raises(ResultsFileError, match="not of 'other'"):
+        run_tasks(_square_tasks(2), command="other", config={"tol": 1e-3, "seed": 0}, out=out)
+    assert out.read_text() == before                          # refused files are left alone
+    fn = _Counter()
+    run_tasks(_tasks(fn, 2), command="toy", config={"tol": 1e-2, "seed": 0}, out=out, fresh=True,
+              progress=False)
+    assert fn.calls == [0, 1]
+    assert json.loads(_lines(out)[0])["config"] == {"seed": 0, "tol": 0.01}
+
+
+def test_a_file_that_is_not_a_results_file_is_refused(tmp_path):
+    out = tmp_path / "rows.json"
+    out.write_text(json.dumps([{"dataset": "heart"}], indent=2))    # the old --out format
+    with pytest.raises(ResultsFileError, match="not a results file"):
+        run_tasks(_square_tasks(1), command="toy", out=out)
+
+
+def test_a_failing_split_is_reported_with_its_seed_and_loses_nothing(tmp_path):
+    out = tmp_path / "r.jsonl"
+    fn = _Counter(fail={2})
+    run = run_tasks(_tasks(fn, 5), command="toy", out=out, progress=False, verbose=False)
+    assert fn.calls == [0, 1, 2, 3, 4]
+    assert [r["key"] for r in run.records] == ["t/0", "t/1", "t/3", "t/4"]
+    (bad,) = run.failures
+    assert bad["key"] == "t/2" and bad["seed"] == 102 and "ValueError: input 2 is bad" in bad["error"]
+    text = str(SplitsFailedError(run))
+    assert "t/2 (seed 102)" in text and "input 2 is bad" in text
+    # a rerun retries only the failed split
+    fn2 = _Counter()
+    again = run_tasks(_tasks(fn2, 5), command="toy", out=out, progress=False)
+    assert fn2.calls == [2] and not again.failures and len(again.records) == 5
+
+
+def test_interrupt_keeps_the_finished_splits(tmp_path, capsys):
+    out = tmp_path / "r.jsonl"
+    with pytest.raises(KeyboardInterrupt):
+        run_tasks(_tasks(_Counter(interrupt_at=3), 6), command="toy", out=out, progress=False)
+    assert "3 of 6 split(s) are saved" in capsys.readouterr().err
+    fn = _Counter()
+    run_tasks(_tasks(fn, 6), command="toy", out=out, progress=False)
+    assert fn.calls == [3, 4, 5]
+
+
+def test_parallel_runs_resume_too(tmp_path):
+    out = tmp_path / "r.jsonl"
+    serial = run_tasks(_square_tasks(6), command="toy", progress=False)
+    run_tasks(_square_tasks(2), command="toy", out=out, progress=False)
+    par = run_tasks(_square_tasks(6), command="toy", out=out, n_jobs=2, progress=False)
+    assert (par.n_resumed, par.n_run) == (2, 4)
+    assert [r["result"] for r in par.records] == [r["result"] for r in serial.records]
+    assert len(_lines(out)) == 7
+
+
+def test_duplicate_task_keys_are_refused():
+    with pytest.raises(ValueError, match="unique"):
+        run_tasks([Task("a", _square, (1,)), Task("a", _square, (2,))])
+
+
+# ---------------------------------------------------------------- the command line
+def test_cli_keeps_its_documented_flags():
+    p = build_parser()
+    a = p.parse_args("bpm-table1 --splits 100 --n-jobs -1".split())   # README, chapter 12
+    assert (a.splits, a.n_jobs, a.datasets, a.tol, a.out, a.fresh, a.quiet) == \
+        (100, -1, None, 1e-3, None, False, False)
+    a = p.parse_args("bpm-table1 --datasets heart sonar --tol 0.01 --out r.jsonl".split())
+    assert a.datasets == ["heart", "sonar"] and a.out == "r.jsonl"
+    with pytest.raises(SystemExit):
+        p.parse_args("bpm-table1 --n-jobs 0".split())
+
+
+def test_a_registered_command_gets_progress_and_resume(toy_command, tmp_path, capsys):
+    out = str(tmp_path / "r.jsonl")
+    assert main(["toy", "--n", "4", "--out", out]) == 0
+    first = capsys.readouterr()
+    assert first.out.strip() == "TOTAL 14" and "4/4" in first.err
+    toy_command.clear()
+    assert main(["toy", "--n", "6", "--out", out, "--quiet"]) == 0   # two more splits
+    second = capsys.readouterr()
+    assert second.out.strip() == "TOTAL 55" and second.err == ""
+    assert toy_command["fn"].calls == [4, 5]
+    assert main(["toy", "--scale", "2", "--out", out]) == 2
+    assert "differs in: scale" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["toy", "--fresh"])                                     # --fresh needs --out
+
+
+def test_cli_reports_failed_splits_and_prints_the_others(toy_command, tmp_path, capsys):
+    toy_command["fn"] = _Counter(fail={1})
+    out = str(tmp_path / "r.jsonl")
+    assert main(["toy", "--n", "3", "--out", out, "--quiet"]) == 1
+    res = capsys.readouterr()
+    assert res.out.strip() == "TOTAL 4"
+    assert "t/1 (seed 8): ValueError: input 1 is bad" in res.err and "rerun" in res.err
+
+
+def test_cli_interrupt_exit_status(toy_command, tmp_path, capsys):
+    toy_command["fn"] = _Counter(interrupt_at=2)
+    out = str(tmp_path / "r.jsonl")
+    assert main(["toy", "--n", "4", "--out", out]) == 130
+    assert "2 of 4 split(s) are saved" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- BPM Table 1, end to end
+SMALL = ["bpm-table1", "--splits", "3", "--datasets", "heart", "--tol", "3e-2"]
+
+
+@pytest.fixture(scope="module")
+def table1_reference(tmp_path_factory):
+    if not (DATA / "README.md").exists():
+        pytest.skip(f"no shared data folder at {DATA}")
+    os.environ.setdefault("KERNELCLF_DATA", str(DATA))
+    rows = ex.bpm_table1(["heart"], n_splits=3, tol=3e-2)
+    return rows, ex.format_table1(rows)
+
+
+def test_table1_resumed_run_gives_the_uninterrupted_table(table1_reference, tmp_path, capsys,
+                                                          monkeypatch):
+    rows, text = table1_reference
+    assert rows[0]["n_splits"] == 3 and 0 <= rows[0]["bpm_mean"] < 50
+    out = tmp_path / "r.jsonl"
+    assert main(SMALL + ["--out", str(out), "--quiet"]) == 0
+    assert capsys.readouterr().out.strip() == text
+    recs = [json.loads(ln) for ln in _lines(out)[1:]]
+    assert [(r["dataset"], r["split"], r["seed"]) for r in recs] == [("heart", s, s) for s in range(3)]
+    out.write_text("\n".join(_lines(out)[:2]) + "\n")          # interrupted after one split
+    calls = []
+    real = ex._table1_split
+
+    def counting(*args):
+        calls.append(args[-1])
+        return real(*args)
+
+    monkeypatch.setattr(ex, "_table1_split", counting)
+    assert main(SMALL + ["--out", str(out), "--quiet"]) == 0
+    assert capsys.readouterr().out.strip() == text
+    assert calls == [1, 2]                                      # billiard seeds of splits 1, 2
+    assert ex.bpm_table1(["heart"], n_splits=3, tol=3e-2, out=out, progress=False) == rows
+    assert calls == [1, 2]                                      # the function resumes too
+
+
+def test_table1_killed_process_resumes(table1_reference, tmp_path):
+    """The acceptance check of issue 17, on the smallest protocol: kill the command
+    after its first split, rerun it, and get only the missing splits and the same table."""
+    _, text = table1_reference
+    out = tmp_path / "r.jsonl"
+    env = dict(os.environ, KERNELCLF_DATA=str(DATA), OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    cmd = [sys.executable, "-m", "kernelclf.experiments"] + SMALL + ["--out", str(out)]
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if out.exists() and len(_lines(out)) >= 2:                 # header + one split
+            proc.send_signal(signal.SIGKILL)
+            break
+        time.sleep(0.05)
+    proc.communicate(timeout=120)
+    n_saved = len(_lines(out)) - 1
+    if n_saved == 3:        # finished before the kill landed: cut it by hand
+        out.write_text("\n".join(_lines(out)[:2]) + "\n")
+        n_saved = 1
+    assert 1 <= n_saved < 3
+    res = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert f"{n_saved} of 3 split(s) already done, {3 - n_saved} to run" in res.stderr
+    assert "3/3" in res.stderr                                       # the progress bar
+    assert res.stdout.strip() == text
+    assert len(_lines(out)) == 4

@@ -1,0 +1,230 @@
+"""Tests for kernelclf.versionspace and the teacher toy of kernelclf.datasets.toys (chapter 10).
+
+Independent references: closed forms for version spaces whose shape is known (an arc
+of the circle in 2-D, the positive orthant of the sphere in 3-D with Archimedes'
+hat-box theorem), binomial error bars for Monte-Carlo fractions, the hard-margin SVM
+(a QP solved by cvxopt) for the separability LP, the definition of the geometric
+margin (LKC Def. 2.30) evaluated by hand, and the kernel billiard (a different
+algorithm) for the centre of mass in a kernel feature space.
+"""
+import numpy as np
+import pytest
+
+from kernelclf import billiard
+from kernelclf.billiard import kernel_billiard
+from kernelclf.datasets import make_teacher
+from kernelclf.gram import Gram
+from kernelclf.kernels import RBF, Linear, Polynomial
+from kernelclf.optim import InfeasibleProblemError, solve_qp
+from kernelclf.svm import SupportVectorMachine
+from kernelclf.versionspace import (
+    NotSeparableError,
+    find_version_space_point,
+    geometric_margin,
+    is_separable,
+    sample_version_space,
+    version_space_centre,
+)
+
+# --------------------------------------------------------------------------- sampling
+
+
+def test_samples_lie_in_version_space_on_the_sphere():
+    X, y = make_teacher(10, 3, random_state=2)
+    W = sample_version_space(X, y, n_draws=50_000, random_state=0)
+    assert len(W) > 100
+    np.testing.assert_allclose(np.linalg.norm(W, axis=1), 1.0, atol=1e-12)
+    assert np.all(y[None, :] * (W @ X.T) > 0)
+    # blocks are drawn from one stream: the result does not depend on the block size
+    np.testing.assert_array_equal(W, sample_version_space(X, y, 50_000, random_state=0,
+                                                          block=7_000))
+
+
+def _arc(X, y):
+    """Closed form in 2-D: version space is the arc (lo, hi) of angles theta with
+    y_i <x_i, (cos theta, sin theta)> > 0, i.e. |theta - phi_i| < pi/2 (mod 2 pi)."""
+    phi = np.arctan2(*(y[:, None] * X)[:, ::-1].T)
+    ref = phi[0]
+    d = np.angle(np.exp(1j * (phi - ref)))          # unwrap around the first normal
+    return ref + d.max() - np.pi / 2, ref + d.min() + np.pi / 2
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_centre_and_size_of_a_2d_cone_match_the_closed_form(seed):
+    rng = np.random.default_rng(seed)
+    t = rng.uniform(0.3, 1.2, 6)                    # normals within a half-plane
+    X = np.c_[np.cos(t), np.sin(t)] * rng.uniform(0.5, 2, (6, 1))
+    y = np.where(rng.random(6) < 0.5, 1.0, -1.0)
+    X = X * y[:, None]                              # y_i x_i are the normals above
+    lo, hi = _arc(X, y)
+    width = hi - lo
+    assert 0 < width < np.pi
+    n = 400_000
+    W = sample_version_space(X, y, n_draws=n, random_state=seed)
+    # acceptance = arc length / (2 pi), within 5 binomial standard deviations
+    p = width / (2 * np.pi)
+    assert abs(len(W) / n - p) < 5 * np.sqrt(p * (1 - p) / n)
+    # centre of mass of an arc: direction of its mid-angle, length sin(h)/h (h = half width)
+    mid = 0.5 * (lo + hi)
+    c = version_space_centre(X, y, n_draws=n, random_state=seed)
+    assert abs(np.angle(np.exp(1j * (np.arctan2(c[1], c[0]) - mid)))) < 0.01
+    h = width / 2
+    assert np.linalg.norm(W.mean(axis=0)) == pytest.approx(np.sin(h) / h, abs=0.01)
+
+
+def test_orthant_centre_by_archimedes():
+    """Positive orthant of S^2 (x_i = e_i, y = +1): it covers 1/8 of the sphere, and each
+    coordinate of a uniform point on S^2 is uniform on [-1, 1] (Archimedes), so
+    E[W | orthant] = (1/2, 1/2, 1/2)."""
+    n = 400_000
+    W = sample_version_space(np.eye(3), np.ones(3), n_draws=n, random_state=5)
+    assert abs(len(W) / n - 1 / 8) < 5 * np.sqrt(1 / 8 * 7 / 8 / n)
+    np.testing.assert_allclose(W.mean(axis=0), 0.5, atol=5 * np.sqrt(1 / 12 / len(W)))
+    c = version_space_centre(np.eye(3), np.ones(3), n_draws=n, random_state=5)
+    np.testing.assert_allclose(c, np.ones(3) / np.sqrt(3), atol=5e-3)
+
+
+def test_centre_from_the_gram_matrix_equals_the_coordinate_centre():
+    """Linear kernel: the dual centre, mapped back with X', is the coordinate centre."""
+    X, y = make_teacher(10, 3, random_state=0)
+    c = version_space_centre(X, y, n_draws=400_000, random_state=1)
+    G = Linear()(X)
+    alpha = version_space_centre(G, y, n_draws=400_000, random_state=2, precomputed=True)
+    assert alpha @ G @ alpha == pytest.approx(1.0)
+    assert np.all(y * (G @ alpha) > 0)
+    w = X.T @ alpha
+    assert np.linalg.norm(w) == pytest.approx(1.0)
+    assert w @ c > 0.999
+
+
+def test_kernel_centre_agrees_with_the_billiard():
+    """Five points with an RBF kernel (a 5-dimensional span): rejection sampling in the
+    span and the kernel billiard (LKC Algorithm 10) find the same centre of mass."""
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-1, 1, (5, 2))
+    y = np.array([1.0, -1.0, 1.0, -1.0, 1.0])
+    G = RBF(1.0)(X)
+    a_mc = version_space_centre(G, y, n_draws=400_000, random_state=0, precomputed=True)
+    res = kernel_billiard(G, y, tol=1e-3, refresh=0.2, random_state=0)
+    assert a_mc @ G @ res.alpha > 0.995
+
+
+def test_too_small_a_version_space_is_reported():
+    X, y = make_teacher(60, 5, random_state=0)
+    with pytest.raises(ValueError, match="too small"):
+        version_space_centre(X, y, n_draws=10_000, random_state=0)
+    with pytest.raises(ValueError):
+        sample_version_space(X, y, n_draws=0)
+    with pytest.raises(ValueError, match="-1/\\+1"):
+        sample_version_space(X, (y > 0).astype(float), n_draws=10)
+
+
+# ------------------------------------------------------------------ separability
+
+
+def _hard_margin_feasible(K, y, fit_bias):
+    """The hard-margin SVM dual (LKC eq. 2.46) is bounded iff the sample is separable."""
+    H = (y[:, None] * K) * y[None, :]
+    kw = {"A1": y[None, :], "b1": [0.0]} if fit_bias else {}
+    try:
+        sol = solve_qp(H + 1e-12 * np.eye(len(y)), -np.ones(len(y)), l=0.0, tol=1e-9, **kw)
+    except (InfeasibleProblemError, ValueError, ArithmeticError):
+        return False
+    return bool(np.all(np.isfinite(sol.x)) and sol.x.sum() < 1e6)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("fit_bias", [False, True])
+def test_lp_separability_agrees_with_the_hard_margin_svm(seed, fit_bias):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(16, 2)) + np.array([1.5, 0.0])
+    y = np.where(X[:, 0] + 0.6 * rng.normal(size=16) > 1.5, 1.0, -1.0)
+    if len(np.unique(y)) < 2:
+        y[0] = -y[0]
+    K = Linear()(X)
+    sep = is_separable(K, y, fit_bias)
+    assert sep == _hard_margin_feasible(K, y, fit_bias)
+    svm = SupportVectorMachine(hard_margin=True, fit_bias=fit_bias)  # SMO
+    if sep:
+        svm.fit(X, y)
+        assert np.all(y * svm.decision_function(X) > 0)
+    else:
+        with pytest.raises(ValueError, match="not separable"):
+            svm.fit(X, y)
+
+
+def test_separability_closed_cases():
+    # XOR: not separable by a line (with or without bias), separable with a degree-2 kernel
+    X = np.array([[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]])
+    y = np.array([1.0, 1.0, -1.0, -1.0])
+    assert not is_separable(Linear()(X), y, True)
+    assert is_separable(Polynomial(2)(X), y, False)
+    # three points on a line, labels + - +: a bias alone does not help
+    x = np.array([[0.0], [1.0], [2.0]])
+    assert not is_separable(Linear()(x), np.array([1.0, -1.0, 1.0]), True)
+    assert is_separable(Linear()(x), np.array([-1.0, -1.0, 1.0]), True)
+    assert not is_separable(Linear()(x), np.array([-1.0, -1.0, 1.0]), False)  # x=0 is on w.x=0
+    # a Gram object is accepted as well
+    assert is_separable(Gram(Polynomial(2), X), y, False)
+
+
+def test_find_version_space_point():
+    X, y = make_teacher(40, 3, random_state=1)
+    G = Linear()(X)
+    gamma, out = find_version_space_point(G, y, random_state=0)
+    assert np.all(y * out > 0)
+    np.testing.assert_allclose(out, G @ gamma, atol=1e-12)
+    # the LP fallback after a single epoch still gives a point of version space
+    gamma2, out2 = find_version_space_point(Gram(G=G), y, max_epochs=1, random_state=0)
+    assert np.all(y * out2 > 0)
+    np.testing.assert_allclose(out2, G @ gamma2, atol=1e-8)
+    # contradictory duplicates: empty version space
+    Xn, yn = np.vstack([X, X[:1]]), np.r_[y, -y[:1]]
+    with pytest.raises(NotSeparableError, match="lam > 0"):
+        find_version_space_point(Linear()(Xn), yn, max_epochs=5, random_state=0)
+    with pytest.raises(NotSeparableError, match="epochs"):
+        find_version_space_point(Linear()(Xn), yn, max_epochs=5, random_state=0, use_lp=False)
+    assert issubclass(NotSeparableError, ValueError)
+    assert billiard.NotSeparableError is NotSeparableError
+
+
+def test_geometric_margin_by_hand():
+    X = np.array([[1.0, 0.0], [0.0, 2.0], [-1.0, -1.0]])
+    y = np.array([1.0, 1.0, -1.0])
+    w = np.array([1.0, 1.0])
+    # margins y_i <x_i, w> / ||w|| = 1/sqrt2, 2/sqrt2, 2/sqrt2
+    assert geometric_margin(X, y, w) == pytest.approx(1 / np.sqrt(2))
+    alpha = np.linalg.lstsq(X.T, w, rcond=None)[0]        # w = X' alpha
+    assert geometric_margin(X @ X.T, y, alpha, precomputed=True) == pytest.approx(1 / np.sqrt(2))
+    assert geometric_margin(X, y, np.array([1.0, -1.0])) == pytest.approx(-2 / np.sqrt(2))
+    with pytest.raises(ValueError, match="zero"):
+        geometric_margin(X, y, np.zeros(2))
+    with pytest.raises(ValueError, match="shapes"):
+        geometric_margin(X, y, np.zeros(3))
+
+
+# --------------------------------------------------------------------- teacher toy
+
+
+def test_teacher_toy():
+    X, y, t = make_teacher(200, 3, random_state=4, return_teacher=True)
+    assert X.shape == (200, 3) and y.dtype == np.int64
+    assert np.all(np.abs(X) <= 1)
+    np.testing.assert_array_equal(y, np.where(X @ t > 0, 1, -1))
+    assert is_separable(Linear()(X), y, fit_bias=False)
+    # squeeze multiplies the last coordinate only; the teacher and the draws are the same
+    Xs, ys, ts = make_teacher(200, 3, squeeze=0.1, random_state=4, return_teacher=True)
+    np.testing.assert_array_equal(ts, t)
+    np.testing.assert_allclose(Xs[:, :2], X[:, :2])
+    np.testing.assert_allclose(Xs[:, 2], 0.1 * X[:, 2])
+    # exactly int(flip m) flipped labels; the test sample follows and has clean labels
+    Xf, yf, Xt, yt = make_teacher(200, 3, flip=0.1, n_test=500, random_state=4)
+    np.testing.assert_array_equal(Xf, X)
+    assert np.sum(yf != y) == 20
+    np.testing.assert_array_equal(yt, np.where(Xt @ t > 0, 1, -1))
+    assert Xt.shape == (500, 3)
+    # the training sample does not depend on n_test
+    np.testing.assert_array_equal(make_teacher(200, 3, flip=0.1, random_state=4)[1], yf)
+    for bad in ({"m": 0}, {"squeeze": 0.0}, {"flip": 1.5}, {"n_test": -1}, {"random_state": None}):
+        with pytest.raises(ValueError):
+            make_teacher(**{"m": 10, **bad})
