@@ -229,7 +229,10 @@ class BinaryKernelClassifier(KernelMixin, ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """Real-valued output ``f(x)``; its sign is the predicted class."""
         X = self._validate_test(X)
-        return self._kernel_rows(X, self.X_fit_) @ self.alpha_ + getattr(self, "intercept_", 0.0)
+        b = getattr(self, "intercept_", 0.0)
+        if n_rows(self.X_fit_) == 0:         # an empty expansion (e.g. every weight pruned)
+            return np.full(n_rows(X), float(b))
+        return self._kernel_rows(X, self.X_fit_) @ self.alpha_ + b
 
     def predict(self, X):
         """Predict ``classes_[1]`` where ``f(x) > 0``, else ``classes_[0]``."""

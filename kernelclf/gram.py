@@ -18,6 +18,11 @@ A :class:`Gram` built on training data checks, once:
 
 * that the kernel values are finite (else a ``ValueError`` that names the kernel and
   the scale of the inputs: kernel values overflow for inputs around ``1e300``);
+* that the kernel values are of a usable size: the largest ``|k(x_i, x_j)|`` must lie in
+  ``[1e-100, 1e100]``, so that products and sums of a few of them (Cholesky factors,
+  ``G @ G``, quadratic programmes) neither overflow nor underflow (a zero matrix is
+  allowed: it is what a linear kernel gives on zero inputs). The error names the
+  kernel and the scale of the inputs and suggests rescaling them;
 * that a precomputed matrix is symmetric;
 * that the matrix is positive semi-definite (LKC Prop. 2.18), on the whole matrix
   when ``m <= 200`` and on a random sample of 200 rows otherwise (a
@@ -46,6 +51,7 @@ _STATE = {"mode": "raise"}
 _SAMPLE = 200
 _CLEAR = 0.5          # |lambda_min| >= 0.5 lambda_max: clearly indefinite
 _SLIGHT = 1e-8        # relative round-off allowed below zero
+_RANGE = (1e-100, 1e100)  # kernel values the solvers handle: products of two stay finite
 
 
 class IndefiniteKernelError(ValueError):
@@ -144,7 +150,15 @@ def check_gram(G, kernel=None, X=None, mode=None, random_state=0):
     if mode == "off" or G.size == 0:
         return 0.0
     name = _kernel_name(kernel) if kernel is not None else "given as a matrix"
-    scale = float(np.max(np.abs(G))) or 1.0
+    scale = float(np.max(np.abs(G)))
+    if scale == 0.0:        # zero inputs with a linear kernel, centred constant inputs...
+        return 0.0
+    if not _RANGE[0] <= scale <= _RANGE[1]:
+        way = "underflow" if scale < _RANGE[0] else "overflow"
+        _complain(mode, f"the kernel {name} gives values up to {scale:.3g} on the training "
+                  f"inputs, outside [{_RANGE[0]:.0e}, {_RANGE[1]:.0e}] where the solvers would "
+                  f"{way}{_scale_text(X)}. Rescale the inputs (or the kernel); "
+                  "kernelclf.gram.gram_checks('off') skips this check", error=True, kind=ValueError)
     if float(np.max(np.abs(G - G.T))) > 1e-8 * scale:
         _complain(mode, f"the Gram matrix of the kernel {name} is not symmetric "
                   "(a kernel must satisfy k(x, x') = k(x', x))")
@@ -178,9 +192,9 @@ def check_gram(G, kernel=None, X=None, mode=None, random_state=0):
     return lo / top
 
 
-def _complain(mode, message, error=True):
+def _complain(mode, message, error=True, kind=None):
     if mode == "raise" and error:
-        raise IndefiniteKernelError(message)
+        raise (kind or IndefiniteKernelError)(message)
     warnings.warn(message, RuntimeWarning, stacklevel=4)
 
 

@@ -124,8 +124,9 @@ def solve_qp(H, c, A1=None, b1=None, A2=None, b2=None, l=None, u=None,
                "feastol": max(tol, 1e-10), "maxiters": int(max_iter)}
     try:
         res = solvers.qp(matrix(H), matrix(c), options=options, **kwargs)
-    except ValueError as exc:  # e.g. rank(A) < p or singular KKT system
-        raise InfeasibleProblemError(f"cvxopt could not solve the QP: {exc}") from exc
+    except (ValueError, ArithmeticError) as exc:  # rank(A) < p, singular KKT system...
+        raise InfeasibleProblemError(f"cvxopt could not solve the QP: {exc}{_convexity_note(H)}") \
+            from exc
     status = res["status"]
     x = np.array(res["x"]).ravel()
     if status != "optimal":
@@ -136,9 +137,23 @@ def solve_qp(H, c, A1=None, b1=None, A2=None, b2=None, l=None, u=None,
         else:
             raise InfeasibleProblemError(
                 f"cvxopt stopped with status {status!r} (primal infeasibility "
-                f"{res.get('primal infeasibility')}); the constraints may admit no solution")
+                f"{res.get('primal infeasibility')}); the constraints may admit no solution"
+                f"{_convexity_note(H)}")
     obj = 0.5 * x @ H @ x + c @ x
     return Solution(x=x, objective=float(obj), status=status, iterations=int(res["iterations"]))
+
+
+def _convexity_note(H):
+    """Why a QP may have failed: ``H`` not positive semi-definite (an indefinite kernel)."""
+    if H.shape[0] > 3000:
+        return ""
+    ev = np.linalg.eigvalsh(H)
+    top = max(abs(float(ev[0])), abs(float(ev[-1])), 1e-300)
+    if ev[0] < -1e-9 * top:
+        return (f"; the quadratic term is not positive semi-definite (eigenvalues down to "
+                f"{ev[0]:.3g} against {ev[-1]:.3g}), so the problem is not convex: the kernel "
+                "is indefinite on these inputs; use a positive semi-definite kernel")
+    return ""
 
 
 def solve_lp(c, A1=None, b1=None, A2=None, b2=None, l=0.0, u=None):

@@ -41,7 +41,7 @@ from sklearn.utils._param_validation import StrOptions
 
 from .base import KERNEL_CONSTRAINT, BinaryKernelClassifier, Int, KernelMixin, Real
 from .gp import _numeric_targets
-from .gram import take_rows
+from .gram import n_rows, take_rows
 from .kernels import RBF
 
 __all__ = ["RelevanceVectorRegressor", "RelevanceVectorClassifier"]
@@ -169,7 +169,10 @@ class _RVMBase:
 
     def _phi(self, X):
         """Active basis functions at ``X`` in the order of ``sigma_`` (bias last)."""
-        Phi = self._kernel_rows(X, self.X_fit_)
+        if self.n_relevance_ == 0:       # every weight pruned: bias-only (or zero) model
+            Phi = np.zeros((n_rows(X), 0))
+        else:
+            Phi = self._kernel_rows(X, self.X_fit_)
         if len(self._active_) > self.n_relevance_:
             Phi = np.column_stack([Phi, np.ones(len(Phi))])
         return Phi

@@ -24,7 +24,8 @@ Example::
 
     def draw(sigma, kernel, normalise):
         fig, ax = plt.subplots(figsize=(5, 3))
-        ...
+        ax.plot(grid, profile(sigma, kernel, normalise))
+        ax.set(xlabel="x", ylabel="k(0, x)")
         return fig
 
     explore(draw,
@@ -131,9 +132,12 @@ class _Control:
         return (f"{type(self).__name__}({self.name!r}, {self.values!r}, "
                 f"value={self.value!r})")
 
-    # one widget with an integer ``index`` trait (precomputed mode)
+    # one widget with an integer ``index`` trait (precomputed mode); a selection slider
+    # unless a subclass has a better-suited control
     def index_widget(self):
-        raise NotImplementedError
+        return W.SelectionSlider(options=list(zip(self.labels, range(len(self.values)))),
+                                 value=self.index, description=self.description,
+                                 continuous_update=True)
 
     # one widget with a ``value`` trait (live mode)
     def live_widget(self):

@@ -139,10 +139,10 @@ def test_on_demand_columns_are_checked_beyond_the_sample():
         g.matvec(np.ones(len(Xl)))
 
 
-def test_tiny_and_huge_finite_scales_are_fine():
+def test_kernel_values_of_a_usable_size_pass_and_extreme_ones_are_refused_by_name():
     w = no_warnings()
     try:
-        for scale in (1e-300, 1e-150, 1e100, 1e150):
+        for scale in (1e-300, 1e-40, 1e40):            # 1e-300: the Gram matrix underflows to 0
             Xs = X * scale
             g = Gram(Linear(), Xs)
             np.testing.assert_allclose(g.full(), Xs @ Xs.T, rtol=1e-12)
@@ -151,6 +151,14 @@ def test_tiny_and_huge_finite_scales_are_fine():
             np.testing.assert_allclose(g.full(), RBF(1.0)(X), rtol=1e-9, atol=1e-12)
     finally:
         w.__exit__(None, None, None)
+    # values beyond [1e-100, 1e100] overflow or underflow in the solvers: a clear error
+    # naming the kernel and the input scale (issue 17), in both access modes
+    for scale, way in ((1e-150, "underflow"), (1e100, "overflow")):
+        for precompute in (True, False):
+            with pytest.raises(ValueError, match=rf"Linear\(\).*{way}.*\|x\| = .*e[-+]"):
+                Gram(Linear(), X * scale, precompute=precompute)
+    with gram_checks("off"):
+        Gram(Linear(), X * 1e100)
 
 
 def test_symmetry_is_checked():

@@ -54,3 +54,58 @@ def test_config_keeps_failing_builds_failing():
     assert "**.ipynb" in cfg["exclude_patterns"]
     make = (ROOT / "Makefile").read_text()
     assert "-W -n --keep-going" in make and "rm -rf _build" in make
+
+
+def _module_level_imports():
+    """``module -> set of kernelclf modules it imports at import time`` (imports inside
+    functions run later and cannot make an import cycle)."""
+    import ast
+
+    pkg = ROOT / "kernelclf"
+    graph = {}
+    for path in pkg.rglob("*.py"):
+        rel = path.relative_to(ROOT).with_suffix("")
+        parts = list(rel.parts)
+        is_pkg = parts[-1] == "__init__"
+        if is_pkg:
+            parts = parts[:-1]
+        name = ".".join(parts)
+        here = parts if is_pkg else parts[:-1]
+        deps = set()
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.ImportFrom):
+                base = (here[:len(here) - node.level + 1] if node.level else []) + \
+                    (node.module.split(".") if node.module else [])
+                target = ".".join(base)
+                for alias in node.names:
+                    sub = f"{target}.{alias.name}"
+                    deps.add(sub if (ROOT / Path(*sub.split(".")).with_suffix(".py")).exists()
+                             or (ROOT / Path(*sub.split(".")) / "__init__.py").exists() else target)
+            elif isinstance(node, ast.Import):
+                deps |= {a.name for a in node.names}
+        graph[name] = {d for d in deps if d.startswith("kernelclf") and d != name}
+    return graph
+
+
+def test_no_import_cycle_in_the_package():
+    """Issue 9: no module imports (at import time) one that imports it back."""
+    graph = _module_level_imports()
+    assert "kernelclf.kernels" in graph and "kernelclf.svm" in graph
+    state = {}
+
+    def visit(node, stack):
+        state[node] = "open"
+        for dep in sorted(graph.get(node, ())):
+            # a package's __init__ importing its own submodules is not a cycle
+            if node != "kernelclf" and dep == "kernelclf":
+                continue
+            if state.get(dep) == "open" and not dep.startswith(node + ".") \
+                    and not node.startswith(dep + "."):
+                raise AssertionError("import cycle: " + " -> ".join(stack + [dep]))
+            if dep not in state:
+                visit(dep, stack + [dep])
+        state[node] = "done"
+
+    for mod in sorted(graph):
+        if mod not in state:
+            visit(mod, [mod])
