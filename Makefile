@@ -1,7 +1,7 @@
 # kernelclf: one command to build the book, one to run the tests.
 #   make book   - set up (first time), then a clean build of the website into _build/html
 #   make test   - unit tests + every chapter under nbval + clean book build + browser test
-#   make lab    - JupyterLab with the MyST chapters opening as notebooks
+#   make lab    - JupyterLab on the reader notebooks (make notebooks writes them into book/)
 # Every target depends on `setup`, so a fresh clone needs nothing else.
 
 PYTHON ?= python3
@@ -63,9 +63,8 @@ book: setup vendor
 	rm -rf _build
 	@$(if $(CONFIG_ARG),$(MAKE) --no-print-directory _build/_config_cdn.yml)
 	$(BIN)/jupyter-book build . $(JB_FLAGS) $(CONFIG_ARG)
-	mkdir -p $(HTML)/_notebooks
-	cp _build/jupyter_execute/book/*.ipynb $(HTML)/_notebooks/
-	@echo "The book is in $(HTML)/index.html; executed notebooks in $(HTML)/_notebooks/"
+	$(BIN)/python -m kernelclf.reader --book book -o $(HTML)/_notebooks _build/jupyter_execute/book/*.ipynb
+	@echo "The book is in $(HTML)/index.html; reader notebooks (executed) in $(HTML)/_notebooks/"
 
 # Build one chapter (with the preface and references) into a temporary folder: CH=04_support_vector_machines
 check-chapter: setup vendor
@@ -73,15 +72,20 @@ check-chapter: setup vendor
 	@tmp=$$(mktemp -d); \
 	printf 'format: jb-book\nroot: book/00_preface\nchapters:\n  - file: book/%s\n  - file: book/references\n' "$(CH)" > $$tmp/_toc.yml; \
 	$(BIN)/jupyter-book build . --toc $$tmp/_toc.yml --path-output $$tmp $(JB_FLAGS) && \
-	mkdir -p $$tmp/_build/html/_notebooks && cp $$tmp/_build/jupyter_execute/book/*.ipynb $$tmp/_build/html/_notebooks/ && \
+	$(BIN)/python -m kernelclf.reader --book book -o $$tmp/_build/html/_notebooks \
+	  $$tmp/_build/jupyter_execute/book/*.ipynb >/dev/null && \
 	echo "OK: $$tmp/_build/html"
 
-lab: setup
-	$(BIN)/jupyter lab --notebook-dir=book $(if $(filter 0,$(shell id -u)),--allow-root,)
+# JupyterLab on the reader notebooks (MyST rendered as plain Markdown, solutions folded);
+# the MyST sources beside them still open as notebooks too (for editing the book).
+lab: notebooks
+	$(BIN)/jupyter lab --notebook-dir=book --ServerApp.default_url=/lab/tree/00_preface.ipynb \
+	  $(if $(filter 0,$(shell id -u)),--allow-root,)
 
+# Reader notebooks book/NN_name.ipynb from the MyST chapters (git-ignored, not executed)
 notebooks: setup
-	$(BIN)/jupytext --to ipynb book/[0-9]*.md
-	@echo "wrote book/*.ipynb (git-ignored)"
+	$(BIN)/python -m kernelclf.reader -o book book/*.md >/dev/null
+	@echo "wrote the reader notebooks book/*.ipynb (git-ignored)"
 
 unit: setup
 	$(BIN)/python -m pytest -m "not browser" tests
@@ -96,8 +100,9 @@ site-test: setup
 lint: setup
 	$(BIN)/ruff check kernelclf tests benchmarks conftest.py .ci
 
+# unit tests and chapters share the cores; --dist loadscope keeps a notebook's cells in one worker
 test: setup vendor lint
-	$(BIN)/python -m pytest -m "not browser" --nbval-lax -p no:cacheprovider tests book
+	$(BIN)/python -m pytest -m "not browser" --nbval-lax -p no:cacheprovider -n auto --dist loadscope tests book
 	$(MAKE) --no-print-directory book
 	$(MAKE) --no-print-directory site-test
 
