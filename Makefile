@@ -79,7 +79,7 @@ check-chapter: setup vendor
 # JupyterLab on the reader notebooks (MyST rendered as plain Markdown, solutions folded);
 # the MyST sources beside them still open as notebooks too (for editing the book).
 lab: notebooks
-	$(BIN)/jupyter lab --notebook-dir=book --ServerApp.default_url=/lab/tree/00_preface.ipynb \
+	$(BIN)/jupyter lab --notebook-dir=book --LabApp.default_url=/lab/tree/00_preface.ipynb \
 	  $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 # Reader notebooks book/NN_name.ipynb from the MyST chapters (git-ignored, not executed)
@@ -95,7 +95,7 @@ nbval: setup
 
 site-test: setup
 	$(BIN)/python .ci/ensure_chromium.py
-	$(BIN)/python -m pytest -m browser tests/test_site.py
+	$(BIN)/python -m pytest -m browser tests/test_site.py tests/test_lab.py
 
 lint: setup
 	$(BIN)/ruff check kernelclf tests benchmarks conftest.py .ci

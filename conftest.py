@@ -9,6 +9,9 @@ generated ``.ipynb`` is needed and none is written.  This relies on
 """
 import contextlib
 
+# reader notebooks written by `make notebooks` / `make lab` are not test sources
+collect_ignore_glob = ["book/*.ipynb"]
+
 
 def _is_myst_notebook(path):
     if path.suffix != ".md" or path.parent.name != "book":

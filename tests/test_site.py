@@ -16,6 +16,12 @@ limit.
 ``KERNELCLF_SITE=/path/to/html`` points the test at another build, e.g. the folder
 ``make check-chapter CH=02_kernels`` prints; the pages of ``_toc.yml`` missing from
 such a partial build are skipped.
+
+Issue 15: any script error on a page (Playwright's ``pageerror``) fails the test, as a
+failed request does; no figure may be shown at less than 60 % of the width it was drawn
+at (its text would be too small to read); a wide table scrolls inside its own box
+instead of being cut off at the column edge; the downloadable notebooks are the reader
+notebooks of ``kernelclf.reader`` (no raw MyST).
 """
 import functools
 import http.server
@@ -37,6 +43,8 @@ PARTIAL = bool(os.environ.get("KERNELCLF_SITE"))
 PAGE_LIMIT = 3_000_000
 #: the embedded widget state of one page
 WIDGET_STATE_LIMIT = 2_000_000
+#: a figure shown at less than this fraction of its natural width has illegible text
+MIN_FIGURE_SCALE = 0.6
 CHROMIUM = os.environ.get("KERNELCLF_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 
 
@@ -98,8 +106,11 @@ def browser():
 
 
 def open_page(browser, url, offline=False):
+    """Open ``url``; return the page, the response and a list that collects every failed
+    request and every script error (``pageerror``) of the page."""
     page = browser.new_page(viewport={"width": 1280, "height": 1000})
     failed = []
+    page.on("pageerror", lambda e: failed.append(f"page error: {e}"))
     if offline:
         local = url.split("/", 3)[:3]
         base = "/".join(local) + "/"
@@ -142,7 +153,8 @@ def test_page(server, browser, entry):
             solution.locator(".admonition-title").first.click()
             page.wait_for_timeout(300)
             assert body.is_visible(), "clicking the solution title did not open it"
-        assert not failed, f"failed requests: {failed}"
+        page.wait_for_timeout(500)  # late script errors (widget manager, MathJax)
+        assert not failed, f"failed requests or page errors: {failed}"
     finally:
         page.close()
 
@@ -152,13 +164,81 @@ NOTEBOOK_PAGES = [p for p in PAGES if "kernelspec:" in (ROOT / (p + ".md")).read
 
 @pytest.mark.parametrize("entry", NOTEBOOK_PAGES)
 def test_notebook_download(server, entry):
-    """Every chapter's executed notebook is served, with its outputs."""
+    """Every chapter's notebook is served: executed (with outputs) and a reader notebook
+    (no raw MyST in its Markdown, solutions folded)."""
     import json
     import urllib.request
 
     with urllib.request.urlopen(f"{server}/_notebooks/{Path(entry).name}.ipynb", timeout=30) as r:
         nb = json.loads(r.read())
     assert any(c.get("outputs") for c in nb["cells"] if c["cell_type"] == "code")
+    markdown = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    markdown = re.sub(r"^(```|~~~)(?![^\n]*\{).*?^\1", "", markdown, flags=re.S | re.M)
+    for raw in (r"^\s*`{3,}\s*\{[\w:.-]+\}", r"\{[\w:.-]+\}`", r"^\s*\([^()\s]+\)=\s*$",
+                r"^:(class|label):"):
+        found = re.search(raw, markdown, re.M)
+        assert found is None, f"raw MyST in the notebook: {markdown[found.start():found.end() + 40]!r}"
+    if "solution-start" in source_of(entry):
+        assert "<details><summary><b>Solution to Exercise" in markdown
+
+
+_FIGURE_SCALES_JS = """() => Array.from(document.querySelectorAll('main img')).map(i => {
+  const r = i.getBoundingClientRect();
+  return {src: i.currentSrc || i.src, natural: i.naturalWidth, shown: r.width};
+}).filter(x => x.shown > 0 && x.natural >= 100)"""
+
+
+@pytest.mark.parametrize("entry", PAGES)
+def test_figures_legible(server, browser, entry):
+    """No figure is shrunk below 60 % of its natural width (its text would be illegible)."""
+    page, response, failed = open_page(browser, f"{server}/{entry}.html")
+    try:
+        titles = page.locator("div.dropdown > .admonition-title")  # figures in solutions too
+        for k in range(titles.count()):
+            titles.nth(k).click()
+        page.wait_for_timeout(300)
+        small = [f"{Path(x['src']).name[:40]}: {x['natural']} px shown at {x['shown']:.0f} px"
+                 for x in page.evaluate(_FIGURE_SCALES_JS)
+                 if x["shown"] < MIN_FIGURE_SCALE * x["natural"]]
+        assert not small, "figures shown too small to read:\n" + "\n".join(small)
+    finally:
+        page.close()
+
+
+_TABLES_JS = """() => {
+  const article = document.querySelector('main .bd-article') || document.querySelector('main');
+  const right = article.getBoundingClientRect().right + 1;
+  const bad = [];
+  for (const t of article.querySelectorAll('table')) {
+    if (t.getBoundingClientRect().width === 0) continue;
+    let box = t, scrolls = false;
+    while (box && box !== article) {
+      const o = getComputedStyle(box).overflowX;
+      if ((o === 'auto' || o === 'scroll') && box.getBoundingClientRect().right <= right) {
+        scrolls = true; break;
+      }
+      box = box.parentElement;
+    }
+    const fits = t.getBoundingClientRect().right <= right;
+    if (!fits && !scrolls) bad.push(t.innerText.slice(0, 60));
+  }
+  return bad;
+}"""
+
+
+@pytest.mark.parametrize("entry", PAGES)
+def test_wide_tables_scroll_in_their_box(server, browser, entry):
+    """A table wider than the column scrolls inside its own box, never past the column."""
+    page, response, failed = open_page(browser, f"{server}/{entry}.html")
+    try:
+        bad = page.evaluate(_TABLES_JS)
+        assert not bad, f"tables cut off at the column edge: {bad}"
+        wide = page.evaluate("""() => Array.from(document.querySelectorAll('main .bd-article table'))
+            .filter(t => t.scrollWidth > t.clientWidth + 1)
+            .map(t => getComputedStyle(t).overflowX)""")
+        assert all(o in ("auto", "scroll") for o in wide), wide
+    finally:
+        page.close()
 
 
 def test_download_links_resolve(server, browser):
@@ -255,7 +335,7 @@ def test_widgets_respond_without_a_kernel(server, browser, entry, offline):
                 assert after != before, (
                     f"widget {i}, control {j} ({action}): the displayed output did not change")
                 assert "img:" in after or len(after) > 10, "the widget shows nothing"
-        assert not failed, f"failed requests: {failed}"
+        assert not failed, f"failed requests or page errors: {failed}"
     finally:
         page.close()
 
