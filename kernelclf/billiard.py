@@ -21,6 +21,17 @@ coefficient of ``beta``, so one bounce needs **one kernel column**, i.e.
 matrix, or columns computed on demand with an LRU cache).  Only the (rare)
 restarts with a fresh random direction cost ``m^2`` evaluations.
 
+Stopping rules (``stopping=``; chapter 11 compares them, issue 14): the printed rule
+``rho_2(p_min, Xi / (Xi + xi_max)) <= TOL`` with the corrected weights (``'rho2'``, the
+default), the same with LKC's uncorrected ``rho_1`` (``'rho2-printed'``: NaN, so it stops
+at once) and batch means of the chord-weighted midpoints (``'batch'``). Since
+``rho_2(c, mu) >= 1 - mu``, the printed rule needs at least ``(1 - TOL) / TOL`` flights.
+
+Speed: the per-flight steps are numba-compiled functions; with a stored Gram matrix the
+whole loop runs compiled (``engine='compiled'``, under a microsecond per bounce at
+``m ~ 150``), otherwise Python drives the same functions and reads one column per bounce
+from the :class:`~kernelclf.gram.Gram` object (``engine='python'``).
+
 Ruján and Marchand's variants (flipper, light trap, onion billiard) are in
 :mod:`kernelclf.rujan`, the two-dimensional polygon billiards in
 :mod:`kernelclf.polygon`.
@@ -34,6 +45,7 @@ E14 — soft boundaries add ``lam`` to the diagonal of the Gram matrix.
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
 from dataclasses import dataclass, field
 
@@ -45,7 +57,7 @@ from .gram import Gram
 from .versionspace import NotSeparableError, _check_labels, find_version_space_point
 
 __all__ = ["BilliardResult", "rho", "oplus", "slerp_add", "reflect", "kernel_billiard",
-           "NotSeparableError"]
+           "NotSeparableError", "STOPPING_RULES", "HAVE_NUMBA"]
 
 
 # ---------------------------------------------------------------------------
@@ -143,6 +155,331 @@ def slerp_add(a, b, wa, wb, G=None):
     return np.cos(phi * f) * a + np.sin(phi * f) / np.sin(phi) * (b - cphi * a)
 
 # ---------------------------------------------------------------------------
+# compiled per-flight steps (numba when installed, plain Python otherwise)
+
+try:  # numba compiles the O(m) steps; without it the same functions run as Python
+    from numba import njit as _njit
+
+    def _jit(f):
+        return _njit(cache=True, nogil=True)(f)
+
+    def _jit_fast(f):  # reassociation lets the O(m) loops use SIMD; NaN/inf semantics kept
+        return _njit(cache=True, nogil=True, fastmath={"reassoc", "contract", "nsz", "arcp"})(f)
+    HAVE_NUMBA = True
+except ImportError:  # pragma: no cover - numba is a dependency
+    def _jit(f):
+        return f
+    _jit_fast = _jit
+    HAVE_NUMBA = False
+
+#: stopping rules and their codes in the compiled loop
+STOPPING_RULES = ("batch", "rho2", "rho2-printed")
+_RULE_CODE = {"rho2": 0, "rho2-printed": 1, "batch": 2}
+#: batch-means rule: flights per batch at the start, batches kept (merged in pairs when full)
+BATCH_START, BATCH_SLOTS = 16, 64
+# float state: Xi, xi_max, p_min, stat, cur_L, tot_L
+_XI, _XIMAX, _PMIN, _STAT, _CURL, _TOTL = range(6)
+# int state: last, n_bounces, n_restarts, n_batches, batch_size, cur_count, n_flights
+_LAST, _NB, _NR, _NBATCH, _BSIZE, _CURN, _NFL = range(7)
+
+
+@_jit
+def _rho_scalar(c, mu):
+    """``(rho_1, rho_2)`` of ``⊕µ`` (erratum E2), scalar version for the compiled loop."""
+    if c < -1.0 + 1e-12:
+        c = -1.0 + 1e-12
+    elif c > 1.0:
+        c = 1.0
+    a = mu * mu * (1.0 - c)
+    r = 2.0 - a
+    r1 = mu * math.sqrt((r if r > 0.0 else 0.0) / (1.0 + c))
+    return r1, 1.0 - a - r1 * c
+
+
+@_jit
+def _rho2_printed(c, mu):
+    """``rho_2`` with LKC's printed ``rho_1`` (App. B.9, before erratum E2): the radicand
+    ``(-mu^2 - mu^2 c - 2)/(c + 1)`` is negative for every ``c > -1``, so the result is NaN."""
+    rad = (-mu * mu - mu * mu * c - 2.0) / (c + 1.0)
+    r1 = mu * math.sqrt(rad) if rad >= 0.0 else math.nan
+    return -r1 * c + (mu * mu * (1.0 - c) - 1.0)
+
+
+@_jit_fast
+def _next_wall(y, u, w, last, tau_max):
+    """Nearest wall ahead: ``(c, tau_c)``; ``c = -1`` when none is nearer than ``tau_max``."""
+    best = math.inf
+    c = -1
+    for i in range(y.shape[0]):
+        nu = y[i] * w[i]
+        if nu < 0.0 and i != last:
+            t = -(y[i] * u[i]) / nu
+            if t < 0.0:
+                t = 0.0
+            if t < best:
+                best = t
+                c = i
+    if not best < tau_max:
+        return -1, best
+    return c, best
+
+
+@_jit_fast
+def _step(gamma, u, beta, w, t, z, uz, c, col, kcc, ga, fix):
+    """One flight, in place: fly the arc ``arctan t`` along the great circle, put the
+    normalised chord midpoint in ``z`` (outputs ``uz``) and mirror the direction on wall
+    ``c`` (LKC eq. 3.33: ``beta_c`` and one kernel column; ``c < 0``: no wall).  Returns the
+    chord length and ``p = <zeta, w>`` with the estimate's outputs ``ga``.
+
+    Both moves keep the direction tangent and of unit length in exact arithmetic (the new
+    position lies on wall ``c``, and a reflection is an isometry); ``fix`` re-projects and
+    renormalises it to remove the round-off."""
+    m = gamma.shape[0]
+    h = math.sqrt(1.0 + t * t)
+    xi = math.sqrt(max(2.0 - 2.0 / h, 0.0))
+    nz = math.sqrt(2.0 + 2.0 / h)
+    coef = 0.0
+    if c >= 0:
+        coef = -2.0 * ((w[c] - t * u[c]) / h) / kcc
+    s = 0.0
+    p = 0.0
+    for i in range(m):
+        g0, u0 = gamma[i], u[i]
+        gn = (g0 + t * beta[i]) / h
+        un = (u0 + t * w[i]) / h
+        bn = (beta[i] - t * g0) / h
+        wn = (w[i] - t * u0) / h
+        if c >= 0:
+            wn += coef * col[i]
+        zi = (g0 + gn) / nz
+        z[i] = zi
+        uz[i] = (u0 + un) / nz
+        p += zi * ga[i]
+        gamma[i] = gn
+        u[i] = un
+        beta[i] = bn
+        w[i] = wn
+        s += gn * wn
+    if c >= 0:
+        beta[c] += coef
+    if fix:
+        nb = 0.0
+        for i in range(m):
+            beta[i] -= s * gamma[i]
+            w[i] -= s * u[i]
+            nb += beta[i] * w[i]
+        nb = 1.0 / math.sqrt(max(nb, 1e-300))
+        for i in range(m):
+            beta[i] *= nb
+            w[i] *= nb
+    return xi, p
+
+
+@_jit_fast
+def _accumulate(alpha, ga, z, uz, xi, p, fs, arc, t, renorm):
+    """Add the chord midpoint to the centre of mass: ``alpha ⊕µ zeta`` with
+    ``mu = Xi / (Xi + xi)`` (chord weights, E2) or slerp with arc weights (RM eq. 18.27).
+    Both keep unit length exactly in exact arithmetic; ``renorm`` removes the round-off."""
+    m = alpha.shape[0]
+    if arc:
+        xi = math.atan(t)
+    Xi = fs[_XI]
+    if Xi == 0.0:
+        for i in range(m):
+            alpha[i] = z[i]
+            ga[i] = uz[i]
+    elif xi > 0.0:
+        if p < fs[_PMIN]:
+            fs[_PMIN] = p
+        if arc:
+            cphi = min(1.0, max(-1.0, p))
+            phi = math.acos(cphi)
+            if phi >= 1e-12:
+                f = xi / (Xi + xi)
+                r2 = math.sin(phi * f) / math.sin(phi)
+                r1 = math.cos(phi * f) - r2 * cphi
+            else:
+                r1, r2 = 1.0, 0.0
+        else:
+            r1, r2 = _rho_scalar(p, Xi / (Xi + xi))
+        na = 0.0
+        for i in range(m):
+            alpha[i] = r1 * alpha[i] + r2 * z[i]
+            ga[i] = r1 * ga[i] + r2 * uz[i]
+        if renorm:
+            for i in range(m):
+                na += alpha[i] * ga[i]
+            na = math.sqrt(max(na, 1e-300))
+            for i in range(m):
+                alpha[i] /= na
+                ga[i] /= na
+    fs[_XI] = Xi + xi
+    if xi > fs[_XIMAX]:
+        fs[_XIMAX] = xi
+    return xi
+
+
+@_jit_fast
+def _batch_error(bc, bo, bl, nb, tot_c, tot_o, tot_l):
+    """Batch-means standard error of the direction of the chord-weighted mean midpoint.
+
+    With batch sums ``S_b`` (lengths ``L_b``), the mean ``M = sum S_b / sum L_b`` and
+    ``Lbar`` the mean batch length, ``Var M ~ sum_b (L_b/Lbar)^2 ||S_b/L_b - M||^2 /
+    (n (n - 1))`` (the ratio estimator of batch means); divided by ``||M||`` it is the
+    standard error of the angle of ``M`` in radians (norms through the cached outputs).
+    """
+    m = tot_c.shape[0]
+    lbar = tot_l / nb
+    mm = 0.0
+    for i in range(m):
+        mm += tot_c[i] * tot_o[i]
+    mm /= tot_l * tot_l
+    var = 0.0
+    for b in range(nb):
+        lb = bl[b]
+        d = 0.0
+        for i in range(m):
+            d += (bc[b, i] / lb - tot_c[i] / tot_l) * (bo[b, i] / lb - tot_o[i] / tot_l)
+        var += (lb / lbar) ** 2 * d
+    var /= nb * (nb - 1.0)
+    return math.sqrt(max(var, 0.0) / max(mm, 1e-300))
+
+
+@_jit
+def _stop_statistic(rule, fs, ist, xi, z, uz, bc, bo, bl, cur_c, cur_o, tot_c, tot_o):
+    """Update and return the stopping statistic of ``rule`` after one flight
+    (``nan`` when it is not evaluated at this flight: batch rule between checks)."""
+    if rule == 0 or rule == 1:
+        Xi = fs[_XI]
+        if Xi <= 0.0:
+            return 1.0
+        mu = Xi / (Xi + fs[_XIMAX])
+        if rule == 0:
+            return _rho_scalar(fs[_PMIN], mu)[1]
+        return _rho2_printed(fs[_PMIN], mu)
+    # batch means
+    m = cur_c.shape[0]
+    for i in range(m):
+        cur_c[i] += xi * z[i]
+        cur_o[i] += xi * uz[i]
+    fs[_CURL] += xi
+    ist[_CURN] += 1
+    if ist[_CURN] < ist[_BSIZE]:
+        return math.inf
+    nb = ist[_NBATCH]
+    for i in range(m):
+        bc[nb, i] = cur_c[i]
+        bo[nb, i] = cur_o[i]
+        tot_c[i] += cur_c[i]
+        tot_o[i] += cur_o[i]
+        cur_c[i] = 0.0
+        cur_o[i] = 0.0
+    bl[nb] = fs[_CURL]
+    fs[_TOTL] += fs[_CURL]
+    fs[_CURL] = 0.0
+    ist[_CURN] = 0
+    nb += 1
+    stat = math.inf
+    slots = bc.shape[0]
+    if nb >= slots // 2 and nb % 8 == 0 and fs[_TOTL] > 0.0:
+        stat = _batch_error(bc, bo, bl, nb, tot_c, tot_o, fs[_TOTL])
+    if nb == slots:  # merge neighbouring batches, double the batch size
+        for b in range(slots // 2):
+            for i in range(m):
+                bc[b, i] = bc[2 * b, i] + bc[2 * b + 1, i]
+                bo[b, i] = bo[2 * b, i] + bo[2 * b + 1, i]
+            bl[b] = bl[2 * b] + bl[2 * b + 1]
+        nb = slots // 2
+        ist[_BSIZE] *= 2
+    ist[_NBATCH] = nb
+    return stat
+
+
+@_jit
+def _random_direction_G(G, y, last, gamma, u, beta, w):
+    """Fresh random tangent direction (``m^2`` work) pointing into version space from
+    wall ``last``; the compiled twin of :func:`_random_direction`."""
+    m = G.shape[0]
+    for _ in range(100):
+        for i in range(m):
+            beta[i] = np.random.standard_normal()
+        n0 = 0.0
+        for i in range(m):
+            s = 0.0
+            for j in range(m):
+                s += G[i, j] * beta[j]
+            w[i] = s
+            n0 += beta[i] * s
+        s = 0.0
+        for i in range(m):
+            s += gamma[i] * w[i]
+        nb = 0.0
+        for i in range(m):
+            beta[i] -= s * gamma[i]
+            w[i] -= s * u[i]
+            nb += beta[i] * w[i]
+        if nb > 1e-3 * n0:
+            break
+    if last >= 0 and y[last] * w[last] < 0.0:
+        for i in range(m):
+            beta[i] = -beta[i]
+            w[i] = -w[i]
+    nb = 0.0
+    for i in range(m):
+        nb += beta[i] * w[i]
+    nb = math.sqrt(max(nb, 1e-300))
+    for i in range(m):
+        beta[i] /= nb
+        w[i] /= nb
+
+
+@_jit
+def _seed(seed):
+    np.random.seed(seed)
+
+
+@_jit
+def _run_compiled(G, y, kdiag, gamma, u, beta, w, alpha, ga, z, uz, fs, ist, bc, bo, bl,
+                  cur_c, cur_o, tot_c, tot_o, rule, tol, tau_max, max_bounces, min_bounces,
+                  max_restarts, random_restart, refresh, arc):
+    """The whole billiard with a stored Gram matrix; returns ``(converged, n_restart,
+    n_refresh)``, the fresh random directions drawn at restarts and refreshes (each
+    ``m^2`` work)."""
+    n_random = 0
+    n_refresh = 0
+    while ist[_NB] < max_bounces:
+        c, t = _next_wall(y, u, w, ist[_LAST], tau_max)
+        if c < 0:
+            ist[_NR] += 1
+            if ist[_NR] > max_restarts:
+                return False, n_random, n_refresh
+            if random_restart:
+                _random_direction_G(G, y, ist[_LAST], gamma, u, beta, w)
+                n_random += 1
+                continue
+            t = tau_max
+        fix = ist[_NFL] % 16 == 15
+        if c >= 0:
+            xi, p = _step(gamma, u, beta, w, t, z, uz, c, G[c], kdiag[c], ga, fix)
+            if refresh > 0.0 and np.random.random() < refresh:
+                _random_direction_G(G, y, c, gamma, u, beta, w)
+                n_refresh += 1
+        else:
+            xi, p = _step(gamma, u, beta, w, t, z, uz, c, kdiag, 1.0, ga, fix)
+        xi = _accumulate(alpha, ga, z, uz, xi, p, fs, arc, t, ist[_NFL] % 64 == 63)
+        ist[_LAST] = c
+        ist[_NFL] += 1
+        if c >= 0:
+            ist[_NB] += 1
+        stat = _stop_statistic(rule, fs, ist, xi, z, uz, bc, bo, bl, cur_c, cur_o, tot_c, tot_o)
+        if not math.isinf(stat):
+            fs[_STAT] = stat
+        if ist[_NB] >= min_bounces and not stat > tol:
+            return True, n_random, n_refresh
+    return False, n_random, n_refresh
+
+
+# ---------------------------------------------------------------------------
 # the kernel billiard (LKC Algorithm 10 with cached outputs)
 
 @dataclass
@@ -155,7 +492,11 @@ class BilliardResult:
         Centre of mass of the trajectory, normalised to ``alpha' G alpha = 1``.
     n_bounces, n_restarts : int
     converged : bool
-        Whether the stopping rule ``rho_2 <= tol`` was reached.
+        Whether the stopping rule was met (statistic ``<= tol``).
+    n_flights : int
+        Pieces of trajectory (bounces plus geodesic continuations).
+    stopping : str
+        The stopping rule used; ``statistic`` its last evaluated value.
     positions : list of (m,) arrays
         Normalised bounce points (and the start), if ``record=True``.
     midpoints : list of (m,) arrays
@@ -163,7 +504,8 @@ class BilliardResult:
     hits : list of int
         Index of the example whose hyperplane was hit at each bounce.
     chords, rho2 : lists of float
-        Chord lengths and the stopping quantity per bounce.
+        Chord lengths and the stopping statistic per flight (``engine='python'`` only;
+        for the batch rule the last evaluated standard error).
     kernel_evaluations : dict
         ``start``, ``bounces``, ``restarts`` and ``refresh``: kernel entries computed.
     """
@@ -178,13 +520,22 @@ class BilliardResult:
     chords: list = field(default_factory=list)
     rho2: list = field(default_factory=list)
     kernel_evaluations: dict = field(default_factory=dict)
+    n_flights: int = 0
+    stopping: str = "rho2"
+    statistic: float = float("nan")
+
+
+class _NoTangentDirection(Exception):
+    """The span of the training points has no direction tangent to the sphere at the
+    position: it is one-dimensional, and version space is a single point."""
 
 
 def _random_direction(cols, rng, y, last, gamma=None, u=None):
     """A fresh random direction (``m^2`` evaluations) pointing into the
     version space from the plane last hit (BPM eq. 22), made tangent to the
-    sphere at the position ``gamma`` when it is given."""
-    for _ in range(100):
+    sphere at the position ``gamma`` when it is given.  Raises
+    :class:`_NoTangentDirection` when 20 draws find no tangent direction."""
+    for _ in range(20):
         beta = rng.standard_normal(cols.m)
         w = cols.matvec(beta)
         n0 = beta @ w
@@ -192,8 +543,10 @@ def _random_direction(cols, rng, y, last, gamma=None, u=None):
             beta, w = _tangent(beta, w, gamma, u)
         # redraw a nearly radial direction: normalising a tiny tangent part
         # would blow up coefficient components in the null space of G
-        if beta @ w > 1e-3 * n0:
+        if beta @ w > 1e-3 * n0 and n0 > 0:
             break
+    else:
+        raise _NoTangentDirection
     if last is not None and y[last] * w[last] < 0:
         beta, w = -beta, -w
     nb = np.sqrt(max(beta @ w, 1e-300))
@@ -221,9 +574,9 @@ def _tangent(beta, w, gamma, u):
 
 
 def kernel_billiard(G=None, y=None, *, kernel=None, X=None, lam=0.0, start=None,
-                    tol=1e-3, tau_max=1.0, max_bounces=10000, min_bounces=10,
+                    tol=1e-3, tau_max=1.0, max_bounces=500_000, min_bounces=10,
                     max_restarts=None, restart="geodesic", refresh=0.0, record=False,
-                    random_state=None, weighting="chord"):
+                    random_state=None, weighting="chord", stopping="rho2", engine="auto"):
     """Kernel billiard: centre of mass of version space (LKC Algorithm 10).
 
     LKC §3.4.1, eq. 3.31–3.33, App. B.9, Algorithm 10 (p. 330); BPM §3.1,
@@ -236,8 +589,23 @@ def kernel_billiard(G=None, y=None, *, kernel=None, X=None, lam=0.0, start=None,
     ``c`` (``beta_c -= 2 (G beta)_c / k_cc``, eq. 3.33), and the chord midpoint
     ``zeta`` is added to the centre of mass with ``alpha <- alpha ⊕µ zeta``,
     ``mu = Xi / (Xi + xi)`` (``Xi`` the accumulated chord length, ``xi`` the
-    new chord; erratum E2 for ``⊕µ``).  Stops when ``rho_2(p_min, Xi / (Xi +
-    xi_max)) <= tol`` (guarded on the first pass, E12).
+    new chord; erratum E2 for ``⊕µ``).
+
+    Stopping rules (``stopping``; book chapter 11 compares them):
+
+    * ``'rho2'`` — the printed rule of LKC Alg. 10 / BPM Alg. 2 with the corrected
+      weights of erratum E2: stop when ``rho_2(p_min, Xi / (Xi + xi_max)) <= tol``
+      (guarded on the first pass, E12).  Since ``rho_2 >= xi_max / (Xi + xi_max)``,
+      it needs at least ``(1 - tol) / tol`` bounces whatever the problem.
+    * ``'rho2-printed'`` — the same with LKC's printed ``rho_1`` (before E2), whose
+      radicand is negative: ``rho_2`` is NaN, the loop condition ``rho_2 > TOL`` is
+      false, and the run ends as soon as ``min_bounces`` allows.  For the study only.
+    * ``'batch'`` — batch means (ours): the chord-weighted midpoints are summed in
+      batches of flights (16 at first; when 64 batches are full, neighbours are merged
+      and the batch length doubles); every 8 batches from 32 on, the standard error of
+      the direction of the mean, ``sqrt(sum_b (L_b/Lbar)^2 ||S_b/L_b - M||^2 /
+      (n (n-1))) / ||M||`` in radians, is compared with ``tol``.  It targets the
+      accuracy of the estimate, so ``tol`` is an angle (e.g. ``0.02`` rad).
 
     Parameters
     ----------
@@ -250,7 +618,8 @@ def kernel_billiard(G=None, y=None, *, kernel=None, X=None, lam=0.0, start=None,
         Coefficients of a starting point strictly inside the version space;
         found by :func:`kernelclf.versionspace.find_version_space_point` when omitted.
     tol : float
-        Threshold on ``rho_2``, the largest weight a new chord could get.
+        Threshold of the stopping rule: on ``rho_2`` (the largest weight a new
+        piece of trajectory can still get) or on the batch-means standard error.
     tau_max : float
         Restart (or continue geodesically) when the flight time reaches this
         value; ``arctan(tau_max)`` is the longest arc flown in one piece.
@@ -267,10 +636,18 @@ def kernel_billiard(G=None, y=None, *, kernel=None, X=None, lam=0.0, start=None,
     max_restarts : int, optional
         Default ``10 * max_bounces``; reaching it stops with a warning.
     record : bool
-        Keep positions, midpoints and hit planes.
+        Keep positions, midpoints and hit planes (runs the Python loop).
     weighting : {'chord', 'arc'}
         ``'chord'``: ⊕µ with chord lengths (LKC/BPM); ``'arc'``: arc-length
         weights with great-circle (slerp) averaging (RM eq. 18.27).
+    stopping : {'rho2', 'rho2-printed', 'batch'}
+        Stopping rule, see above.
+    engine : {'auto', 'compiled', 'python'}
+        ``'compiled'`` runs the whole loop in numba-compiled code on the stored Gram
+        matrix; ``'python'`` steps through the same compiled per-flight functions from
+        Python, reading one kernel column per bounce from the ``Gram`` object (columns on
+        demand, records).  ``'auto'``: compiled when the matrix is stored and
+        ``record=False``.  With the same random directions both give the same trajectory.
 
     Returns
     -------
@@ -280,15 +657,24 @@ def kernel_billiard(G=None, y=None, *, kernel=None, X=None, lam=0.0, start=None,
         raise ValueError("weighting must be 'chord' or 'arc'")
     if restart not in ("geodesic", "random"):
         raise ValueError("restart must be 'geodesic' or 'random'")
+    if stopping not in STOPPING_RULES:
+        raise ValueError(f"stopping must be one of {STOPPING_RULES}, got {stopping!r}")
+    if engine not in ("auto", "compiled", "python"):
+        raise ValueError("engine must be 'auto', 'compiled' or 'python'")
     if not tau_max > 0:
         raise ValueError(f"tau_max must be positive, got {tau_max!r}")
+    if not (isinstance(tol, numbers.Real) and tol > 0):
+        raise ValueError(f"tol must be a positive number, got {tol!r}")
     cols = _as_gram(G, kernel, X, lam)
     m = cols.m
     y = _check_labels(y, m)
     rng = check_random_state(random_state)
     if max_restarts is None:
         max_restarts = 10 * int(max_bounces)
-    kdiag = cols.diag
+    kdiag = np.ascontiguousarray(cols.diag, dtype=float)
+    if engine == "compiled" and record:
+        raise ValueError("record=True needs engine='python'")
+    compiled = engine == "compiled" or (engine == "auto" and cols.precomputed and not record)
 
     ev0 = cols.n_evaluations
     if start is None:
@@ -300,110 +686,112 @@ def kernel_billiard(G=None, y=None, *, kernel=None, X=None, lam=0.0, start=None,
             raise ValueError("start is not strictly inside the version space "
                              "(some y_i (G gamma)_i <= 0)")
     s = np.sqrt(gamma @ u)
-    gamma, u = gamma / s, u / s
-    beta, w = _random_direction(cols, rng, y, None, gamma, u)
+    if not (np.isfinite(s) and s > 0):
+        raise ValueError("the starting point has zero or non-finite length in feature space")
+    gamma, u = np.ascontiguousarray(gamma / s), np.ascontiguousarray(u / s)
+    try:
+        beta, w = _random_direction(cols, rng, y, None, gamma, u)
+    except _NoTangentDirection:
+        # the training points span one dimension: the sphere meets their span in two
+        # points, one of which is the start; it is the whole version space and its
+        # centre (exact, no bounces needed)
+        res = BilliardResult(alpha=gamma, converged=True, stopping=stopping, statistic=0.0)
+        res.kernel_evaluations = {"start": cols.n_evaluations - ev0, "restarts": 0,
+                                  "refresh": 0, "bounces": 0}
+        res.G_alpha = u
+        return res
+    beta, w = np.ascontiguousarray(beta), np.ascontiguousarray(w)
     ev_start = cols.n_evaluations - ev0
     ev_restart = ev_refresh = 0
 
+    rule = _RULE_CODE[stopping]
+    nslot = BATCH_SLOTS if stopping == "batch" else 0
+    bc, bo = np.zeros((nslot, m)), np.zeros((nslot, m))
+    bl = np.zeros(nslot)
+    cur_c, cur_o, tot_c, tot_o = (np.zeros(m) for _ in range(4))
+    alpha, ga, z, uz = (np.zeros(m) for _ in range(4))
+    fs = np.zeros(6)
+    fs[_PMIN] = 1.0
+    fs[_STAT] = np.nan
+    ist = np.zeros(7, dtype=np.int64)
+    ist[_LAST] = -1
+    ist[_BSIZE] = BATCH_START
     res = BilliardResult(alpha=np.zeros(m))
-    if record:
-        res.positions.append(gamma.copy())
-    alpha = np.zeros(m)
-    ga = np.zeros(m)
-    Xi = 0.0
-    xi_max = 0.0
-    p_min = 1.0
-    last = None
-    n_b = n_r = 0
-    converged = False
-    while n_b < max_bounces:
-        nu = y * w
-        d = y * u
-        ahead = nu < 0
-        if last is not None:
-            ahead[last] = False
-        if np.any(ahead):
-            idx = np.flatnonzero(ahead)
-            taus = np.maximum(-d[idx] / nu[idx], 0.0)
-            j = int(np.argmin(taus))
-            c, t = int(idx[j]), float(taus[j])
-        else:
-            c, t = None, np.inf
-        if not t < tau_max:
-            n_r += 1
-            if n_r > max_restarts:
-                break
-            if restart == "random":
-                e = cols.n_evaluations
-                beta, w = _random_direction(cols, rng, y, last, gamma, u)
-                ev_restart += cols.n_evaluations - e
-                continue
-            c, t = None, float(tau_max)  # geodesic continuation, no reflection
-        # fly along the great circle: b -> (b + t v) / h, tangent v -> (v - t b) / h
-        h = np.sqrt(1.0 + t * t)
-        g_new = (gamma + t * beta) / h
-        u_new = (u + t * w) / h
-        beta = (beta - t * gamma) / h
-        w = (w - t * u) / h
-        xi = float(np.sqrt(max(2.0 - 2.0 / h, 0.0)))  # chord ||b - b_new||, <b, b_new> = 1/h
-        nz = np.sqrt(2.0 + 2.0 / h)
-        z = (gamma + g_new) / nz
-        uz = (u + u_new) / nz
-        if c is not None:
-            # reflect the direction on the plane of example c: one kernel column
-            beta, w = reflect(beta, w, c, cols.column(c), kdiag[c])
-            if refresh > 0 and rng.random_sample() < refresh:
-                e = cols.n_evaluations
-                beta, w = _random_direction(cols, rng, y, c, g_new, u_new)
-                ev_refresh += cols.n_evaluations - e
-        beta, w = _tangent(beta, w, g_new, u_new)
-        nb = np.sqrt(max(beta @ w, 1e-300))
-        beta /= nb
-        w /= nb
-        # centre of mass of the trajectory
-        if weighting == "arc":
-            xi = float(np.arctan(t))
-        if Xi == 0.0:
-            alpha, ga = z.copy(), uz.copy()
-        elif xi > 0:
-            p = float(z @ ga)
-            p_min = min(p_min, p)
-            if weighting == "chord":
-                r1, r2 = rho(p, Xi / (Xi + xi))
-                alpha = r1 * alpha + r2 * z
-                ga = r1 * ga + r2 * uz
-            else:
-                alpha, ga = _slerp_dual(alpha, ga, z, uz, Xi, xi)
-            na = np.sqrt(max(alpha @ ga, 1e-300))
-            alpha /= na
-            ga /= na
-        Xi += xi
-        xi_max = max(xi_max, xi)
-        gamma, u = g_new, u_new
-        last = c
-        if c is not None:
-            n_b += 1
-        r2max = rho(p_min, Xi / (Xi + xi_max))[1] if Xi > 0 else 1.0
+    arc = weighting == "arc"
+
+    if compiled:
+        Gf = np.ascontiguousarray(cols.full())
+        _seed(int(rng.randint(2**31 - 1)))
+        converged, n_random, n_refresh = _run_compiled(
+            Gf, y, kdiag, gamma, u, beta, w, alpha, ga, z, uz, fs, ist, bc, bo, bl, cur_c, cur_o,
+            tot_c, tot_o, rule, float(tol), float(tau_max), int(max_bounces), int(min_bounces),
+            int(max_restarts), restart == "random", float(refresh), arc)
+        ev_restart, ev_refresh = m * m * int(n_random), m * m * int(n_refresh)
+        cols.n_evaluations += m * int(ist[_NB]) + ev_restart + ev_refresh - m * m  # not full()
+    else:
         if record:
             res.positions.append(gamma.copy())
-            res.midpoints.append(z.copy())
-            res.hits.append(-1 if c is None else c)
-        res.chords.append(xi)
-        res.rho2.append(r2max)
-        if n_b >= min_bounces and r2max <= tol:
-            converged = True
-            break
+        converged = False
+        while ist[_NB] < max_bounces:
+            c, t = _next_wall(y, u, w, int(ist[_LAST]), float(tau_max))
+            c = int(c)
+            if c < 0:
+                ist[_NR] += 1
+                if ist[_NR] > max_restarts:
+                    break
+                if restart == "random":
+                    e = cols.n_evaluations
+                    last = None if ist[_LAST] < 0 else int(ist[_LAST])
+                    beta[:], w[:] = _random_direction(cols, rng, y, last, gamma, u)
+                    ev_restart += cols.n_evaluations - e
+                    continue
+                t = float(tau_max)  # geodesic continuation, no reflection
+            fix = ist[_NFL] % 16 == 15
+            if c >= 0:
+                xi, p = _step(gamma, u, beta, w, t, z, uz, c,
+                              np.asarray(cols.column(c), dtype=float), kdiag[c], ga, fix)
+                if refresh > 0 and rng.random_sample() < refresh:
+                    e = cols.n_evaluations
+                    beta[:], w[:] = _random_direction(cols, rng, y, c, gamma, u)
+                    ev_refresh += cols.n_evaluations - e
+            else:
+                xi, p = _step(gamma, u, beta, w, t, z, uz, c, kdiag, 1.0, ga, fix)
+            xi = _accumulate(alpha, ga, z, uz, xi, p, fs, arc, t, ist[_NFL] % 64 == 63)
+            ist[_LAST] = c
+            ist[_NFL] += 1
+            if c >= 0:
+                ist[_NB] += 1
+            stat = _stop_statistic(rule, fs, ist, xi, z, uz, bc, bo, bl, cur_c, cur_o, tot_c,
+                                   tot_o)
+            if not math.isinf(stat):
+                fs[_STAT] = stat
+            if record:
+                res.positions.append(gamma.copy())
+                res.midpoints.append(z.copy())
+                res.hits.append(c)
+            res.chords.append(xi)
+            res.rho2.append(float(fs[_STAT]))
+            if ist[_NB] >= min_bounces and not stat > tol:
+                converged = True
+                break
+    n_b, n_r = int(ist[_NB]), int(ist[_NR])
     if not converged:
         why = (f"{max_restarts} restarts" if n_r > max_restarts else f"{max_bounces} bounces")
-        warnings.warn(f"kernel billiard stopped after {why} before rho_2 <= tol={tol} "
-                      f"(last rho_2 = {res.rho2[-1] if res.rho2 else np.nan:.3g}); "
-                      "raise max_bounces or tol", ConvergenceWarning, stacklevel=2)
-    if n_b == 0:
+        warnings.warn(f"kernel billiard stopped after {why} before its stopping rule "
+                      f"({stopping!r}: statistic <= tol={tol}) was met (last value "
+                      f"{fs[_STAT]:.3g}); raise max_bounces or tol", ConvergenceWarning,
+                      stacklevel=2)
+    if ist[_NFL] == 0:
         alpha, ga = gamma.copy(), u.copy()
+    na = np.sqrt(max(float(alpha @ ga), 1e-300))
+    alpha, ga = alpha / na, ga / na
     res.alpha = alpha
     res.n_bounces = n_b
     res.n_restarts = n_r
-    res.converged = converged
+    res.n_flights = int(ist[_NFL])
+    res.converged = bool(converged)
+    res.stopping = stopping
+    res.statistic = float(fs[_STAT])
     ev_total = cols.n_evaluations - ev0
     res.kernel_evaluations = {"start": ev_start, "restarts": ev_restart, "refresh": ev_refresh,
                               "bounces": ev_total - ev_start - ev_restart - ev_refresh}

@@ -121,8 +121,15 @@ class BayesPointMachine(BinaryKernelClassifier):
     n_samples : int
         Number of perceptron runs (``method='perceptron'``).
     tol : float
-        Billiard stopping threshold on ``rho_2`` (the largest weight a new
-        piece of trajectory can still get).
+        Billiard stopping threshold: on ``rho_2`` (the largest weight a new piece of
+        trajectory can still get) for ``stopping='rho2'``, on the estimated standard
+        error of the direction (radians) for ``stopping='batch'``.
+    stopping : {'rho2', 'batch', 'rho2-printed'}, default 'rho2'
+        Billiard stopping rule, see :func:`~kernelclf.billiard.kernel_billiard`.  The
+        default is the printed rule of LKC Alg. 10 / BPM Alg. 2 with the weights of
+        erratum E2; book chapter 11 compares it with batch means and with the rule as
+        printed in LKC (which stops at once).  It needs at least ``(1 - tol) / tol``
+        bounces; ``tol = 1e-3`` takes 1.3e4-1.6e5 bounces on the data of chapter 12.
     max_bounces : int
         Billiard bounce cap (a ``ConvergenceWarning`` when reached).
     tau_max : float
@@ -161,6 +168,7 @@ class BayesPointMachine(BinaryKernelClassifier):
         "lam": [Real(0, None, closed="left"), StrOptions({"auto"})],
         "n_samples": [Int(1, None, closed="left")],
         "tol": [Real(0, 1, closed="neither")],
+        "stopping": [StrOptions({"rho2", "batch", "rho2-printed"})],
         "max_bounces": [Int(1, None, closed="left")],
         "tau_max": [Real(0, None, closed="neither")],
         "refresh": [Real(0, 1, closed="both")],
@@ -170,13 +178,14 @@ class BayesPointMachine(BinaryKernelClassifier):
     }
 
     def __init__(self, kernel=None, method="billiard", lam="auto", n_samples=100, tol=1e-3,
-                 max_bounces=10000, tau_max=1.0, refresh=0.0, max_epochs=1000,
-                 precompute="auto", random_state=None):
+                 stopping="rho2", max_bounces=500_000, tau_max=1.0, refresh=0.0,
+                 max_epochs=1000, precompute="auto", random_state=None):
         self.kernel = kernel
         self.method = method
         self.lam = lam
         self.n_samples = n_samples
         self.tol = tol
+        self.stopping = stopping
         self.max_bounces = max_bounces
         self.tau_max = tau_max
         self.refresh = refresh
@@ -193,6 +202,28 @@ class BayesPointMachine(BinaryKernelClassifier):
             "to choose the ridge", UserWarning, stacklevel=3)
         return lam
 
+    def _check_zero_vectors(self, X, lam, pre):
+        """A training input with ``k(x, x) = 0`` (a zero vector in feature space, or kernel
+        values that underflow) bounds no version space; name it instead of reporting an
+        empty version space."""
+        if lam > 0:
+            return
+        diag = np.asarray(self.kernel_.diag(X), dtype=float)
+        # negative values: the Gram guard names the indefinite kernel. With lam='auto' a
+        # few zero vectors are handled by the soft-boundary fallback (ridge = mean k(x, x)),
+        # which is useless only when every k(x_i, x_i) is zero
+        auto = isinstance(self.lam, str)
+        if (np.all(diag == 0) if auto else np.any(diag == 0)):
+            i = int(np.flatnonzero(diag == 0)[0])
+            scale = ""
+            if isinstance(X, np.ndarray) and X.dtype.kind in "fiu" and X.size:
+                scale = f" (largest |x_ij| = {np.max(np.abs(X)):.3g})"
+            raise NotSeparableError(
+                f"k(x_i, x_i) = 0 for training input {i}{scale}: "
+                "a zero vector in feature space, "
+                "or kernel values that underflow, cannot bound a version space; rescale the "
+                "inputs or use soft boundaries lam > 0")
+
     def fit(self, X, y):
         """Find the centre of mass of the version space of ``(X, y)``."""
         X, y_pm = self._fit_binary(X, y)
@@ -201,6 +232,7 @@ class BayesPointMachine(BinaryKernelClassifier):
         lam = 0.0 if auto else float(self.lam)
         rng = check_random_state(self.random_state)
         pre = None if self.precompute == "auto" else bool(self.precompute)
+        self._check_zero_vectors(X, lam, pre)
         if self.method == "perceptron":
             gram = self._training_gram(X, lam, precompute=True)
             if auto:
@@ -222,7 +254,7 @@ class BayesPointMachine(BinaryKernelClassifier):
             self.lam_ = lam
             return self
         gram = self._training_gram(X, lam, precompute=pre)
-        kw = dict(tol=float(self.tol), tau_max=float(self.tau_max),
+        kw = dict(tol=float(self.tol), stopping=self.stopping, tau_max=float(self.tau_max),
                   max_bounces=int(self.max_bounces), refresh=float(self.refresh))
         try:
             res = kernel_billiard(gram, y_pm, random_state=rng, **kw)

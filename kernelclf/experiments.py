@@ -134,13 +134,11 @@ def _one_split(Xtr, ytr, Xte, yte, sigma, tol, seed, lam=0.0):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         try:
-            bpm = BayesPointMachine(kernel, lam=lam, tol=tol, max_bounces=50_000,
-                                    random_state=seed).fit(Xtr, ytr)
+            bpm = BayesPointMachine(kernel, lam=lam, tol=tol, random_state=seed).fit(Xtr, ytr)
             used = lam
         except NotSeparableError:
             used = max(lam, 1e-3)
-            bpm = BayesPointMachine(kernel, lam=used, tol=tol, max_bounces=50_000,
-                                    random_state=seed).fit(Xtr, ytr)
+            bpm = BayesPointMachine(kernel, lam=used, tol=tol, random_state=seed).fit(Xtr, ytr)
         if used > 0:
             svm = SupportVectorMachine(kernel, C=1.0 / used, loss="squared_hinge",
                                        fit_bias=False).fit(Xtr, ytr)
@@ -217,7 +215,7 @@ def table1_rows(records, datasets=None):
 
 
 def bpm_table1(datasets=None, n_splits=100, n_jobs=1, tol=1e-3, seed=0, verbose=0, *,
-               out=None, fresh=False, progress=None):
+               out=None, fresh=False, progress=None, backend="loky", scheduler=None):
     """Run the BPM Table 1 protocol; returns a list of result dicts (errors in %).
 
     Parameters
@@ -241,6 +239,9 @@ def bpm_table1(datasets=None, n_splits=100, n_jobs=1, tol=1e-3, seed=0, verbose=
         Ignore and overwrite an existing ``out``.
     progress : bool or None
         Progress bar on ``sys.stderr`` (``None``: :func:`kernelclf.progress.progress_enabled`).
+    backend, scheduler :
+        Where the splits run: joblib (``'loky'``) or a ``dask.distributed`` cluster
+        (``'dask'``, at ``scheduler`` or a local one); see :func:`run_tasks`.
 
     Raises
     ------
@@ -253,6 +254,7 @@ def bpm_table1(datasets=None, n_splits=100, n_jobs=1, tol=1e-3, seed=0, verbose=
         progress = True
     run = run_tasks(table1_tasks(names, n_splits, tol, seed), command="bpm-table1",
                     config={"tol": tol, "seed": seed}, out=out, fresh=fresh, n_jobs=n_jobs,
+                    backend=backend, scheduler=scheduler,
                     progress=progress, desc="bpm-table1", verbose=progress is not False)
     if run.failures:
         raise SplitsFailedError(run)
@@ -470,8 +472,36 @@ def _failure_text(run):
     return "\n".join(lines)
 
 
+def _dask_results(todo, n_jobs, scheduler):
+    """Run ``_call`` on each task on a ``dask.distributed`` cluster, yielding records as
+    they finish: the cluster at ``scheduler`` (``"tcp://host:8786"``), or a local cluster
+    on 127.0.0.1 with ``n_jobs`` single-threaded worker processes (``-1``: one per core),
+    closed at the end."""
+    try:
+        from dask.distributed import Client, LocalCluster, as_completed
+    except ImportError as exc:  # pragma: no cover - dask is in the test extra
+        raise ImportError("--backend dask needs dask.distributed: pip install "
+                          "'dask[distributed]'") from exc
+    cluster = None
+    if scheduler:
+        client = Client(scheduler)
+    else:
+        n = (os.cpu_count() or 1) if n_jobs is None or n_jobs < 0 else int(n_jobs)
+        cluster = LocalCluster(n_workers=max(1, n), threads_per_worker=1, processes=True,
+                               host="127.0.0.1", dashboard_address=None)
+        client = Client(cluster)
+    try:
+        futures = client.map(_call, todo, pure=False)
+        for fut in as_completed(futures):
+            yield fut.result()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
 def run_tasks(tasks, *, command="experiment", config=None, out=None, fresh=False, n_jobs=1,
-              progress=None, desc=None, verbose=True):
+              progress=None, desc=None, verbose=True, backend="loky", scheduler=None):
     """Run a protocol's tasks with a progress bar, saving and resuming each result.
 
     Parameters
@@ -490,7 +520,15 @@ def run_tasks(tasks, *, command="experiment", config=None, out=None, fresh=False
     fresh : bool
         Start over: overwrite ``out``.
     n_jobs : int
-        joblib workers (results are written in the order they finish).
+        Workers (results are written in the order they finish): joblib processes, or the
+        worker processes of a local ``dask.distributed`` cluster.
+    backend : {'loky', 'dask'}
+        ``'loky'``: joblib's process pool on this machine. ``'dask'``: a
+        ``dask.distributed`` cluster — the one whose scheduler is at ``scheduler``, or a
+        local cluster on 127.0.0.1 started (and stopped) here. Records are the same
+        either way; only where the tasks run changes.
+    scheduler : str, optional
+        Address of a running dask scheduler (``tcp://host:8786``), for ``backend='dask'``.
     progress : bool or None
         Progress bar (see :mod:`kernelclf.progress`).
     desc : str, optional
@@ -504,6 +542,10 @@ def run_tasks(tasks, *, command="experiment", config=None, out=None, fresh=False
         Successful records of all ``tasks`` (resumed or new) in task order, and the
         failed records (each with ``key``, ``seed`` when the task has one, ``error``).
     """
+    if backend not in ("loky", "dask"):
+        raise ValueError(f"backend must be 'loky' or 'dask', got {backend!r}")
+    if scheduler and backend != "dask":
+        raise ValueError("a scheduler address needs backend='dask'")
     tasks = list(tasks)
     config = {} if config is None else dict(config)
     keys = [t.key for t in tasks]
@@ -534,7 +576,9 @@ def run_tasks(tasks, *, command="experiment", config=None, out=None, fresh=False
     bar = _progress(total=len(tasks), initial=n_resumed, desc=desc or command, enabled=progress,
                     unit="split", mininterval=0, miniters=1)   # redraw after every split
     try:
-        if n_jobs == 1 or len(todo) <= 1:
+        if backend == "dask" and todo:
+            results = _dask_results(todo, n_jobs, scheduler)
+        elif n_jobs == 1 or len(todo) <= 1:
             results = (_call(t) for t in todo)
         else:
             from joblib import Parallel, delayed
@@ -657,7 +701,15 @@ def build_parser():
         exp.add_arguments(p)
         g = p.add_argument_group("running, saving and resuming")
         g.add_argument("--n-jobs", type=_positive_jobs, default=1,
-                       help="joblib workers over the splits (-1: all cores)")
+                       help="workers over the splits (-1: all cores); with --backend dask "
+                       "and no --scheduler, the workers of the local cluster")
+        g.add_argument("--backend", choices=("loky", "dask"), default="loky",
+                       help="loky: joblib processes on this machine (default); dask: a "
+                       "dask.distributed cluster (--scheduler ADDRESS, or a local cluster "
+                       "on 127.0.0.1)")
+        g.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                       help="dask scheduler address, e.g. tcp://10.0.0.5:8786 (with "
+                       "--backend dask)")
         g.add_argument("--out", default=None, metavar="FILE.jsonl",
                        help="results file (JSON lines, one record per finished split); "
                        "rerunning the same command resumes from it")
@@ -677,11 +729,14 @@ def main(argv=None):
     exp = COMMANDS[args.command]
     if args.fresh and args.out is None:
         parser.error("--fresh needs --out (the results file to start over)")
+    if args.scheduler and args.backend != "dask":
+        parser.error("--scheduler needs --backend dask")
     try:
         tasks = exp.tasks(args)
         run = run_tasks(tasks, command=exp.name, config=exp.config(args), out=args.out,
                         fresh=args.fresh, n_jobs=args.n_jobs, progress=not args.quiet,
-                        desc=exp.name, verbose=not args.quiet)
+                        desc=exp.name, verbose=not args.quiet, backend=args.backend,
+                        scheduler=args.scheduler)
     except ResultsFileError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

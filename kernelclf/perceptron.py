@@ -228,7 +228,15 @@ class Perceptron(BinaryKernelClassifier):
         orders = _epoch_orders(m, self.shuffle, self.random_state)
         pocket = _Pocket(m, w.copy())
         pocket.offer(m, 0, w)
-        scale = float(np.sqrt(np.max(np.einsum("ij,ij->i", X, X))))
+        with np.errstate(over="ignore"):
+            sq = np.einsum("ij,ij->i", X, X)
+        if not np.all(np.isfinite(sq)) or np.max(sq) > 1e100:
+            raise ValueError(
+                f"Perceptron: the inputs are too large (largest |x_ij| = {np.max(np.abs(X)):.3g}): "
+                "their squared norms overflow or exceed 1e100, so the outputs <x, w> would "
+                "overflow to infinity or NaN; rescale the inputs (the perceptron is "
+                "scale-invariant)")
+        scale = float(np.sqrt(np.max(sq)))
         cycles = _CycleDetector(scale, not self.shuffle)
         converged = cycle = False
         epoch = 0

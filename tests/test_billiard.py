@@ -129,13 +129,118 @@ def test_recorded_positions_lie_in_version_space_with_unit_norm():
 def test_stopping_rule_guard_and_threshold():
     X, y = _moons(40, seed=1)
     G = RBF(0.7)(X)
-    res = kernel_billiard(G, y, tol=5e-3, random_state=1)
+    res = kernel_billiard(G, y, tol=5e-3, random_state=1, engine="python")
     # first pass (alpha = 0) is guarded; after one chord mu = 1/2 and p_min = 1,
     # so rho_2 = 1 - 0 - rho_1 = 1 - 1/2
     assert res.rho2[0] == pytest.approx(0.5)
     assert res.converged and res.rho2[-1] <= 5e-3
     with pytest.warns(ConvergenceWarning):
         kernel_billiard(G, y, tol=1e-9, max_bounces=30, random_state=1)
+
+
+# ------------------------------------------------- stopping rules (issue 14)
+
+def test_compiled_and_python_engines_fly_the_same_trajectory():
+    """The compiled loop (stored Gram matrix) and the Python driver (columns from the
+    Gram object, one per bounce) run the same steps: same start and direction give the
+    same bounces and estimate; both match the recorded positions' version-space facts."""
+    X, y = _moons(50, seed=2)
+    G = RBF(0.6)(X)
+    start, _ = find_version_space_point(G, y, random_state=0)
+    runs = [kernel_billiard(G, y, start=start, tol=2e-3, random_state=3, engine=e)
+            for e in ("compiled", "python")]
+    runs.append(kernel_billiard(kernel=RBF(0.6), X=X, y=y, start=start, tol=2e-3,
+                                random_state=3))  # columns on demand: the Python driver
+    for r in runs[1:]:
+        assert r.n_bounces == runs[0].n_bounces and r.converged
+        np.testing.assert_allclose(r.alpha, runs[0].alpha, rtol=1e-9, atol=1e-12)
+        assert r.kernel_evaluations["bounces"] == runs[0].kernel_evaluations["bounces"]
+    assert runs[0].kernel_evaluations["bounces"] == 50 * runs[0].n_bounces  # one column each
+    a = runs[0].alpha
+    assert a @ G @ a == pytest.approx(1.0, abs=1e-9) and np.min(y * (G @ a)) > 0
+
+
+def test_rho2_is_at_least_one_minus_mu_so_the_printed_rule_needs_1_over_tol_flights():
+    """Closed form: rho_2(c, mu) >= 1 - mu on c in (-1, 1] (equality at c = 1, where the
+    chord is a straight segment). With mu = Xi/(Xi + xi_max) and Xi <= n xi_max, the rule
+    rho_2 <= tol needs n >= (1 - tol)/tol flights whatever the problem (BPM §4.2 reports
+    about 1000 bounces at TOL ~ 1e-4, which this rules out)."""
+    c, mu = np.meshgrid(np.linspace(-0.99, 1.0, 200), np.linspace(0, 1, 201))
+    r2 = rho(c, mu)[1]
+    assert np.all(r2 >= 1 - mu - 1e-12)
+    np.testing.assert_allclose(rho(np.ones(5), np.linspace(0, 1, 5))[1], 1 - np.linspace(0, 1, 5),
+                               atol=1e-12)
+    X, y = _moons(40, seed=1)
+    for tol in (3e-2, 1e-2):
+        res = kernel_billiard(RBF(0.7)(X), y, tol=tol, random_state=0)
+        assert res.converged and res.n_flights >= (1 - tol) / tol
+
+
+def test_printed_rule_with_uncorrected_rho_stops_at_once():
+    """LKC App. B.9 as printed (before erratum E2): the radicand of rho_1 is negative for
+    every c > -1, rho_2 is NaN, and 'while rho_2 > TOL' ends after the guard."""
+    X, y = _moons(40, seed=1)
+    res = kernel_billiard(RBF(0.7)(X), y, tol=1e-4, stopping="rho2-printed", min_bounces=10,
+                          random_state=0)
+    assert res.n_bounces == 10 and np.isnan(res.statistic)
+    c = np.linspace(-0.9, 1.0, 20)
+    assert np.all((-0.25 - 0.25 * c - 2) / (c + 1) < 0)  # mu = 1/2: negative radicand
+    with pytest.raises(ValueError, match="stopping"):
+        kernel_billiard(RBF(0.7)(X), y, stopping="never")
+
+
+def test_batch_means_error_formula_against_coordinates():
+    """The batch-means standard error computed through cached outputs equals the same
+    formula evaluated on explicit weight vectors (linear kernel, coordinates)."""
+    from kernelclf.billiard import _batch_error
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((7, 4))
+    G = X @ X.T
+    nb = 40
+    bc = rng.standard_normal((64, 7))
+    bl = rng.uniform(0.5, 2.0, 64)
+    bo = bc @ G
+    tot_c, tot_o, tot_l = bc[:nb].sum(0), bo[:nb].sum(0), bl[:nb].sum()
+    got = _batch_error(bc, bo, bl, nb, tot_c, tot_o, tot_l)
+    W = bc[:nb] @ X                          # batch sums as weight vectors
+    M = W.sum(0) / tot_l
+    lbar = tot_l / nb
+    var = sum((bl[b] / lbar) ** 2 * np.sum((W[b] / bl[b] - M) ** 2) for b in range(nb))
+    want = np.sqrt(var / (nb * (nb - 1))) / np.linalg.norm(M)
+    assert got == pytest.approx(want, rel=1e-10)
+
+
+def test_batch_rule_meets_monte_carlo_centre_on_a_small_problem():
+    """Independent reference: the rejection-sampling centre of mass of the 3-D toy."""
+    X, y = _linear_toy(3, 10, 0)
+    c = _mc_centre(X, y)
+    for seed in range(3):
+        res = kernel_billiard(X @ X.T, y, tol=0.02, stopping="batch", refresh=0.1,
+                              random_state=seed)
+        assert res.converged and res.statistic <= 0.02
+        w = X.T @ res.alpha
+        assert np.arccos(min(1.0, w / np.linalg.norm(w) @ c)) < 0.06
+
+
+def test_rules_approach_a_long_run_centre():
+    """Longer runs (smaller tol) come closer to the centre of a 20-times longer run, for
+    both the printed rule (corrected rho) and batch means."""
+    X, y = _moons(40, seed=1)
+    G = RBF(0.7)(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        long = kernel_billiard(G, y, tol=1e-12, max_bounces=400_000, random_state=99,
+                               refresh=0.05).alpha
+
+    def err(a):
+        return np.sqrt(max(2 - 2 * (a @ G @ long), 0.0))
+
+    for rule, tols in (("rho2", (1e-2, 3e-4)), ("batch", (0.2, 0.02))):
+        e = [np.median([err(kernel_billiard(G, y, tol=t, stopping=rule, refresh=0.05,
+                                            random_state=s).alpha) for s in range(5)])
+             for t in tols]
+        assert e[1] < e[0] and e[1] < 0.05
 
 
 @pytest.mark.parametrize("d, seed", [(2, 0), (2, 3), (3, 0), (3, 4)])

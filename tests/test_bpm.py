@@ -4,6 +4,7 @@ References: version-space membership (a theorem: averages of points of a
 convex cone stay in it), a brute-force Monte-Carlo centre of mass, the LP
 separability test, and the unchanged test kernel of soft boundaries.
 """
+import os
 import warnings
 
 import numpy as np
@@ -11,7 +12,7 @@ import pytest
 from sklearn.base import clone
 from sklearn.datasets import make_moons
 
-from kernelclf import bpm
+from kernelclf import bpm, experiments
 from kernelclf.bpm import BayesPointMachine, perceptron_samples
 from kernelclf.datasets import make_teacher
 from kernelclf.kernels import RBF
@@ -109,6 +110,62 @@ def test_auto_ridge_hard_when_separable_soft_otherwise(method):
     assert np.mean(same.predict(Xn) == clf.predict(Xn)) > 0.95
 
 
+needs_data = pytest.mark.skipif(not os.environ.get("KERNELCLF_DATA"), reason="needs the data home")
+
+
+@needs_data
+def test_issue14_default_converges_on_thyroid_split0_without_warning():
+    """Issue 14: RBF(1.0) on Thyroid split 0 stopped at the old bounce cap with a warning.
+    The printed rule (E2-corrected rho) needs at least (1 - tol)/tol flights (closed form)."""
+    from kernelclf.datasets import load
+
+    b = load("thyroid_splits")
+    X, y = b.X_train[0], b.y_train[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clf = BayesPointMachine(kernel=RBF(sigma=1.0), random_state=0).fit(X, y)
+    assert clf.converged_ and clf.n_bounces_ >= (1 - clf.tol) / clf.tol
+    G = RBF(1.0)(X)
+    assert np.min((2.0 * (y == y.max()) - 1) * (G @ clf.alpha_)) > 0  # in version space
+
+
+@needs_data
+@pytest.mark.parametrize("name", sorted(experiments.TABLE1_SIGMA))
+def test_default_converges_on_table1_data_without_warning(name):
+    """Chapter 12's data (split 0, standardised, Table 1 widths): no warning at defaults."""
+    Xtr, ytr, Xte, yte = experiments.table1_splits(name, 1)[0]
+    Xtr, Xte = experiments._standardise(Xtr, Xte)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clf = BayesPointMachine(RBF(experiments.TABLE1_SIGMA[name]), random_state=0).fit(Xtr, ytr)
+    assert clf.converged_
+    assert np.all(clf.predict(Xtr) == ytr)  # hard boundaries: consistent with the sample
+
+
+def test_stopping_parameter_reaches_the_billiard():
+    X, y = _moons(40)
+    a = BayesPointMachine(RBF(0.5), tol=0.05, stopping="batch", random_state=0).fit(X, y)
+    b = BayesPointMachine(RBF(0.5), tol=1e-2, stopping="rho2", random_state=0).fit(X, y)
+    p = BayesPointMachine(RBF(0.5), stopping="rho2-printed", random_state=0).fit(X, y)
+    assert a.converged_ and b.converged_ and p.n_bounces_ == 10  # printed rho: NaN, stops
+    assert b.n_bounces_ >= 99  # (1 - tol)/tol flights at least
+    with pytest.raises(ValueError):
+        BayesPointMachine(stopping="sometimes").fit(X, y)
+
+
+def test_two_points_and_underflow_give_clear_answers():
+    """A one-dimensional span: version space is one point (the centre, no bounces);
+    inputs that underflow to zero vectors: a clear error, also for the perceptron method."""
+    X = np.array([[-1.0, -1.0], [1.0, 1.0]])
+    clf = BayesPointMachine().fit(X, [0, 1])
+    f = clf.decision_function(X)
+    assert np.all(np.isfinite(f)) and f[0] < 0 < f[1] and clf.n_bounces_ == 0
+    Xs, ys = _moons(20)
+    for method in ("billiard", "perceptron"):
+        with pytest.raises(ValueError, match="zero vector|underflow"):
+            BayesPointMachine(method=method).fit(Xs * 1e-300, ys)
+
+
 def test_n_samples_is_validated_not_truncated():
     """Regression (issue 9): n_samples=2.7 used to run 2 perceptrons silently."""
     X, y = _moons(20)
@@ -135,7 +192,6 @@ def test_bad_parameters():
 
 # ------------------------------------------------- experiments (chapter 12)
 
-from kernelclf import experiments  # noqa: E402
 
 
 def test_rejection_curve_by_hand():

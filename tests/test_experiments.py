@@ -346,3 +346,35 @@ def test_table1_killed_process_resumes(table1_reference, tmp_path):
     assert "3/3" in res.stderr                                       # the progress bar
     assert res.stdout.strip() == text
     assert len(_lines(out)) == 4
+
+
+# ---------------------------------------------------------------- dask backend (issue 14)
+def test_backend_options_are_checked():
+    a = build_parser().parse_args("bpm-table1 --backend dask --scheduler tcp://10.0.0.5:8786".split())
+    assert (a.backend, a.scheduler) == ("dask", "tcp://10.0.0.5:8786")
+    assert build_parser().parse_args(["bpm-table1"]).backend == "loky"
+    with pytest.raises(SystemExit):
+        build_parser().parse_args("bpm-table1 --backend spark".split())
+    with pytest.raises(ValueError, match="backend"):
+        run_tasks(_square_tasks(2), backend="spark", progress=False)
+    with pytest.raises(ValueError, match="scheduler"):
+        run_tasks(_square_tasks(2), scheduler="tcp://127.0.0.1:1", progress=False)
+
+
+def test_dask_local_cluster_gives_the_loky_table(table1_reference, tmp_path, capsys):
+    """A local dask.distributed cluster on 127.0.0.1 (two worker processes) runs the small
+    Table 1 protocol and prints the same table as joblib's loky workers and the serial run;
+    a scheduler address reaches an existing cluster the same way."""
+    distributed = pytest.importorskip("distributed")
+    _, text = table1_reference
+    assert main(SMALL + ["--n-jobs", "2", "--backend", "loky", "--quiet"]) == 0
+    assert capsys.readouterr().out.strip() == text
+    out = tmp_path / "r.jsonl"
+    assert main(SMALL + ["--n-jobs", "2", "--backend", "dask", "--quiet", "--out", str(out)]) == 0
+    assert capsys.readouterr().out.strip() == text
+    assert len(_lines(out)) == 4                                   # each split saved
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        run = run_tasks(_square_tasks(5), backend="dask", scheduler=cluster.scheduler_address,
+                        progress=False)
+    assert [r["result"]["value"] for r in run.records] == [i * i for i in range(5)]

@@ -228,3 +228,38 @@ def test_teacher_toy():
     for bad in ({"m": 0}, {"squeeze": 0.0}, {"flip": 1.5}, {"n_test": -1}, {"random_state": None}):
         with pytest.raises(ValueError):
             make_teacher(**{"m": 10, **bad})
+
+
+# ------------------------------------------- Rychetsky's corner average (BPM §3)
+def test_corner_average_edges_by_cross_products():
+    """m = D = 3, linear kernel: the i-th edge of the cone is the cross product of the
+    other two (signed) points, oriented to classify point i correctly."""
+    from kernelclf.versionspace import corner_average
+
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((3, 3))
+    y = np.array([1.0, -1.0, 1.0])
+    a, A = corner_average(X @ X.T, y)
+    for i in range(3):
+        j, k = [t for t in range(3) if t != i]
+        e = np.cross(X[j], X[k])
+        e *= np.sign(y[i] * (X[i] @ e)) / np.linalg.norm(e)
+        np.testing.assert_allclose(X.T @ A[i], e, atol=1e-10)
+    w = sum(np.cross(X[j], X[k]) * np.sign(y[i] * (X[i] @ np.cross(X[j], X[k])))
+            / np.linalg.norm(np.cross(X[j], X[k]))
+            for i, (j, k) in enumerate([(1, 2), (0, 2), (0, 1)]))
+    np.testing.assert_allclose(X.T @ a, w / np.linalg.norm(w), atol=1e-10)
+    assert np.all(y * (X @ X.T @ a) > 0)            # a mean of edges is inside the cone
+
+
+def test_corner_average_of_an_orthant_is_its_centre_and_needs_full_rank():
+    """Orthonormal points: the cone is an orthant, its edges the signed axes, and the
+    corner average is the orthant's centre of mass (Archimedes, cf. the test above)."""
+    from kernelclf.versionspace import corner_average
+
+    y = np.array([1.0, -1.0, -1.0, 1.0])
+    a, _ = corner_average(np.eye(4), y)
+    np.testing.assert_allclose(a, y / 2)
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    with pytest.raises(ValueError, match="singular"):
+        corner_average(X @ X.T, np.array([1.0, 1.0, 1.0]))
