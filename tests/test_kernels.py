@@ -236,7 +236,13 @@ ALL_KERNELS = [k for k, _ in BASE] + [k for _, k, _ in CLOSURES[::5]] + [
     CallableKernel(lambda A, B: (A @ B.T + 1.0) ** 2)]
 
 
-@pytest.mark.parametrize("kernel", ALL_KERNELS, ids=str)
+def _kernel_id(kernel):
+    """A stable test id: no memory addresses (pytest-xdist workers must agree on ids)."""
+    import re
+    return re.sub(r" at 0x[0-9a-f]+", "", str(kernel))
+
+
+@pytest.mark.parametrize("kernel", ALL_KERNELS, ids=_kernel_id)
 def test_diag_equals_gram_diagonal(kernel):
     np.testing.assert_allclose(kernel.diag(X), np.diag(kernel(X)), rtol=1e-12, atol=1e-12)
 
