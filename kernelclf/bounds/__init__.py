@@ -16,5 +16,9 @@ theorem (a numpy scalar for scalar inputs), never clipped. A probability or risk
 1 for plotting.
 """
 from ._validation import clip_trivial, trivial
+from .report import format_report, report
 
 __all__ = ["concentration", "vc", "margin", "inputs", "shattering", "trivial", "clip_trivial"]
+__all__ += ["pac_bayes", "volume"]  # chapter 16: import as ``from kernelclf.bounds import pac_bayes``
+__all__ += ["compression", "stability", "rademacher"]  # chapter 17
+__all__ += ["report", "format_report"]  # chapter 18

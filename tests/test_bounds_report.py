@@ -1,0 +1,378 @@
+"""Tests of kernelclf.bounds.report: which bounds apply, and that every value is the bound
+function evaluated at inputs computed here independently (from the dual coefficients and
+the Gram matrix, least squares, or a separately fitted SVM)."""
+import math
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.exceptions import NotFittedError
+
+from kernelclf.amm import AdaptiveMarginMachine
+from kernelclf.bounds import compression as cb
+from kernelclf.bounds import format_report, report, vc
+from kernelclf.bounds import margin as mb
+from kernelclf.bounds import pac_bayes as pb
+from kernelclf.bounds import rademacher as rd
+from kernelclf.bounds import stability as sb
+from kernelclf.bounds.report import BOUND_NAMES
+from kernelclf.bpm import BayesPointMachine
+from kernelclf.datasets.toys import make_linear_separable
+from kernelclf.gp import GaussianProcessClassifier, GaussianProcessRegressor
+from kernelclf.kernels import RBF, Linear
+from kernelclf.perceptron import KernelPerceptron, Perceptron
+from kernelclf.rmm import RelativeMarginMachine, SigmaSVM
+from kernelclf.rvm import RelevanceVectorClassifier
+from kernelclf.svm import SupportVectorMachine
+
+DELTA = 0.05
+
+
+def separable(m=200, dim=3, margin=0.3, seed=0, n_test=0):
+    X, y = make_linear_separable(m + n_test, dim, margin=margin, random_state=seed)
+    return (X[:m], y[:m]) if n_test == 0 else (X[:m], y[:m], X[m:], y[m:])
+
+
+def noisy(m=120, dim=3, seed=1, flip=0.1):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, (m, dim))
+    y = np.sign(X @ np.arange(1.0, dim + 1) + 0.3)
+    y[rng.choice(m, int(flip * m), replace=False)] *= -1
+    return X, y
+
+
+def by_name(records):
+    return {r["name"]: r for r in records}
+
+
+def applicable(records):
+    return {r["name"] for r in records if r["applicable"]}
+
+
+MARGIN = {"PAC margin bound", "Fat-shattering bound", "TR margin bound", "Robust margin bound",
+          "PAC-Bayes margin bound"}
+VC = {"VC bound", "PAC VC bound"}
+PERC = {"Compression bound", "Mistake bound (updates)", "Mistake bound (Novikoff)"}
+
+CASES = [
+    ("perceptron", lambda: Perceptron(), "sep", VC | MARGIN | PERC),
+    ("kernel perceptron", lambda: KernelPerceptron(RBF(1.0)), "sep", MARGIN | PERC),
+    ("hard SVM", lambda: SupportVectorMachine(hard_margin=True, fit_bias=False, solver="qp",
+                                              tol=1e-10), "sep",
+     VC | MARGIN | {"Compression bound", "Rademacher bound F_E"}),
+    ("soft SVM", lambda: SupportVectorMachine(C=1.0, fit_bias=False), "noisy",
+     {"VC bound", "Robust margin bound", "Soft-margin bound", "Lossy compression bound",
+      "Stability bound", "Rademacher bound F_E"}),
+    ("soft SVM with bias", lambda: SupportVectorMachine(C=1.0), "noisy",
+     {"VC bound", "Robust margin bound", "Soft-margin bound", "Lossy compression bound",
+      "Rademacher bound F_E"}),
+    ("AMM", lambda: AdaptiveMarginMachine(lam=0.5), "noisy",
+     {"VC bound", "Robust margin bound", "AMM bound", "Rademacher bound F_E"}),
+    ("AMM separable", lambda: AdaptiveMarginMachine(lam=0.5), "sep",
+     VC | MARGIN | {"AMM bound", "Rademacher bound F_E"}),
+    ("BPM billiard", lambda: BayesPointMachine(random_state=0, tol=1e-2, max_bounces=300), "sep",
+     VC | MARGIN),
+    ("BPM perceptron", lambda: BayesPointMachine(method="perceptron", n_samples=10,
+                                                 random_state=0), "sep", VC | MARGIN),
+    ("RMM", lambda: RelativeMarginMachine(C=1.0, B=0.5, B_mode="relative"), "noisy",
+     {"VC bound", "Robust margin bound", "Soft-margin bound", "Rademacher bound F_E",
+      "Rademacher bound RMM"}),
+    ("Sigma-SVM", lambda: SigmaSVM(C=1.0, D=0.5), "noisy",
+     {"VC bound", "Robust margin bound", "Soft-margin bound", "Rademacher bound F_E",
+      "Rademacher bound Σ-SVM"}),
+    ("GP", lambda: GaussianProcessClassifier(RBF(1.0)), "noisy",
+     {"Robust margin bound", "Stability bound"}),
+    ("RVM", lambda: RelevanceVectorClassifier(RBF(1.0)), "noisy", {"Robust margin bound"}),
+]
+
+
+@pytest.mark.parametrize("label, make, data, expected", CASES, ids=[c[0] for c in CASES])
+def test_expected_bounds_apply(label, make, data, expected):
+    X, y = separable(60) if data == "sep" else noisy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = make().fit(X, y)
+    recs = report(est, X, y, DELTA)
+    assert [r["name"] for r in recs] == BOUND_NAMES
+    assert applicable(recs) == expected
+    for r in recs:
+        if r["applicable"]:
+            assert r["trivial"] == (r["value"] >= 1.0) and r["reason"] == ""
+            assert r["inputs"] and not math.isnan(r["value"])
+        else:
+            assert r["trivial"] is None and math.isnan(r["value"]) and r["reason"]
+        assert r["source"]
+    text = format_report(recs)
+    for name in expected:
+        assert name in text
+    short = format_report(recs, show_inapplicable=False)
+    assert all(r["name"] in short for r in recs if r["applicable"])
+    assert "n/a" not in short
+
+
+# ------------------------------------------------------------------------------------------
+# values against the bound functions at independently computed inputs
+# ------------------------------------------------------------------------------------------
+def robust_min(gm, m, varsigma):
+    """min over gamma in the observed geometric margins (and varsigma) of eq. 4.33."""
+    cands = np.r_[np.unique(gm[(gm > 0) & (gm <= varsigma)]), varsigma]
+    vals = []
+    for g in cands:
+        Dg = np.sqrt(np.sum(np.maximum(0.0, g - gm) ** 2))
+        vals.append(float(mb.robust_margin_bound(m, 65 * (varsigma + 3 * Dg) ** 2 / g**2, DELTA)))
+    return min(vals)
+
+
+def test_hard_svm_values_from_the_dual():
+    X, y = separable(400, 3, margin=0.5, seed=3)
+    m = len(y)
+    svm = SupportVectorMachine(hard_margin=True, fit_bias=False, solver="qp", tol=1e-10).fit(X, y)
+    r = by_name(report(svm, X, y, DELTA))
+    G = X @ X.T
+    a = svm.dual_coef_ * y                       # signed coefficients from the dual
+    f = G @ a
+    wn = np.sqrt(a @ G @ a)
+    gamma = np.min(y * f) / wn
+    vs = np.sqrt(np.max(np.diag(G)))
+    assert gamma >= 0.5 - 1e-6                   # the generator's margin is attained or beaten
+    assert gamma >= np.sqrt(32 / m) * vs         # premise of Theorem 4.32: a finite value
+    assert r["PAC margin bound"]["value"] == pytest.approx(float(mb.pac_margin_bound(m, gamma, DELTA, vs)),
+                                                           rel=1e-6)
+    assert np.isfinite(r["PAC margin bound"]["value"])
+    assert r["Fat-shattering bound"]["value"] == pytest.approx(
+        float(mb.fat_shattering_bound(m, 64 * vs**2 / gamma**2, DELTA)), rel=1e-6)
+    assert r["TR margin bound"]["value"] == pytest.approx(float(mb.tr_margin_bound(m, gamma, DELTA, vs)),
+                                                          rel=1e-6)
+    Gamma = np.min(y * f / (wn * np.linalg.norm(X, axis=1)))
+    assert r["PAC-Bayes margin bound"]["value"] == pytest.approx(
+        float(pb.pac_bayes_margin_bound(m, Gamma, DELTA, 3)), rel=1e-6)
+    assert r["PAC-Bayes margin bound"]["inputs"]["n"] == 3
+    assert r["VC bound"]["value"] == pytest.approx(float(vc.vc_dimension_bound(0.0, m, DELTA, 3)))
+    assert r["PAC VC bound"]["value"] == pytest.approx(float(vc.pac_dimension_bound(m, DELTA, 3)))
+    # support vectors: the points on the margin (KKT), general position -> exactly those
+    d = int(np.sum(np.abs(y * f / (np.min(y * f)) - 1) < 1e-5))
+    assert r["Compression bound"]["inputs"]["d"] == d
+    assert r["Compression bound"]["value"] == pytest.approx(
+        float(cb.pac_compression_bound(m, d, DELTA, True)))
+    assert r["Compression bound"]["value"] < 1
+    assert r["Robust margin bound"]["value"] == pytest.approx(robust_min(y * f / wn, m, vs), rel=1e-6)
+    xi = np.maximum(0, 1 - y * f).sum()
+    assert r["Rademacher bound F_E"]["value"] == pytest.approx(
+        float(rd.svm_margin_bound(xi, 1.0, 0.5 * wn**2, np.trace(G), m, DELTA)), rel=1e-6)
+
+
+def test_soft_svm_values_stability_and_bias_augmentation():
+    X, y = noisy(150)
+    m = len(y)
+    G = X @ X.T
+    for fit_bias in (False, True):
+        svm = SupportVectorMachine(C=0.5, fit_bias=fit_bias, solver="qp", tol=1e-10).fit(X, y)
+        r = by_name(report(svm, X, y, DELTA))
+        a = svm.dual_coef_ * y
+        b = svm.intercept_
+        f = G @ a + b
+        wn = np.sqrt(a @ G @ a + b**2)           # (w, b) augmented
+        vs = np.sqrt(np.max(np.diag(G)) + (1.0 if b != 0 else 0.0))
+        xi = np.maximum(0, 1 - y * f)
+        remp = np.mean(y * f <= 0)
+        assert remp > 0
+        d_eff = 65 * (vs * wn + 3 * np.linalg.norm(xi)) ** 2
+        assert r["Soft-margin bound"]["value"] == pytest.approx(
+            float(mb.robust_margin_bound(m, d_eff, DELTA)), rel=1e-6)
+        d = int(np.sum(svm.dual_coef_ > 1e-8 * svm.dual_coef_.max()))
+        assert r["Lossy compression bound"]["value"] == pytest.approx(
+            float(cb.lossy_compression_bound(m, d, remp, DELTA, True)), rel=1e-6)
+        trK = np.trace(G) + (m if b != 0 else 0)
+        assert r["Rademacher bound F_E"]["value"] == pytest.approx(
+            float(rd.svm_margin_bound(xi.sum(), 1.0, 0.5 * wn**2, trK, m, DELTA)), rel=1e-6)
+        assert r["VC bound"]["inputs"]["vartheta"] == 3 + fit_bias
+        assert r["Robust margin bound"]["value"] == pytest.approx(robust_min(y * f / wn, m, vs),
+                                                                  rel=1e-6)
+        if fit_bias:
+            assert not r["Stability bound"]["applicable"]
+            assert "bias" in r["Stability bound"]["reason"]
+        else:
+            lam = 1 / (2 * 0.5 * m)              # C = 1/(2 lambda m)
+            rtau = np.mean(np.clip(1 - y * f, 0, 1))
+            assert r["Stability bound"]["value"] == pytest.approx(float(
+                sb.classification_stability_bound(rtau, m, lam, DELTA, tau=1.0,
+                                                  sup_k=np.max(np.diag(G)), loss_lipschitz=1.0)))
+
+
+def test_amm_value_from_the_lp_solution():
+    X, y = noisy(80)
+    m = len(y)
+    lam = 0.5
+    amm = AdaptiveMarginMachine(lam=lam).fit(X, y)
+    r = by_name(report(amm, X, y, DELTA))
+    G = X @ X.T
+    a = amm.dual_coef_
+    wn = np.sqrt((a * y) @ G @ (a * y))
+    vs = np.sqrt(np.max(np.diag(G)))
+    c = np.maximum(0, amm.slack_ - lam * a * np.diag(G))
+    d_eff = 65 * (vs * wn + 3 * c.sum()) ** 2
+    assert r["AMM bound"]["inputs"]["d_eff"] == pytest.approx(d_eff, rel=1e-9)
+    assert r["AMM bound"]["value"] == pytest.approx(float(mb.robust_margin_bound(m, d_eff, DELTA)))
+
+
+@pytest.mark.parametrize("kernel", [None, RBF(0.7)])
+def test_perceptron_values(kernel):
+    X, y = separable(150, 3, margin=0.2, seed=5)
+    m = len(y)
+    p = Perceptron() if kernel is None else KernelPerceptron(kernel)
+    p.fit(X, y)
+    r = by_name(report(p, X, y, DELTA))
+    if kernel is None:
+        n_upd = len(p.mistake_indices_)
+        G = X @ X.T
+    else:
+        n_upd = int(np.sum(np.abs(p.alpha_)))    # alpha_i = y_i * (updates on example i)
+        G = kernel(X, X)
+    d = len(set(p.mistake_indices_.tolist()))
+    assert r["Compression bound"]["value"] == pytest.approx(float(cb.pac_compression_bound(m, d, DELTA)))
+    assert r["Mistake bound (updates)"]["inputs"]["M"] == n_upd
+    assert r["Mistake bound (updates)"]["value"] == pytest.approx(
+        float(cb.mistake_bound_risk(n_upd, m, DELTA)))
+    # Novikoff's M from a separately fitted hard-margin SVM without bias (Example 5.24)
+    svm = SupportVectorMachine(kernel=kernel, hard_margin=True, fit_bias=False, solver="qp",
+                               tol=1e-10).fit(X, y)
+    M = np.max(np.diag(G)) / svm.margin_**2
+    assert r["Mistake bound (Novikoff)"]["inputs"]["M"] == pytest.approx(M, rel=1e-4)
+    assert r["Mistake bound (Novikoff)"]["value"] == pytest.approx(float(cb.mistake_bound_risk(M, m, DELTA)),
+                                                                   rel=1e-4)
+    assert n_upd <= M * (1 + 1e-6)               # Novikoff's theorem on this sample
+
+
+def test_shuffled_or_unconverged_perceptron_is_no_compression_scheme():
+    X, y = separable(60)
+    p = Perceptron(shuffle=True, random_state=0).fit(X, y)
+    r = by_name(report(p, X, y, DELTA))
+    assert not r["Compression bound"]["applicable"] and "order" in r["Compression bound"]["reason"]
+    Xn, yn = noisy(60)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        p = Perceptron(max_epochs=5).fit(Xn, yn)
+    r = by_name(report(p, Xn, yn, DELTA))
+    assert not r["Compression bound"]["applicable"] and "converge" in r["Compression bound"]["reason"]
+    assert not r["PAC margin bound"]["applicable"]
+
+
+def lsq_affine(X, f):
+    """(w, b) with f = X w + b, by least squares (exact for a linear-kernel model)."""
+    A = np.c_[X, np.ones(len(X))]
+    sol, *_ = np.linalg.lstsq(A, f, rcond=None)
+    assert np.allclose(A @ sol, f, atol=1e-8)
+    return sol[:-1], sol[-1]
+
+
+def test_sigma_svm_and_rmm_values_in_input_coordinates():
+    X, y = noisy(90)
+    m = len(y)
+    delta = 0.1
+    # Sigma-SVM: f(x) = u'(x - mu) + b, class G^S with Sigma_D = (1-D) I + D Cov
+    D = 0.6
+    sig = SigmaSVM(C=1.0, D=D, solver="qp", tol=1e-10).fit(X, y)
+    f = sig.decision_function(X)
+    u, c0 = lsq_affine(X, f)
+    mu = X.mean(axis=0)
+    b = c0 + u @ mu
+    Xc = X - mu
+    Sig_D = (1 - D) * np.eye(3) + D * Xc.T @ Xc / m
+    B = 0.5 * (u @ Sig_D @ u + b**2)
+    xi = np.maximum(0, 1 - y * f).sum()
+    r = by_name(report(sig, X, y, delta))
+    assert r["Rademacher bound Σ-SVM"]["inputs"]["B"] == pytest.approx(B, rel=1e-6)
+    S = np.c_[Xc, np.ones(m)]
+    SigU = (1 - D) * np.eye(4) + D * S.T @ S / m
+    q = np.sum(S * np.linalg.solve(SigU, S.T).T)
+    eq31 = xi / m + 3 * np.sqrt(np.log(8 / delta) / (2 * m)) + 4 * np.sqrt(2 * B) / m * np.sqrt(q)
+    assert r["Rademacher bound Σ-SVM"]["value"] == pytest.approx(eq31, rel=1e-6)
+    assert r["VC bound"]["inputs"]["vartheta"] == 4        # affine in R^3
+    # RMM: class H^S_{E,D} on the augmented points (x, 1), D chosen by the caller
+    Dr = 0.3
+    rmm = RelativeMarginMachine(C=1.0, B=0.5, B_mode="relative", solver="qp").fit(X, y)
+    f = rmm.decision_function(X)
+    w, b = lsq_affine(X, f)
+    E = 0.5 * (1 - Dr) * (w @ w + b**2) + 0.5 * Dr * np.max(f**2)
+    xi = np.maximum(0, 1 - y * f).sum()
+    r = by_name(report(rmm, X, y, delta, D=Dr))
+    assert r["Rademacher bound RMM"]["inputs"]["E"] == pytest.approx(E, rel=1e-6)
+    direct = float(rd.rmm_margin_bound(xi, 1.0, E, np.c_[X, np.ones(m)], Dr, delta))
+    assert r["Rademacher bound RMM"]["value"] == pytest.approx(direct, rel=1e-4)
+    assert np.max(np.abs(f)) <= rmm.B_ * (1 + 1e-3)           # the output bound holds
+
+
+def test_gp_stability_from_the_latent_expansion():
+    X, y = noisy(70)
+    m = len(y)
+    k = RBF(1.0)
+    gp = GaussianProcessClassifier(k).fit(X, y)
+    r = by_name(report(gp, X, y, DELTA))
+    t = y * (k(X, X) @ gp.alpha_)                # latent mode t = G alpha
+    rtau = np.mean(np.clip(1 - t, 0, 1))
+    assert r["Stability bound"]["value"] == pytest.approx(float(
+        sb.classification_stability_bound(rtau, m, 1 / (2 * m), DELTA, tau=1.0, sup_k=1.0,
+                                          loss_lipschitz=1.0)))
+    assert r["Stability bound"]["trivial"]       # lambda = 1/(2m): beta_m = sup_k, no guarantee
+    gp2 = GaussianProcessClassifier(k, noise=0.1).fit(X, y)
+    assert not by_name(report(gp2, X, y, DELTA))["Stability bound"]["applicable"]
+
+
+# ------------------------------------------------------------------------------------------
+# the bounds hold on simulated separable problems
+# ------------------------------------------------------------------------------------------
+def test_bounds_hold_on_simulated_separable_problems():
+    delta, n_draws = 0.1, 8
+    violations = {}
+    nontrivial = set()
+    for seed in range(n_draws):
+        X, y, Xt, yt = separable(300, 3, margin=0.3, seed=100 + seed, n_test=4000)
+        for est in (SupportVectorMachine(hard_margin=True, fit_bias=False), Perceptron()):
+            est.fit(X, y)
+            err = float(np.mean(est.predict(Xt) != yt))
+            for r in report(est, X, y, delta):
+                if r["applicable"]:
+                    key = (type(est).__name__, r["name"])
+                    violations[key] = violations.get(key, 0) + (r["value"] < err)
+                    if not r["trivial"]:
+                        nontrivial.add(key)
+    assert ("SupportVectorMachine", "Compression bound") in nontrivial   # the test has teeth
+    for key, v in violations.items():
+        assert v <= delta * n_draws, key
+
+
+def test_any_two_labels_give_the_same_report():
+    X, y = noisy(60)
+    lab = np.where(y > 0, "yes", "no")
+    r1 = report(SupportVectorMachine(C=1.0, fit_bias=False).fit(X, y), X, y)
+    r2 = report(SupportVectorMachine(C=1.0, fit_bias=False).fit(X, lab), X, lab)
+    v1 = np.array([r["value"] for r in r1])
+    v2 = np.array([r["value"] for r in r2])
+    np.testing.assert_allclose(v1, v2, rtol=1e-6, equal_nan=True)
+
+
+# ------------------------------------------------------------------------------------------
+# bad input
+# ------------------------------------------------------------------------------------------
+def test_bad_input():
+    X, y = separable(40)
+    with pytest.raises(NotFittedError):
+        report(SupportVectorMachine(), X, y)
+    svm = SupportVectorMachine(kernel=Linear(), fit_bias=False).fit(X, y)
+    with pytest.raises(ValueError, match="samples"):
+        report(svm, X, y[:-1])
+    with pytest.raises(ValueError):
+        report(svm, X[:, :2], y)                 # wrong number of features
+    with pytest.raises(ValueError, match="delta"):
+        report(svm, X, y, delta=1.5)
+    with pytest.raises(ValueError, match="D"):
+        report(svm, X, y, D=1.0)
+    with pytest.raises(ValueError, match="labels"):
+        report(svm, X, np.where(y > 0, 2, -1))
+    reg = GaussianProcessRegressor(Linear(), noise=0.1).fit(X, y)
+    with pytest.raises(TypeError, match="classifier"):
+        report(reg, X, y)
+    with pytest.raises(TypeError):
+        format_report("not records")
+    with pytest.raises(ValueError, match="record"):
+        format_report([{"name": "x"}])
