@@ -364,3 +364,29 @@ def test_bad_input():
         PB.normalized_margin(np.eye(2), [1, -1], [0.0, 0.0])
     with pytest.raises(ValueError):
         PB.gaussian_kl([0.0], [[-1.0]], [0.0], [[1.0]])
+
+
+def test_centre_of_mass_kappa_erratum_e13_against_a_grid():
+    """BPM Thm 10 / Lemma 14 (erratum E13): kappa(eps) must bound sup_{x > eps} f(x),
+    f(x) = arccos(x)/pi - (1 - x)/2; brute force on a fine grid. The printed regime
+    (f(eps) if eps < 0.23) falls below the supremum on (0, x*)."""
+    x = np.linspace(0.0, 1.0, 200_001)
+    f = np.arccos(x) / np.pi - (1 - x) / 2
+    i_star = int(np.argmax(f))
+    assert abs(x[i_star] - PB.CENTRE_OF_MASS_X_STAR) < 1e-4
+    assert abs(PB.CENTRE_OF_MASS_X_STAR - 0.7712) < 1e-4 and 0.105 < f[i_star] < 0.1054
+    sup_after = np.maximum.accumulate(f[::-1])[::-1]          # sup over x >= eps
+    for eps in (0.0, 0.1, 0.23, 0.5, 0.77, 0.8, 0.9, 0.99):
+        j = int(round(eps * (len(x) - 1)))
+        k = PB.centre_of_mass_kappa(eps)
+        assert k >= sup_after[j] - 1e-9
+        if eps >= PB.CENTRE_OF_MASS_X_STAR:
+            assert k == pytest.approx(sup_after[j], abs=1e-9)       # tight above x*
+        else:
+            assert k == 0.11 and k - sup_after[j] < 0.005
+    printed = PB.centre_of_mass_kappa(0.1, printed=True)
+    assert printed < 0.02 < sup_after[int(0.1 * (len(x) - 1))]      # the printed form fails
+    np.testing.assert_allclose(PB.centre_of_mass_kappa(np.array([0.1, 0.9])),
+                               [0.11, np.arccos(0.9) / np.pi - 0.05])
+    with pytest.raises(ValueError, match="epsilon"):
+        PB.centre_of_mass_kappa(1.5)

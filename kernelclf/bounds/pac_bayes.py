@@ -77,6 +77,8 @@ __all__ = [
     "tr_bayes_bound",
     "tr_bayes_version_space_bound",
     "tr_svm_bound",
+    # BPM Theorem 10 / Lemma 14
+    "centre_of_mass_kappa",
 ]
 
 
@@ -670,3 +672,32 @@ def tr_svm_bound(ell, gamma, epsilon, n):
         kappa = np.where(g > 0, 4.0 / np.where(g > 0, g, 1.0) ** 2, np.inf)
         val = 2.0 / ell * (n * np.log(kappa) + 2.0 * np.log(ell) + np.log(1.0 / eps) + 1.0)
     return result(val)
+
+
+# ---------------------------------------------------------------------------------------
+# BPM Theorem 10 / Lemma 14: the centre of mass as a proxy for the Bayes point
+# ---------------------------------------------------------------------------------------
+#: where ``f(x) = arccos(x)/pi - (1 - x)/2`` peaks on (0, 1): ``sqrt(1 - 4/pi^2)``
+CENTRE_OF_MASS_X_STAR = float(np.sqrt(1.0 - 4.0 / np.pi ** 2))
+
+
+def centre_of_mass_kappa(epsilon, printed=False):
+    """The slack ``kappa(epsilon)`` of BPM Theorem 10 and Lemma 14 (erratum E13).
+
+    Lemma 14 replaces the angle ``arccos(<v, w>)/pi`` between unit vectors by the
+    Euclidean proxy ``||w - v||^2 / 4 = (1 - <v, w>)/2``; ``kappa`` bounds the
+    difference ``f(x) = arccos(x)/pi - (1 - x)/2`` over every ``x = |<v, w>| > epsilon``
+    (``f`` is odd, zero at 0 and 1, and peaks at ``x* = sqrt(1 - 4/pi^2) ~ 0.7712``
+    with ``f(x*) ~ 0.1053``). So ``sup_{x > epsilon} f(x) = f(epsilon)`` when
+    ``epsilon >= x*`` and ``f(x*) <= 0.11`` otherwise: the regime boundary is ``x*``.
+    The paper prints "``f(epsilon)`` if ``epsilon < 0.23``, 0.11 otherwise" — the 0.23
+    is ``1 - x*``, and with it ``kappa`` is smaller than the supremum for every
+    ``epsilon`` in (0, x*) (for ``epsilon = 0.1`` it gives 0.018 instead of 0.105), so the
+    printed form is not a bound. ``printed=True`` returns that form for comparison.
+    """
+    eps = check_probability(epsilon, "epsilon")
+    f = np.arccos(eps) / np.pi - (1.0 - eps) / 2.0
+    if printed:
+        return result(np.where(eps < 0.23, f, 0.11))
+    return result(np.where(eps >= CENTRE_OF_MASS_X_STAR, f, 0.11))
+
