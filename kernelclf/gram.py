@@ -43,7 +43,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-__all__ = ["Gram", "ColumnCache", "IndefiniteKernelError", "gram_checks", "set_gram_checks",
+__all__ = ["Gram", "as_gram", "ColumnCache", "IndefiniteKernelError", "gram_checks", "set_gram_checks",
            "get_gram_checks", "check_gram", "take_rows", "n_rows", "cross_gram"]
 
 _MODES = ("raise", "warn", "off")
@@ -401,3 +401,18 @@ class Gram:
         new.ridge = float(ridge)
         new._diag = self._diag - self.ridge + new.ridge
         return new
+
+
+def as_gram(gram):
+    """``gram`` itself if it has ``column(i)`` and ``diag`` (a :class:`Gram`), else a
+    :class:`Gram` on the square, finite matrix it is (no PSD check: the solvers' callers
+    checked it when they made it)."""
+    if hasattr(gram, "column") and hasattr(gram, "diag"):
+        return gram
+    K = np.asarray(gram, dtype=float)
+    if K.ndim != 2 or K.shape[0] != K.shape[1]:
+        raise ValueError(f"the kernel matrix must be square, got shape {K.shape}")
+    if not np.all(np.isfinite(K)):
+        raise ValueError("the kernel matrix contains NaN or infinity")
+    return Gram(G=K, check=False)
+

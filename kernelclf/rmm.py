@@ -46,7 +46,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import StrOptions
 
 from .base import KERNEL_CONSTRAINT, BinaryKernelClassifier, Int, Real
-from .gram import Gram, take_rows
+from .gram import Gram, as_gram, take_rows
 from .kernels import WhitenedKernel
 from .optim import solve_lp, solve_qp
 
@@ -129,15 +129,6 @@ def _offset_one(i, alpha, lam, lams, y, C, B, U):
     return ru, ku, rl, kl
 
 
-def _as_gram(gram):
-    if hasattr(gram, "column") and hasattr(gram, "diag"):
-        return gram
-    K = np.asarray(gram, dtype=float)
-    if K.ndim != 2 or K.shape[0] != K.shape[1]:
-        raise ValueError(f"the kernel matrix must be square, got shape {K.shape}")
-    return Gram(G=K, check=False)
-
-
 def _check_B(B):
     if B is None:
         return np.inf
@@ -184,7 +175,7 @@ def solve_rmm(gram, y, C, B, *, lam_ub=np.inf, alpha0=None, lam0=None, lam_star0
     """
     y = np.asarray(y, dtype=float).ravel()
     m = y.size
-    gram = _as_gram(gram)
+    gram = as_gram(gram)
     getter = getattr(gram, "column_getter", None)
     getcol = getter() if getter is not None else gram.column
     Kd = np.ascontiguousarray(gram.diag, dtype=float)

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .gram import Gram
+from .gram import as_gram
 
 __all__ = ["SMOResult", "solve_smo", "DualDivergenceError"]
 
@@ -86,18 +86,6 @@ class SMOResult:
     converged: bool
     gradient: np.ndarray
     rho: float = float("nan")
-
-
-def _as_gram(gram):
-    """A :class:`kernelclf.gram.Gram` (or any object with ``column(i)`` and ``diag``)."""
-    if hasattr(gram, "column") and hasattr(gram, "diag"):
-        return gram
-    K = np.asarray(gram, dtype=float)
-    if K.ndim != 2 or K.shape[0] != K.shape[1]:
-        raise ValueError(f"the kernel matrix must be square, got shape {K.shape}")
-    if not np.all(np.isfinite(K)):
-        raise ValueError("the kernel matrix contains NaN or infinity")
-    return Gram(G=K, check=False)
 
 
 def solve_smo(p, C, gram, *, s=None, groups=None, equality=True, alpha0=None, tol=1e-3,
@@ -146,7 +134,7 @@ def solve_smo(p, C, gram, *, s=None, groups=None, equality=True, alpha0=None, to
     C = np.broadcast_to(np.asarray(C, dtype=float), (m,)).copy()
     if np.any(np.isnan(C)) or np.any(C <= 0):
         raise ValueError("upper bounds C must be > 0")
-    gram = _as_gram(gram)
+    gram = as_gram(gram)
     getter = getattr(gram, "column_getter", None)
     getcol = getter() if getter is not None else gram.column
     Kd = np.asarray(gram.diag, dtype=float)

@@ -13,7 +13,6 @@ import json
 import os
 import re
 import secrets
-import shutil
 import socket
 import subprocess
 import sys
@@ -22,6 +21,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from _browser import chromium
 
 from kernelclf.reader import write_reader_notebook
 
@@ -29,7 +29,6 @@ pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
 CHAPTER = os.environ.get("KERNELCLF_LAB_CHAPTER", "01_introduction")
-CHROMIUM = os.environ.get("KERNELCLF_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 #: Run All of the chapter, in seconds
 RUN_TIMEOUT = 90
 
@@ -103,17 +102,8 @@ def lab(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"Chromium not found at {CHROMIUM}: install Debian's `chromium` package")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+    with chromium() as b:
         yield b
-        b.close()
 
 
 _STATE_JS = """() => {

@@ -27,12 +27,12 @@ import functools
 import http.server
 import os
 import re
-import shutil
 import threading
 from pathlib import Path
 
 import pytest
 import yaml
+from _browser import chromium
 
 pytestmark = pytest.mark.browser
 
@@ -45,7 +45,6 @@ PAGE_LIMIT = 3_000_000
 WIDGET_STATE_LIMIT = 2_000_000
 #: a figure shown at less than this fraction of its natural width has illegible text
 MIN_FIGURE_SCALE = 0.6
-CHROMIUM = os.environ.get("KERNELCLF_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 
 
 def toc_pages():
@@ -91,18 +90,8 @@ def server():
 
 @pytest.fixture(scope="module")
 def browser():
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"Chromium not found at {CHROMIUM}: install Debian's `chromium` package")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                  "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync"])
+    with chromium() as b:
         yield b
-        b.close()
 
 
 def open_page(browser, url, offline=False):
