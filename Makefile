@@ -2,6 +2,7 @@
 #   make book   - set up (first time), then a clean build of the website into _build/html
 #   make test   - unit tests + every chapter under nbval + clean book build + browser test
 #   make lab    - JupyterLab on the reader notebooks (make notebooks writes them into book/)
+#   make serve  - serve the built site on http://127.0.0.1:8000 (its in-browser lab needs HTTP)
 # Every target depends on `setup`, so a fresh clone needs nothing else.
 
 PYTHON ?= python3
@@ -20,11 +21,18 @@ ifeq ($(origin KERNELCLF_DATA), undefined)
     export KERNELCLF_DATA := $(abspath ../shared/data)
   endif
 endif
+# The in-browser lab's Pyodide: an explicit KERNELCLF_PYODIDE wins; a checkout next to
+# ../shared/pyodide-0.27.7 uses it (fully offline site); otherwise the CDN release.
+ifeq ($(origin KERNELCLF_PYODIDE), undefined)
+  ifneq ($(wildcard ../shared/pyodide-0.27.7/pyodide-lock.json),)
+    export KERNELCLF_PYODIDE := $(abspath ../shared/pyodide-0.27.7)
+  endif
+endif
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 # executed chapters store no progress bars (kernelclf.progress); `make lab` keeps them
 book check-chapter nbval test: export KERNELCLF_PROGRESS := 0
 
-.PHONY: setup vendor book lab notebooks test lint unit nbval site-test bench check-chapter clean
+.PHONY: setup vendor book lab serve notebooks test lint unit nbval site-test bench check-chapter clean
 
 setup: $(STAMP)
 
@@ -33,6 +41,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[book,test]'
 	$(BIN)/python .ci/lab_settings.py
+	$(BIN)/python -m kernelclf.lite wheels >/dev/null
 	touch $@
 
 # MathJax, require.js and the widget manager from npm, served by the site itself.
@@ -64,7 +73,14 @@ book: setup vendor
 	@$(if $(CONFIG_ARG),$(MAKE) --no-print-directory _build/_config_cdn.yml)
 	$(BIN)/jupyter-book build . $(JB_FLAGS) $(CONFIG_ARG)
 	$(BIN)/python -m kernelclf.reader --book book -o $(HTML)/_notebooks _build/jupyter_execute/book/*.ipynb
-	@echo "The book is in $(HTML)/index.html; reader notebooks (executed) in $(HTML)/_notebooks/"
+	$(BIN)/python -m kernelclf.lite build --html $(HTML)
+	@echo "The book is in $(HTML)/index.html; reader notebooks (executed) in $(HTML)/_notebooks/;"
+	@echo "the in-browser lab in $(HTML)/lite/ (make serve, then open http://127.0.0.1:8000)"
+
+# The site over HTTP (the in-browser lab does not work from file://)
+serve:
+	@test -f $(HTML)/index.html || (echo "build the book first: make book" && exit 2)
+	$(PYTHON) -m http.server --bind 127.0.0.1 --directory $(HTML) 8000
 
 # Build one chapter (with the preface and references) into a temporary folder: CH=04_support_vector_machines
 check-chapter: setup vendor
@@ -95,7 +111,7 @@ nbval: setup
 
 site-test: setup
 	$(BIN)/python .ci/ensure_chromium.py
-	$(BIN)/python -m pytest -m browser tests/test_site.py tests/test_lab.py
+	$(BIN)/python -m pytest -m browser -rfEP tests/test_site.py tests/test_lab.py tests/test_lite.py
 
 lint: setup
 	$(BIN)/ruff check kernelclf tests benchmarks conftest.py .ci

@@ -479,6 +479,164 @@ def _run_compiled(G, y, kdiag, gamma, u, beta, w, alpha, ga, z, uz, fs, ist, bc,
     return False, n_random, n_refresh
 
 
+
+# ---------------------------------------------------------------------------
+# NumPy twins of the per-flight steps, used when numba is missing (Pyodide, the book's
+# in-browser lab): the same arithmetic with vector operations instead of Python loops
+# over the m examples (tests/test_billiard.py compares each with its compiled twin).
+
+def _next_wall_np(y, u, w, last, tau_max):
+    nu = y * w
+    ahead = nu < 0.0
+    if 0 <= last < ahead.shape[0]:
+        ahead[last] = False
+    if not ahead.any():
+        return -1, math.inf
+    idx = np.flatnonzero(ahead)
+    t = np.maximum(-(y[idx] * u[idx]) / nu[idx], 0.0)
+    k = int(np.argmin(t))
+    best = float(t[k])
+    if not best < tau_max:
+        return -1, best
+    return int(idx[k]), best
+
+
+def _step_np(gamma, u, beta, w, t, z, uz, c, col, kcc, ga, fix):
+    h = math.sqrt(1.0 + t * t)
+    xi = math.sqrt(max(2.0 - 2.0 / h, 0.0))
+    nz = math.sqrt(2.0 + 2.0 / h)
+    coef = -2.0 * ((w[c] - t * u[c]) / h) / kcc if c >= 0 else 0.0
+    gn = (gamma + t * beta) / h
+    un = (u + t * w) / h
+    bn = (beta - t * gamma) / h
+    wn = (w - t * u) / h
+    if c >= 0:
+        wn += coef * col
+    np.divide(gamma + gn, nz, out=z)
+    np.divide(u + un, nz, out=uz)
+    p = float(z @ ga)
+    gamma[:], u[:], beta[:], w[:] = gn, un, bn, wn
+    s = float(gn @ wn)
+    if c >= 0:
+        beta[c] += coef
+    if fix:
+        beta -= s * gamma
+        w -= s * u
+        nb = 1.0 / math.sqrt(max(float(beta @ w), 1e-300))
+        beta *= nb
+        w *= nb
+    return xi, p
+
+
+def _accumulate_np(alpha, ga, z, uz, xi, p, fs, arc, t, renorm):
+    if arc:
+        xi = math.atan(t)
+    Xi = fs[_XI]
+    if Xi == 0.0:
+        alpha[:] = z
+        ga[:] = uz
+    elif xi > 0.0:
+        if p < fs[_PMIN]:
+            fs[_PMIN] = p
+        if arc:
+            cphi = min(1.0, max(-1.0, p))
+            phi = math.acos(cphi)
+            if phi >= 1e-12:
+                f = xi / (Xi + xi)
+                r2 = math.sin(phi * f) / math.sin(phi)
+                r1 = math.cos(phi * f) - r2 * cphi
+            else:
+                r1, r2 = 1.0, 0.0
+        else:
+            r1, r2 = _rho_scalar(p, Xi / (Xi + xi))
+        alpha *= r1
+        alpha += r2 * z
+        ga *= r1
+        ga += r2 * uz
+        if renorm:
+            na = math.sqrt(max(float(alpha @ ga), 1e-300))
+            alpha /= na
+            ga /= na
+    fs[_XI] = Xi + xi
+    if xi > fs[_XIMAX]:
+        fs[_XIMAX] = xi
+    return xi
+
+
+def _batch_error_np(bc, bo, bl, nb, tot_c, tot_o, tot_l):
+    lbar = tot_l / nb
+    mm = float(tot_c @ tot_o) / (tot_l * tot_l)
+    lb = bl[:nb, None]
+    d = np.einsum("bi,bi->b", bc[:nb] / lb - tot_c / tot_l, bo[:nb] / lb - tot_o / tot_l)
+    var = float(np.sum((bl[:nb] / lbar) ** 2 * d)) / (nb * (nb - 1.0))
+    return math.sqrt(max(var, 0.0) / max(mm, 1e-300))
+
+
+def _stop_statistic_np(rule, fs, ist, xi, z, uz, bc, bo, bl, cur_c, cur_o, tot_c, tot_o):
+    if rule == 0 or rule == 1:
+        Xi = fs[_XI]
+        if Xi <= 0.0:
+            return 1.0
+        mu = Xi / (Xi + fs[_XIMAX])
+        if rule == 0:
+            return _rho_scalar(fs[_PMIN], mu)[1]
+        return _rho2_printed(fs[_PMIN], mu)
+    cur_c += xi * z
+    cur_o += xi * uz
+    fs[_CURL] += xi
+    ist[_CURN] += 1
+    if ist[_CURN] < ist[_BSIZE]:
+        return math.inf
+    nb = ist[_NBATCH]
+    bc[nb], bo[nb] = cur_c, cur_o
+    tot_c += cur_c
+    tot_o += cur_o
+    cur_c[:] = 0.0
+    cur_o[:] = 0.0
+    bl[nb] = fs[_CURL]
+    fs[_TOTL] += fs[_CURL]
+    fs[_CURL] = 0.0
+    ist[_CURN] = 0
+    nb += 1
+    stat = math.inf
+    slots = bc.shape[0]
+    if nb >= slots // 2 and nb % 8 == 0 and fs[_TOTL] > 0.0:
+        stat = _batch_error_np(bc, bo, bl, nb, tot_c, tot_o, fs[_TOTL])
+    if nb == slots:
+        half = slots // 2
+        bc[:half] = bc[0::2] + bc[1::2]
+        bo[:half] = bo[0::2] + bo[1::2]
+        bl[:half] = bl[0::2] + bl[1::2]
+        nb = half
+        ist[_BSIZE] *= 2
+    ist[_NBATCH] = nb
+    return stat
+
+
+def _random_direction_G_np(G, y, last, gamma, u, beta, w):
+    m = G.shape[0]
+    for _ in range(100):
+        beta[:] = np.random.standard_normal(m)
+        w[:] = G @ beta
+        n0 = float(beta @ w)
+        s = float(gamma @ w)
+        beta -= s * gamma
+        w -= s * u
+        if float(beta @ w) > 1e-3 * n0:
+            break
+    if last >= 0 and y[last] * w[last] < 0.0:
+        beta *= -1.0
+        w *= -1.0
+    nb = math.sqrt(max(float(beta @ w), 1e-300))
+    beta /= nb
+    w /= nb
+
+
+if not HAVE_NUMBA:  # pragma: no cover - exercised by tests/test_billiard.py via monkeypatch
+    _next_wall, _step, _accumulate = _next_wall_np, _step_np, _accumulate_np
+    _batch_error, _stop_statistic = _batch_error_np, _stop_statistic_np
+    _random_direction_G = _random_direction_G_np
+
 # ---------------------------------------------------------------------------
 # the kernel billiard (LKC Algorithm 10 with cached outputs)
 

@@ -7,7 +7,10 @@ Book chapter 04 (``book/04_support_vector_machines.md``); LKC App. D. The quadra
                 A2 x <= b2
                 l <= x <= u
 
-:func:`solve_qp` hands it to cvxopt's interior-point solver (quietly);
+:func:`solve_qp` hands it to cvxopt's interior-point solver (quietly) when cvxopt is
+installed and otherwise to :func:`solve_qp_ipm`, a dense primal-dual interior-point method
+in NumPy (Mehrotra's predictor-corrector, the same family as cvxopt's ``coneqp``), so the
+package also runs where no cvxopt exists (Pyodide, the book's in-browser lab);
 :func:`solve_lp` solves the linear program (``H = 0``) with SciPy's HiGHS.
 Both return a :class:`Solution` and raise :class:`InfeasibleProblemError`
 when the solver certifies infeasibility or fails to converge.
@@ -18,7 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Solution", "InfeasibleProblemError", "solve_qp", "solve_lp"]
+__all__ = ["Solution", "InfeasibleProblemError", "solve_qp", "solve_qp_ipm", "solve_lp",
+           "have_cvxopt"]
 
 
 class InfeasibleProblemError(ValueError):
@@ -78,27 +82,17 @@ def _bounds_rows(l, u, n):
     return G, h
 
 
-def solve_qp(H, c, A1=None, b1=None, A2=None, b2=None, l=None, u=None,
-             tol=1e-9, max_iter=200):
-    """Solve the quadratic program of LKC eq. (D.1) with cvxopt.
+def have_cvxopt():
+    """Whether cvxopt can be imported (it does not exist for Pyodide)."""
+    try:
+        import cvxopt  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
-    Parameters
-    ----------
-    H : (n, n) array, symmetric positive semi-definite
-    c : (n,) array
-    A1, b1 : equality constraints ``A1 x = b1`` (optional)
-    A2, b2 : inequality constraints ``A2 x <= b2`` (optional)
-    l, u : scalars or (n,) arrays of lower/upper bounds (``None``/inf: none)
-    tol : float
-        Absolute and relative gap tolerance handed to cvxopt.
-    max_iter : int
 
-    Returns
-    -------
-    Solution
-    """
-    from cvxopt import matrix, solvers
-
+def _standard_form(H, c, A1, b1, A2, b2, l, u):
+    """Validate and stack (D.1) as ``min 1/2 x'Hx + c'x, A x = b, G x <= h``."""
     H = np.asarray(H, dtype=float)
     c = np.asarray(c, dtype=float).ravel()
     n = c.size
@@ -113,13 +107,47 @@ def solve_qp(H, c, A1=None, b1=None, A2=None, b2=None, l=None, u=None,
     if A2 is not None:
         G.insert(0, A2)
         h.insert(0, np.asarray(b2, dtype=float).ravel())
+    G = np.vstack(G) if G else None
+    h = np.concatenate(h) if G is not None else None
+    b = None if A1 is None else np.asarray(b1, dtype=float).ravel()
+    return H, c, A1, b, G, h
+
+
+def solve_qp(H, c, A1=None, b1=None, A2=None, b2=None, l=None, u=None,
+             tol=1e-9, max_iter=200, solver="auto"):
+    """Solve the quadratic program of LKC eq. (D.1) with cvxopt (or NumPy without it).
+
+    Parameters
+    ----------
+    H : (n, n) array, symmetric positive semi-definite
+    c : (n,) array
+    A1, b1 : equality constraints ``A1 x = b1`` (optional)
+    A2, b2 : inequality constraints ``A2 x <= b2`` (optional)
+    l, u : scalars or (n,) arrays of lower/upper bounds (``None``/inf: none)
+    tol : float
+        Absolute and relative gap tolerance handed to the solver.
+    max_iter : int
+    solver : {'auto', 'cvxopt', 'ipm'}
+        ``'auto'``: cvxopt when it can be imported, else :func:`solve_qp_ipm`.
+
+    Returns
+    -------
+    Solution
+    """
+    if solver not in ("auto", "cvxopt", "ipm"):
+        raise ValueError(f"solver must be 'auto', 'cvxopt' or 'ipm', got {solver!r}")
+    H, c, A, b, G, h = _standard_form(H, c, A1, b1, A2, b2, l, u)
+    if solver == "ipm" or (solver == "auto" and not have_cvxopt()):
+        return _ipm(H, c, A, b, G, h, tol, max_iter)
+    from cvxopt import matrix, solvers
+
     kwargs = {}
-    if G:
-        kwargs["G"] = matrix(np.vstack(G))
-        kwargs["h"] = matrix(np.concatenate(h))
-    if A1 is not None:
-        kwargs["A"] = matrix(A1)
-        kwargs["b"] = matrix(np.asarray(b1, dtype=float).ravel())
+    if G is not None:
+        kwargs["G"] = matrix(G)
+        kwargs["h"] = matrix(h)
+    if A is not None:
+        kwargs["A"] = matrix(A)
+        kwargs["b"] = matrix(b)
     options = {"show_progress": False, "abstol": tol, "reltol": tol,
                "feastol": max(tol, 1e-10), "maxiters": int(max_iter)}
     try:
@@ -141,6 +169,119 @@ def solve_qp(H, c, A1=None, b1=None, A2=None, b2=None, l=None, u=None,
                 f"{_convexity_note(H)}")
     obj = 0.5 * x @ H @ x + c @ x
     return Solution(x=x, objective=float(obj), status=status, iterations=int(res["iterations"]))
+
+
+def solve_qp_ipm(H, c, A1=None, b1=None, A2=None, b2=None, l=None, u=None,
+                 tol=1e-9, max_iter=200):
+    """Solve (D.1) with the package's own primal-dual interior-point method (NumPy only).
+
+    Mehrotra's predictor-corrector on the KKT conditions of
+    ``min 1/2 x'Hx + c'x`` s.t. ``A x = b``, ``G x + s = h``, ``s >= 0`` (Nocedal & Wright,
+    *Numerical Optimization*, §16.6; the same method as cvxopt's ``coneqp`` on the
+    non-negative orthant). Each step solves the reduced system
+    ``[[H + G' diag(z/s) G, A'], [A, 0]]`` densely, so it suits the book's problems (a few
+    thousand variables at most). It stops when the primal and dual residuals are below
+    ``max(tol, 1e-10)`` relative to the data and the duality gap ``s'z`` is below ``tol``
+    (absolute) or ``tol`` relative to the objective, as cvxopt does, and raises
+    :class:`InfeasibleProblemError` when the iterates diverge (an infeasible or unbounded
+    program) or ``max_iter`` is reached. :func:`solve_qp` uses it when cvxopt is missing.
+    Book chapter 04 (``book/04_support_vector_machines.md``); LKC App. D.
+    """
+    return _ipm(*_standard_form(H, c, A1, b1, A2, b2, l, u), tol, max_iter)
+
+
+def _kkt_solve(K, rhs):
+    try:
+        return np.linalg.solve(K, rhs)
+    except np.linalg.LinAlgError:
+        return np.linalg.lstsq(K, rhs, rcond=None)[0]
+
+
+def _ipm(H, c, A, b, G, h, tol, max_iter):
+    n = c.size
+    p = 0 if A is None else A.shape[0]
+    q = 0 if G is None else G.shape[0]
+    A = np.zeros((0, n)) if A is None else A
+    b = np.zeros(0) if b is None else b
+    G = np.zeros((0, n)) if G is None else G
+    h = np.zeros(0) if h is None else h
+    feastol = max(tol, 1e-10)
+    scale = max(1.0, float(np.abs(H).max(initial=0.0)))
+    reg = 1e-13 * scale
+
+    def solve(D, r_x, r_y):
+        K = np.zeros((n + p, n + p))
+        K[:n, :n] = H + (G.T * D) @ G
+        K[np.arange(n), np.arange(n)] += reg
+        K[:n, n:] = A.T
+        K[n:, :n] = A
+        K[np.arange(n, n + p), np.arange(n, n + p)] -= reg
+        sol = _kkt_solve(K, np.concatenate([r_x, r_y]))
+        return sol[:n], sol[n:]
+
+    # start: the equality-constrained least-squares point, slacks shifted inside the orthant
+    x, y = solve(np.ones(q), -c + G.T @ h, b)
+    s = h - G @ x
+    z = np.ones(q)
+    if q:
+        s = s + max(0.0, 1.0 - s.min())
+        z = np.full(q, max(1.0, float(np.abs(s).mean())) / max(1.0, float(np.abs(s).mean())))
+    nb = 1.0 + max(np.linalg.norm(b), np.linalg.norm(h))
+    nc = 1.0 + np.linalg.norm(c)
+    status = "unknown"
+    for it in range(1, int(max_iter) + 1):
+        rd = H @ x + c + A.T @ y + G.T @ z
+        rp = A @ x - b
+        ri = G @ x + s - h
+        gap = float(s @ z)
+        pobj = 0.5 * x @ H @ x + c @ x
+        pres = max(np.linalg.norm(rp), np.linalg.norm(ri)) / nb
+        dres = np.linalg.norm(rd) / nc
+        if pres <= feastol and dres <= feastol and (
+                gap <= tol or gap <= tol * max(abs(pobj), 1e-300) or q == 0):
+            status = "optimal"
+            break
+        if not (np.all(np.isfinite(x)) and np.abs(x).max(initial=0.0) < 1e12
+                and np.abs(z).max(initial=0.0) < 1e14):
+            status = "diverged"
+            break
+        if q == 0:  # equality constraints only: one Newton step solves it
+            dx, dy = solve(np.zeros(0), -rd, -rp)
+            x, y = x + dx, y + dy
+            continue
+        D = z / s
+        mu = gap / q
+
+        def direction(rc):
+            # z*ds + s*dz = rc, G dx + ds = -ri  =>  dz = D (G dx + ri) + rc/s
+            dx, dy = solve(D, -rd - G.T @ (D * ri + rc / s), -rp)
+            dz = D * (G @ dx + ri) + rc / s
+            ds = (rc - s * dz) / z
+            return dx, dy, dz, ds
+
+        def step(v, dv):
+            neg = dv < 0
+            return min(1.0, float((-v[neg] / dv[neg]).min())) if neg.any() else 1.0
+
+        dx, dy, dz, ds = direction(-s * z)
+        a_aff = min(step(s, ds), step(z, dz))
+        mu_aff = float((s + a_aff * ds) @ (z + a_aff * dz)) / q
+        sigma = (mu_aff / mu) ** 3
+        dx, dy, dz, ds = direction(-s * z - ds * dz + sigma * mu)
+        alpha = min(1.0, 0.99 * min(step(s, ds), step(z, dz)))
+        x, y, z, s = x + alpha * dx, y + alpha * dy, z + alpha * dz, s + alpha * ds
+    else:
+        it = int(max_iter)
+    if status != "optimal":
+        pres = max(np.linalg.norm(A @ x - b), np.linalg.norm(np.maximum(G @ x - h, 0))) / nb
+        if status == "unknown" and pres < 1e-6:
+            status = "optimal (inaccurate)"
+        else:
+            raise InfeasibleProblemError(
+                f"the interior-point QP solver stopped after {it} iterations ({status}; primal "
+                f"infeasibility {pres:.3g}); the constraints may admit no solution or the "
+                f"objective may be unbounded{_convexity_note(H)}")
+    return Solution(x=x, objective=float(0.5 * x @ H @ x + c @ x), status=status, iterations=it)
 
 
 def _convexity_note(H):

@@ -403,6 +403,8 @@ def _in_interactive_kernel():
     kernel = getattr(shell, "kernel", None)
     if kernel is None:
         return False
+    if sys.platform == "emscripten":  # the in-browser lab (kernelclf.lite): a reader's page
+        return True
     # a person at a notebook front end has a stdin channel; nbclient and nbval do not
     return bool(getattr(kernel, "_allow_stdin", False))
 
@@ -644,10 +646,14 @@ def _run_note(pagename, source, repository=""):
     widgets = "explore(" in source or "ipywidgets" in source
     repo = (f'<a class="reference external" href="{html.escape(repository, quote=True)}">'
             f"the kernelclf repository</a>") if repository else "the kernelclf repository"
-    text = (f'Download this chapter as a notebook: <a class="reference external" '
+    text = (f'<a class="reference external kernelclf-lite-link" '
+            f'href="{up}lite/notebooks/index.html?path={name}.ipynb">Run it in your '
+            "browser</a>: the site carries a JupyterLite lab whose Python (Pyodide) runs in "
+            "the page, with nothing to install (the first start takes a few seconds). "
+            f'Or download it as a notebook, <a class="reference external" '
             f'href="{up}_notebooks/{name}.ipynb" download><code>{name}.ipynb</code></a> '
             "(executed, with its outputs; the book's markup is plain Markdown there and the "
-            "solutions are folded) and open it in JupyterLab. Or, in a clone of "
+            "solutions are folded), and open it in JupyterLab; or, in a clone of "
             f"{repo}, run <code>make lab</code> and open <code>{name}.ipynb</code>.")
     if widgets:
         text += (" The widgets on this page switch between figures computed when the book "

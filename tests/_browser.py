@@ -13,7 +13,7 @@ CHROMIUM = os.environ.get("KERNELCLF_CHROMIUM") or shutil.which("chromium") or "
 
 
 @contextlib.contextmanager
-def chromium():
+def chromium(args=()):
     """A Playwright browser on the system Chromium, closed on exit."""
     if not Path(CHROMIUM).exists():
         pytest.fail(f"Chromium not found at {CHROMIUM}: install Debian's `chromium` package")
@@ -24,8 +24,53 @@ def chromium():
             executable_path=CHROMIUM,
             args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                   "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync"])
+                  "--disable-component-update", "--disable-sync", *args])
         try:
             yield b
         finally:
             b.close()
+
+
+# a fingerprint of what the display area of an explorer shows: the bytes of its images
+# (read back from their blob URLs) and its text
+_SHOWN_JS = """async (ex) => {
+  const area = ex.children[1];
+  const parts = [];
+  for (const img of area.querySelectorAll('img')) {
+    if (!img.src) continue;
+    const buf = new Uint8Array(await (await fetch(img.src)).arrayBuffer());
+    let h = 2166136261;
+    for (const b of buf) { h = Math.imul(h ^ b, 16777619) >>> 0; }
+    parts.push(`img:${buf.length}:${h}`);
+  }
+  parts.push('text:' + area.innerText);
+  return parts.join('|');
+}"""
+
+
+def _shown(explorer):
+    return explorer.evaluate(_SHOWN_JS)
+
+
+def _move(page, control):
+    """Move one control (slider, drop-down or toggle buttons) to another value; return a
+    label of what was done."""
+    handle = control.locator(".noUi-handle")
+    if handle.count():
+        now = float(handle.get_attribute("aria-valuenow"))
+        top = float(handle.get_attribute("aria-valuemax"))
+        handle.focus()
+        key = "ArrowRight" if now < top else "ArrowLeft"
+        page.keyboard.press(key)
+        return f"slider {key}"
+    select = control.locator("select")
+    if select.count():
+        n = select.locator("option").count()
+        current = select.evaluate("s => s.selectedIndex")
+        select.select_option(index=(current + 1) % n)
+        return f"dropdown -> option {(current + 1) % n}"
+    buttons = control.locator("button:not(.mod-active)")
+    if buttons.count():
+        buttons.first.click()
+        return "toggle"
+    raise AssertionError("a control of unknown kind: " + control.inner_html()[:200])

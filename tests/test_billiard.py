@@ -451,3 +451,97 @@ def test_polygon_bisector_and_inscribed_circle():
     c, r = polygon_inscribed_circle([[0, 0], [4, 0], [0, 3]])
     np.testing.assert_allclose(c, [1, 1], atol=1e-8)
     assert r == pytest.approx(1.0)
+
+
+# ---------------------------------------------------------------- without numba (Pyodide)
+
+_TWINS = ("_next_wall", "_step", "_accumulate", "_batch_error", "_stop_statistic",
+          "_random_direction_G")
+
+
+@pytest.fixture
+def numpy_twins(monkeypatch):
+    """The billiard as it runs without numba: every compiled step replaced by its NumPy twin."""
+    import kernelclf.billiard as kb
+
+    for name in _TWINS:
+        monkeypatch.setattr(kb, name, getattr(kb, name + "_np"))
+    for name in ("_run_compiled", "_seed"):  # the whole loop as plain Python, as in Pyodide
+        monkeypatch.setattr(kb, name, getattr(kb, name).py_func)
+    return kb
+
+
+def test_numpy_twins_match_the_compiled_steps():
+    import kernelclf.billiard as kb
+
+    rng = np.random.default_rng(0)
+    m = 30
+    X, y = _moons(m, seed=5)
+    G = RBF(0.8)(X)
+    gamma, _ = find_version_space_point(G, y, random_state=0)
+    gamma /= np.sqrt(gamma @ G @ gamma)
+    beta = rng.normal(size=m)
+    beta -= (gamma @ G @ beta) * gamma
+    beta /= np.sqrt(beta @ G @ beta)
+    u, w = G @ gamma, G @ beta
+    for last in (-1, 3):
+        assert kb._next_wall(y, u, w, last, 20.0) == pytest.approx(
+            kb._next_wall_np(y, u, w, last, 20.0))
+    c, t = kb._next_wall(y, u, w, -1, 20.0)
+    assert c >= 0
+    ga = rng.normal(size=m)
+    for fix in (False, True):
+        states = []
+        for step in (kb._step, kb._step_np):
+            arrays = [a.copy() for a in (gamma, u, beta, w)]
+            z, uz = np.zeros(m), np.zeros(m)
+            out = step(*arrays, t, z, uz, c, G[c], G[c, c], ga, fix)
+            states.append((out, arrays, z, uz))
+        (o1, a1, z1, uz1), (o2, a2, z2, uz2) = states
+        np.testing.assert_allclose(o1, o2, rtol=1e-12)
+        for p, q in zip([*a1, z1, uz1], [*a2, z2, uz2]):
+            np.testing.assert_allclose(p, q, rtol=1e-10, atol=1e-12)
+    for arc in (False, True):
+        res = []
+        for acc in (kb._accumulate, kb._accumulate_np):
+            alpha, gaa = gamma.copy(), u.copy()
+            fs = np.array([0.7, 0.2, 0.9, 0.0, 0.0, 0.0])
+            xi = acc(alpha, gaa, beta, w, 0.3, 0.2, fs, arc, 0.4, True)
+            res.append((xi, alpha, gaa, fs))
+        for p, q in zip(res[0], res[1]):
+            np.testing.assert_allclose(p, q, rtol=1e-12)
+    bc, bo = rng.normal(size=(12, m)), rng.normal(size=(12, m))
+    bl = rng.uniform(1, 2, size=12)
+    args = (bc, bo, bl, 12, bc.sum(0), bo.sum(0), bl.sum())
+    assert kb._batch_error(*args) == pytest.approx(kb._batch_error_np(*args), rel=1e-10)
+
+
+def test_billiard_without_numba_flies_the_same_first_bounces(monkeypatch):
+    """Same start, same random directions: the NumPy steps retrace the compiled ones."""
+    import kernelclf.billiard as kb
+
+    X, y = _moons(40, seed=3)
+    G = RBF(0.6)(X)
+    start, _ = find_version_space_point(G, y, random_state=0)
+    runs = []
+    for twins in (False, True):
+        if twins:
+            for name in _TWINS:
+                monkeypatch.setattr(kb, name, getattr(kb, name + "_np"))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            runs.append(kb.kernel_billiard(G, y, start=start, tol=1e-12, max_bounces=25,
+                                           random_state=4, engine="python"))
+    assert runs[0].n_bounces == runs[1].n_bounces == 25
+    np.testing.assert_allclose(runs[1].alpha, runs[0].alpha, rtol=1e-6, atol=1e-9)
+
+
+def test_billiard_without_numba_finds_the_centre_of_mass(numpy_twins):
+    X, y = _linear_toy(3, 10, 0)
+    c = _mc_centre(X, y)
+    for rule, tol in (("rho2", 1e-3), ("batch", 0.02)):
+        res = numpy_twins.kernel_billiard(X @ X.T, y, tol=tol, stopping=rule, refresh=0.1,
+                                          random_state=0)
+        assert res.converged
+        w = X.T @ res.alpha
+        assert w / np.linalg.norm(w) @ c > 0.99

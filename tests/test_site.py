@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from _browser import chromium
+from _browser import _move, _shown, chromium
 
 pytestmark = pytest.mark.browser
 
@@ -134,6 +134,14 @@ def test_page(server, browser, entry):
             href = note.get_attribute("href")
             assert href.endswith(f"_notebooks/{Path(entry).name}.ipynb"), href
             assert page.request.get(note.evaluate("a => a.href")).status == 200, href
+            lite = page.locator(".kernelclf-run-note a.kernelclf-lite-link")
+            assert lite.count() == 1, "no 'Run it in your browser' link under the title"
+            assert lite.get_attribute("href").endswith(
+                f"lite/notebooks/index.html?path={Path(entry).name}.ipynb")
+            assert page.request.get(lite.evaluate("a => a.href")).status == 200
+            lite_file = lite.evaluate("a => new URL('../files/' + new URL(a.href)"
+                                      ".searchParams.get('path'), a.href).href")
+            assert page.request.get(lite_file).status == 200, lite_file
         if "solution-start" in source:
             solution = page.locator("div.solution.dropdown").first
             assert solution.count() == 1, "no folded solution on the page"
@@ -247,51 +255,6 @@ def test_download_links_resolve(server, browser):
 
 
 # ------------------------------------------------------------------ widgets (issue 13)
-
-# a fingerprint of what the display area of an explorer shows: the bytes of its images
-# (read back from their blob URLs) and its text
-_SHOWN_JS = """async (ex) => {
-  const area = ex.children[1];
-  const parts = [];
-  for (const img of area.querySelectorAll('img')) {
-    if (!img.src) continue;
-    const buf = new Uint8Array(await (await fetch(img.src)).arrayBuffer());
-    let h = 2166136261;
-    for (const b of buf) { h = Math.imul(h ^ b, 16777619) >>> 0; }
-    parts.push(`img:${buf.length}:${h}`);
-  }
-  parts.push('text:' + area.innerText);
-  return parts.join('|');
-}"""
-
-
-def _shown(explorer):
-    return explorer.evaluate(_SHOWN_JS)
-
-
-def _move(page, control):
-    """Move one control (slider, drop-down or toggle buttons) to another value; return a
-    label of what was done."""
-    handle = control.locator(".noUi-handle")
-    if handle.count():
-        now = float(handle.get_attribute("aria-valuenow"))
-        top = float(handle.get_attribute("aria-valuemax"))
-        handle.focus()
-        key = "ArrowRight" if now < top else "ArrowLeft"
-        page.keyboard.press(key)
-        return f"slider {key}"
-    select = control.locator("select")
-    if select.count():
-        n = select.locator("option").count()
-        current = select.evaluate("s => s.selectedIndex")
-        select.select_option(index=(current + 1) % n)
-        return f"dropdown -> option {(current + 1) % n}"
-    buttons = control.locator("button:not(.mod-active)")
-    if buttons.count():
-        buttons.first.click()
-        return "toggle"
-    raise AssertionError("a control of unknown kind: " + control.inner_html()[:200])
-
 
 @pytest.mark.parametrize("offline", [False, True], ids=["online", "offline"])
 @pytest.mark.parametrize("entry", WIDGET_PAGES)

@@ -294,6 +294,7 @@ def test_sphinx_note_links_the_executed_notebook():
     body = context["body"]
     assert body.index("</h1>") < body.index("kernelclf-run-note") < body.index("<p>text")
     assert 'href="../_notebooks/07_gp.ipynb"' in body and "make lab" in body
+    assert 'href="../lite/notebooks/index.html?path=07_gp.ipynb"' in body
     assert "recompute live" in body
     # pages that are not notebooks get no note
     with open(path, "w") as fh:

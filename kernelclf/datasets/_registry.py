@@ -21,6 +21,7 @@ import gzip
 import hashlib
 import json
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,6 +34,9 @@ __all__ = [
 ]
 
 ENV_VAR = "KERNELCLF_DATA"
+#: the data home inside the in-browser lab (Pyodide's in-memory file system); the files are
+#: fetched from the site's copy (``<lab>/files/data``, written by :mod:`kernelclf.lite`)
+LITE_DATA_HOME = "/home/pyodide/kernelclf_data"
 MANIFEST = "FETCHED.json"
 FETCH_COMMAND = "python -m kernelclf.datasets fetch {name}"
 
@@ -483,14 +487,17 @@ def get_spec(name):
 def data_home(data_home=None):
     """The folder that holds the data files.
 
-    Resolution order: the argument, ``$KERNELCLF_DATA``, ``$XDG_CACHE_HOME/kernelclf``,
-    ``~/.cache/kernelclf``.  The folder is not created here.
+    Resolution order: the argument, ``$KERNELCLF_DATA``, in Pyodide (the book's in-browser
+    lab, :mod:`kernelclf.lite`) an in-memory folder filled from the site on first use,
+    ``$XDG_CACHE_HOME/kernelclf``, ``~/.cache/kernelclf``.  The folder is not created here.
     """
     if data_home is not None:
         return Path(data_home).expanduser()
     env = os.environ.get(ENV_VAR)
     if env:
         return Path(env).expanduser()
+    if sys.platform == "emscripten":
+        return Path(LITE_DATA_HOME)
     xdg = os.environ.get("XDG_CACHE_HOME")
     base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
     return base / "kernelclf"
@@ -621,6 +628,26 @@ def _read_npz(spec, path):
     return out
 
 
+def _fetch_from_lab(spec, folder):  # pragma: no cover - runs only inside Pyodide
+    """Copy a data set's files from the lab's site into ``folder`` (synchronous HTTP from
+    the kernel's web worker; the lab's drive cannot pass large binary files to it)."""
+    from js import XMLHttpRequest, location  # Pyodide's bridge to the browser
+
+    href = str(location.href)
+    base = href[:href.index("/extensions/")] if "/extensions/" in href else href.rsplit("/", 1)[0]
+    folder.mkdir(parents=True, exist_ok=True)
+    for fname in [f for f, _ in spec.files] + ["PROVENANCE.md"]:
+        target = folder / fname
+        if target.is_file():
+            continue
+        req = XMLHttpRequest.new()
+        req.open("GET", f"{base}/files/data/{spec.folder}/{fname}", False)
+        req.responseType = "arraybuffer"
+        req.send(None)
+        if req.status == 200:
+            target.write_bytes(req.response.to_bytes())
+
+
 def load(name, data_home=None, verify=True):
     """Load a registered data set from the data home (never downloads).
 
@@ -657,6 +684,8 @@ def load(name, data_home=None, verify=True):
     explicit = data_home
     home = globals()["data_home"](data_home)
     folder = home / spec.folder
+    if sys.platform == "emscripten" and str(home) == LITE_DATA_HOME:
+        _fetch_from_lab(spec, folder)
     paths = []
     for fname, _ in spec.files:
         p = folder / fname
