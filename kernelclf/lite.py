@@ -228,8 +228,8 @@ def build(html, book="book", pyodide=None, wheels_dir=DEFAULT_WHEELS, data_home=
     """Build the lab into ``<html>/lite`` (see the module docstring). Returns its folder."""
     from .reader import main as reader_main
 
-    html, book = Path(html), Path(book)
-    work = Path(work) if work else html.parent / "lite_src"
+    html, book = Path(html).resolve(), Path(book).resolve()  # the lite build runs in `work`
+    work = Path(work).resolve() if work else html.parent / "lite_src"
     out = html / APP_DIR
     shutil.rmtree(work, ignore_errors=True)
     shutil.rmtree(out, ignore_errors=True)
@@ -243,7 +243,7 @@ def build(html, book="book", pyodide=None, wheels_dir=DEFAULT_WHEELS, data_home=
         nb.write_text(json.dumps(doc, indent=1, ensure_ascii=False), encoding="utf-8")
     n_data = len(copy_data(contents / "data", data_home))
     wheels = [build_wheel(Path(__file__).parent, work / "wheels")]
-    extra = sorted(Path(wheels_dir).glob("*.whl"))
+    extra = sorted(Path(wheels_dir).resolve().glob("*.whl"))
     wanted = {n.lower() for n in LITE_WHEELS}
     extra = [w for w in extra if _wheel_name_version(w)[0].lower() in wanted]
     found = {_wheel_name_version(w)[0].lower() for w in extra}
@@ -254,7 +254,7 @@ def build(html, book="book", pyodide=None, wheels_dir=DEFAULT_WHEELS, data_home=
             "is reachable")
     wheels += extra
     if pyodide:
-        pyodide = Path(pyodide)
+        pyodide = Path(pyodide).resolve()
         subprocess.run([sys.executable, str(pyodide / "verify.py")], check=True, cwd=pyodide,
                        stdout=subprocess.DEVNULL)
         config = lite_config("./pyodide/pyodide.js")
