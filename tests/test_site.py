@@ -129,7 +129,7 @@ def test_page(server, browser, entry):
             page.wait_for_selector(".jupyter-widgets, .widget-slider", state="attached", timeout=30_000)
             assert page.locator(".jupyter-widgets").count() > 0, "no widget was drawn"
         if "kernelspec:" in source[:400]:
-            note = page.locator(".kernelclf-run-note a[href$='.ipynb']")
+            note = page.locator(".kernelclf-run-note a[href$='.ipynb']:not(.kernelclf-lite-link)")
             assert note.count() == 1, "no link to the executed notebook under the title"
             href = note.get_attribute("href")
             assert href.endswith(f"_notebooks/{Path(entry).name}.ipynb"), href
