@@ -310,9 +310,26 @@ def solve_lp(c, A1=None, b1=None, A2=None, b2=None, l=0.0, u=None):
     hi = np.broadcast_to(np.asarray(np.inf if u is None else u, dtype=float), (n,))
     bounds = [(None if not np.isfinite(a) else a, None if not np.isfinite(b) else b)
               for a, b in zip(lo, hi)]
-    res = linprog(c, A_ub=_as_2d(A2, n, "A2"), b_ub=None if b2 is None else np.ravel(b2),
-                  A_eq=_as_2d(A1, n, "A1"), b_eq=None if b1 is None else np.ravel(b1),
-                  bounds=bounds, method="highs")
+    problem = dict(A_ub=_as_2d(A2, n, "A2"), b_ub=None if b2 is None else np.ravel(b2),
+                   A_eq=_as_2d(A1, n, "A1"), b_eq=None if b1 is None else np.ravel(b1),
+                   method="highs")
+    res = linprog(c, bounds=bounds, **problem)
+    if res.status == 4:
+        # HiGHS 1.x sometimes ends in model status "Unknown" on feasible, bounded LPs whose
+        # optimal set is unbounded (e.g. the adaptive margin machine's LP on some Thyroid
+        # splits).  Solve again inside a large box; the answer stands only if no variable
+        # ends on an artificial side of the box.
+        box = _LP_BOX * max(1.0, *(abs(float(v)) for v in np.r_[lo, hi] if np.isfinite(v)))
+        boxed = [(-box if a is None else a, box if b is None else b) for a, b in bounds]
+        retry = linprog(c, bounds=boxed, **problem)
+        if retry.status == 0:
+            free = np.array([[a is None, b is None] for a, b in bounds])
+            on_box = (free[:, 0] & (retry.x <= -0.999 * box)) | (free[:, 1] & (retry.x >= 0.999 * box))
+            if not on_box.any():
+                res = retry
     if res.status != 0:
         raise InfeasibleProblemError(f"HiGHS stopped: {res.message}")
     return Solution(x=res.x, objective=float(res.fun), status="optimal", iterations=int(res.nit))
+
+
+_LP_BOX = 1e8

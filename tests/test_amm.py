@@ -150,3 +150,25 @@ def test_loo_of_lp_machine_is_brute_force():
         f = est.fit(X[keep], y[keep]).decision_function(X[i:i + 1])[0]
         errs += (1 if y[i] > 0 else -1) * f <= 0
     assert loo == errs / len(y)
+
+
+def test_amm_lp_where_highs_reports_unknown_status():
+    """Thyroid split 1, RBF(1), lam = 2: plain HiGHS ends with model status "Unknown" on this
+    feasible, bounded LP; solve_lp retries inside a large box.  Reference: the same LP
+    solved with SciPy's HiGHS inside an explicit box, whose optimum is interior."""
+    from kernelclf.datasets import load
+
+    b = load("thyroid_splits")
+    X, y = b.X_train[1], b.y_train[1]
+    amm_ = AdaptiveMarginMachine(RBF(1.0), lam=2.0).fit(X, y)
+    G = RBF(1.0)(X)
+    ys = np.where(y == amm_.classes_[1], 1.0, -1.0)
+    m = len(ys)
+    M = ys[:, None] * G * ys[None, :] - 2.0 * np.diag(np.diag(G))
+    ref = linprog(np.r_[np.zeros(m), np.ones(m)], A_ub=np.hstack([-M, -np.eye(m)]),
+                  b_ub=-np.ones(m), bounds=[(0, 1e9)] * (2 * m), method="highs-ds")
+    assert ref.status == 0 and ref.x.max() < 1e8
+    assert amm_.objective_ == pytest.approx(ref.fun, rel=1e-6)
+    scale = 1 + np.abs(M) @ amm_.dual_coef_  # HiGHS's feasibility tolerance is relative
+    assert np.all(M @ amm_.dual_coef_ >= 1 - amm_.slack_ - 1e-6 * scale)
+    assert amm_.slack_.sum() == pytest.approx(amm_.objective_, rel=1e-9)
