@@ -202,6 +202,34 @@ def test_figures_legible(server, browser, entry):
         page.close()
 
 
+_FIGURE_TEXT_JS = """() => Array.from(document.querySelectorAll('main .cell_output img'))
+  .filter(i => !i.closest('.jupyter-widgets'))
+  .map(i => {
+    const fig = i.closest('figure');
+    const out = i.closest('.cell_output');
+    return {src: (i.currentSrc || i.src).split('/').pop().slice(0, 40),
+            alt: (i.getAttribute('alt') || '').trim(),
+            caption: !!(fig && fig.querySelector('figcaption') &&
+                        fig.querySelector('figcaption').textContent.trim()),
+            widget: !!out.querySelector('.jupyter-widgets, script[type*="widget-view"]')};
+  })"""
+
+
+@pytest.mark.parametrize("entry", PAGES)
+def test_figures_have_captions_and_alt_text(server, browser, entry):
+    """Every figure a chapter draws has alt text, and a caption unless it is the static
+    view beside a widget (issue 15)."""
+    page, response, failed = open_page(browser, f"{server}/{entry}.html")
+    try:
+        figures = page.evaluate(_FIGURE_TEXT_JS)
+        no_alt = [f["src"] for f in figures if not f["alt"] or f["alt"].startswith("_")]
+        no_caption = [f["src"] for f in figures if not f["caption"] and not f["widget"]]
+        assert not no_alt, f"figures without alt text: {no_alt}"
+        assert not no_caption, f"figures without a caption: {no_caption}"
+    finally:
+        page.close()
+
+
 _TABLES_JS = """() => {
   const article = document.querySelector('main .bd-article') || document.querySelector('main');
   const right = article.getBoundingClientRect().right + 1;
