@@ -1,7 +1,7 @@
 """Gaussian processes: regression (LKC Alg. 4) and Laplace classification (Alg. 5).
 
-Book chapter 07 (``book/07_gaussian_processes.md``); LKC §3.2 (eq. 3.8–3.22),
-App. B.7 and D.3.
+Book chapter 07 (``book/07_gaussian_processes.md``); LKC §3.2 (eq. 3.8–3.23,
+Figs 3.4–3.5), App. B.7 and D.3.
 
 Conventions
 -----------
@@ -39,7 +39,8 @@ from .gram import IndefiniteKernelError
 from .kernels import RBF, Kernel, _check_vectors, squared_distances
 
 __all__ = ["ARDRBF", "GaussianProcessRegressor", "GaussianProcessClassifier",
-           "laplace_mode", "stable_sigmoid", "softplus"]
+           "laplace_mode", "stable_sigmoid", "softplus", "class_likelihood", "sigmoid_loss",
+           "hinge_likelihood"]
 
 
 def stable_sigmoid(t):
@@ -50,6 +51,45 @@ def stable_sigmoid(t):
 def softplus(t):
     """``ln(1 + exp(t))`` computed without overflow (``= -log_expit(-t)``)."""
     return -log_expit(-np.asarray(t, dtype=float))
+
+
+def class_likelihood(t, y=1, beta=1.0):
+    """LKC eq. (3.16): ``P(Y = y | T = t) = exp(2 y t / beta) / (1 + exp(2 y t / beta))``.
+
+    The latent output ``t`` is turned into a class probability by a sigmoid whose
+    steepness is set by the noise level ``beta > 0`` (LKC Fig. 3.4): ``beta -> 0`` gives
+    the step ``1[y t > 0]``, a large ``beta`` a flat curve around 1/2. The package's
+    classifier uses the plain logistic function, which is eq. (3.16) with ``beta = 2``
+    (App. B.7 writes it as ``pi(t / beta)`` with ``beta = 1``; see the module notes).
+    """
+    beta = float(beta)
+    if not beta > 0:
+        raise ValueError(f"beta must be > 0, got {beta!r}")
+    return expit(2.0 * np.asarray(y, dtype=float) * np.asarray(t, dtype=float) / beta)
+
+
+def sigmoid_loss(t, y=1, beta=1.0):
+    """The loss ``l_sigmoid(t, y) = ln(1 + exp(-2 y t / beta))`` of LKC eq. (3.23).
+
+    It is ``-ln`` of :func:`class_likelihood` (the book prints it as
+    ``ln(1 + exp(2yt/beta)) - 2yt/beta``, the same function), a smooth stand-in for the
+    zero-one loss ``1[y t <= 0]`` that is not an upper bound of it (LKC Fig. 3.5, left).
+    """
+    beta = float(beta)
+    if not beta > 0:
+        raise ValueError(f"beta must be > 0, got {beta!r}")
+    return softplus(-2.0 * np.asarray(y, dtype=float) * np.asarray(t, dtype=float) / beta)
+
+
+def hinge_likelihood(t, y=1):
+    """``exp(-max(1 - y t, 0))``: the "likelihood" the hinge loss induces (Remark 3.13).
+
+    Summed over ``y = -1, +1`` it is not 1 (it reaches ``1 + exp(-2)`` at ``|t| = 1``), so
+    the soft-margin SVM's loss is not the negative log of a normalised class model
+    (LKC Fig. 3.5, right).
+    """
+    t = np.asarray(t, dtype=float)
+    return np.exp(-np.maximum(1.0 - np.asarray(y, dtype=float) * t, 0.0))
 
 
 class ARDRBF(Kernel):

@@ -1,7 +1,7 @@
 """Vector kernels, the closure rules, and Gram-matrix utilities.
 
-Book chapter 02 (``book/02_kernels.md``); LKC §2.3, Table 2.1, Theorem 2.20,
-Corollary 2.21 and eq. (2.22).
+Book chapter 02 (``book/02_kernels.md``); LKC §2.3, Table 2.1 (polynomial, RBF and
+Mahalanobis kernels), Theorem 2.20, Corollary 2.21 and eq. (2.22).
 
 Every kernel is a small scikit-learn style object: its parameters are
 stored in ``__init__`` and exposed through ``get_params``, so estimators that
@@ -28,7 +28,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_array
 
 __all__ = [
-    "Kernel", "Linear", "Polynomial", "RBF", "Constant", "Sum", "Product", "Scaled",
+    "Kernel", "Linear", "Polynomial", "RBF", "Mahalanobis", "Constant", "Sum", "Product", "Scaled",
     "Normalized", "Exponential", "InducedRBF", "CallableKernel", "as_kernel",
     "is_psd", "min_eigenvalue", "center_gram", "normalize_gram", "add_diagonal",
     "feature_space_distances", "WhitenedKernel",
@@ -208,6 +208,66 @@ class RBF(Kernel):
             d2 *= scale
             return np.exp(d2, out=d2)
         return column
+
+
+class Mahalanobis(Kernel):
+    """Mahalanobis kernel ``exp(-(u - v)' Sigma (u - v))`` (LKC Table 2.1, Remark 2.19).
+
+    As in the book's table, ``Sigma = diag(sigma_1^-2, ..., sigma_N^-2)`` (note: no factor
+    1/2, unlike :class:`RBF`), so each input coordinate has its own length scale and a
+    large ``sigma_i`` switches coordinate ``i`` off (automatic relevance determination,
+    LKC Example 3.12; :class:`kernelclf.gp.ARDRBF` is the same kernel with the factor 1/2
+    and an amplitude, for evidence maximisation). ``metric`` replaces the diagonal by any
+    symmetric positive semi-definite matrix.
+
+    It is the RBF kernel of width ``1/sqrt(2)`` on the inputs mapped by ``L'`` with
+    ``Sigma = L L'``, hence a Mercer kernel with ``k(x, x) = 1``.
+
+    Parameters
+    ----------
+    sigma : float or array of shape (n_features,)
+        Length scales, all > 0 (a float: the same for every coordinate, i.e.
+        ``RBF(sigma / sqrt(2))``). Ignored when ``metric`` is given.
+    metric : array of shape (n_features, n_features), optional
+        The matrix ``Sigma`` itself (symmetric, positive semi-definite).
+    """
+
+    def __init__(self, sigma=1.0, metric=None):
+        self.sigma = sigma
+        self.metric = metric
+
+    def _factor(self, n_features):
+        """A matrix ``L`` with ``Sigma = L L'`` (columns scaled by 1/sigma if diagonal)."""
+        if self.metric is not None:
+            M = check_array(self.metric, ensure_2d=True, dtype=float)
+            if M.shape != (n_features, n_features):
+                raise ValueError(f"metric has shape {M.shape} but the inputs have "
+                                 f"{n_features} features")
+            if not np.allclose(M, M.T, rtol=1e-10, atol=1e-12 * max(1.0, np.abs(M).max())):
+                raise ValueError("metric must be symmetric")
+            w, V = np.linalg.eigh((M + M.T) / 2)
+            if w[0] < -1e-10 * max(1.0, abs(w[-1])):
+                raise ValueError(f"metric must be positive semi-definite (smallest "
+                                 f"eigenvalue {w[0]:.3g})")
+            return V * np.sqrt(np.clip(w, 0.0, None))
+        sigma = np.atleast_1d(np.asarray(self.sigma, dtype=float))
+        if sigma.ndim != 1 or not np.all(np.isfinite(sigma)) or np.any(sigma <= 0):
+            raise ValueError(f"sigma must be positive and finite, got {self.sigma!r}")
+        if len(sigma) not in (1, n_features):
+            raise ValueError(f"sigma has {len(sigma)} entries but the inputs have "
+                             f"{n_features} features")
+        return np.diag(np.broadcast_to(1.0 / sigma, (n_features,)))
+
+    def _gram(self, X, Y):
+        L = self._factor(X.shape[1])
+        if Y.shape[1] != X.shape[1]:
+            raise ValueError(f"X has {X.shape[1]} features but Y has {Y.shape[1]}")
+        return np.exp(-squared_distances(X @ L, Y @ L))
+
+    def diag(self, X):
+        X, _ = self._validate(X, None)
+        self._factor(X.shape[1])
+        return np.ones(len(X))
 
 
 def squared_distances(X, Y):

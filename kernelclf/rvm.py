@@ -1,7 +1,7 @@
 """Relevance vector machines: sparse Bayesian regression and classification.
 
 Book chapter 08 (``book/08_relevance_vector_machines.md``); LKC §3.3
-(eq. 3.24–3.28), App. B.8 and D.4 (Algorithms 6 and 7); Tipping (2001);
+(eq. 3.24–3.28, Remark 3.14, Fig. 3.6), App. B.8 and D.4 (Algorithms 6 and 7); Tipping (2001);
 Tipping & Faul (2003) for the fast sequential solver.
 
 The model is ``f(x) = sum_i w_i k(x_i, x)`` (plus an optional bias column) with
@@ -34,7 +34,7 @@ import warnings
 
 import numpy as np
 from scipy.linalg import cho_solve, cholesky, solve_triangular
-from scipy.special import expit, log_expit
+from scipy.special import expit, gammaln, log_expit
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import StrOptions
@@ -44,13 +44,35 @@ from .gp import _numeric_targets
 from .gram import n_rows, take_rows
 from .kernels import RBF
 
-__all__ = ["RelevanceVectorRegressor", "RelevanceVectorClassifier"]
+__all__ = ["RelevanceVectorRegressor", "RelevanceVectorClassifier", "marginal_weight_prior"]
 
 _LOG2PI = np.log(2.0 * np.pi)
 _GAIN_TOL = 1e-5  # nats: smaller gains are not worth another step
 # classification: the gains are Laplace estimates whose error exceeds 1e-5, so a smaller
 # threshold only makes the solver shuffle basis functions without improving the fit
 _GAIN_TOL_LAPLACE = 1e-3
+
+
+def marginal_weight_prior(w, a, b, log=True):
+    """The prior of one weight with its variance integrated out (LKC Remark 3.14, Fig. 3.6).
+
+    With ``w | theta ~ N(0, theta)`` and the precision ``1/theta ~ Gamma(a, b)`` (shape
+    ``a``, scale ``b``, LKC's parameterisation), the marginal density of ``w`` is
+
+    ``f(w) = Gamma(a + 1/2) / (sqrt(2 pi) b^a Gamma(a)) * (1/b + w^2/2)^-(a + 1/2)``,
+
+    a Student t density with ``2a`` degrees of freedom and scale ``1/sqrt(a b)``. As
+    ``a -> 0``, ``b -> inf`` it piles its mass on ``w = 0`` with heavy tails: the sparsity
+    prior the relevance vector machine implicitly uses. Returns the log density unless
+    ``log=False``.
+    """
+    a, b = float(a), float(b)
+    if not (a > 0 and b > 0 and np.isfinite(a) and np.isfinite(b)):
+        raise ValueError(f"a and b must be positive and finite, got a={a!r}, b={b!r}")
+    w = np.asarray(w, dtype=float)
+    out = (gammaln(a + 0.5) - gammaln(a) - 0.5 * _LOG2PI - a * np.log(b)
+           - (a + 0.5) * np.log(1.0 / b + 0.5 * w ** 2))
+    return out if log else np.exp(out)
 
 
 def _posterior(A_inv_diag, PtBP):

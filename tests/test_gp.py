@@ -356,3 +356,43 @@ def test_gp_degenerate_inputs_give_correct_models():
         gpr = GaussianProcessRegressor(kernel=RBF(1.0), noise=0.5).fit(X, t_y)
         # constant kernel: posterior mean of a common offset, sum(t) / (m + noise)
         np.testing.assert_allclose(gpr.predict(X), t_y.sum() / (20 + 0.5), rtol=1e-9)
+
+
+# ---- the class models of LKC §3.2 (eq. 3.16, 3.23, Remark 3.13; Figs 3.4-3.5) -------
+
+def test_class_likelihood_is_eq_3_16_and_normalised():
+    from kernelclf.gp import class_likelihood, sigmoid_loss
+
+    t = np.linspace(-3, 3, 61)
+    for beta in (0.1, 1.0, 5.0):
+        printed = np.exp(t / beta) / (np.exp(t / beta) + np.exp(-t / beta))
+        np.testing.assert_allclose(class_likelihood(t, 1, beta), printed, rtol=1e-12)
+        np.testing.assert_allclose(class_likelihood(t, 1, beta) + class_likelihood(t, -1, beta),
+                                   1.0, rtol=1e-14)
+        # eq. 3.23 as printed: ln(1 + exp(2yt/beta)) - 2yt/beta, for y = -1 and +1
+        for y in (-1, 1):
+            printed_loss = np.log1p(np.exp(2 * y * t / beta)) - 2 * y * t / beta
+            np.testing.assert_allclose(sigmoid_loss(t, y, beta), printed_loss, rtol=1e-10,
+                                       atol=1e-12)
+            np.testing.assert_allclose(sigmoid_loss(t, y, beta),
+                                       -np.log(class_likelihood(t, y, beta)), rtol=1e-10,
+                                       atol=1e-12)
+    # beta -> 0: the step function; no overflow for huge arguments
+    assert np.array_equal(class_likelihood([-1.0, 1.0], 1, 1e-6), [0.0, 1.0])
+    assert np.isfinite(sigmoid_loss(-1e6, 1, 1e-3))
+    # beta = 2 is the plain logistic function the classifier uses
+    np.testing.assert_allclose(class_likelihood(t, 1, 2.0), 1 / (1 + np.exp(-t)), rtol=1e-12)
+    # the sigmoid loss is not an upper bound of the zero-one loss (Fig. 3.5, left)
+    assert sigmoid_loss(0.0, 1, 1.0) == pytest.approx(np.log(2)) and np.log(2) < 1
+    with pytest.raises(ValueError, match="beta"):
+        class_likelihood(t, 1, 0.0)
+
+
+def test_hinge_likelihood_is_not_normalised():
+    from kernelclf.gp import hinge_likelihood
+
+    t = np.linspace(-2, 2, 401)
+    total = hinge_likelihood(t, 1) + hinge_likelihood(t, -1)
+    assert total.max() == pytest.approx(1 + np.exp(-2), rel=1e-6)  # at |t| = 1
+    assert total[200] == pytest.approx(2 * np.exp(-1))  # t = 0
+    np.testing.assert_allclose(-np.log(hinge_likelihood(t, 1)), np.maximum(1 - t, 0), atol=1e-15)

@@ -342,3 +342,81 @@ def test_invalid_kernels_are_detected():
 def test_module_exports():
     for name in kernels.__all__:
         assert hasattr(kernels, name)
+
+
+# ---- Mahalanobis kernel (LKC Table 2.1, Remark 2.19, Example 3.12) -------------------
+
+def test_mahalanobis_matches_the_table_formula_scipy_and_sklearn():
+    from sklearn.gaussian_process.kernels import RBF as SkRBF
+
+    from kernelclf.gp import ARDRBF
+    from kernelclf.kernels import Mahalanobis
+
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(7, 3)), rng.normal(size=(5, 3))
+    sig = np.array([0.5, 2.0, 10.0])
+    K = Mahalanobis(sig)(X, Y)
+    Sigma = np.diag(sig ** -2.0)
+    loop = np.array([[np.exp(-(u - v) @ Sigma @ (u - v)) for v in Y] for u in X])
+    np.testing.assert_allclose(K, loop, rtol=1e-12)
+    np.testing.assert_allclose(K, np.exp(-cdist(X, Y, "mahalanobis", VI=Sigma) ** 2), rtol=1e-10)
+    # scikit-learn's anisotropic RBF and the package's ARD kernel carry a factor 1/2
+    np.testing.assert_allclose(K, SkRBF(length_scale=sig / np.sqrt(2))(X, Y), rtol=1e-12)
+    np.testing.assert_allclose(K, ARDRBF(sig / np.sqrt(2))(X, Y), rtol=1e-12)
+    # a scalar sigma is RBF(sigma / sqrt 2)
+    np.testing.assert_allclose(Mahalanobis(1.3)(X, Y), RBF(1.3 / np.sqrt(2))(X, Y), rtol=1e-12)
+    np.testing.assert_array_equal(Mahalanobis(sig).diag(X), np.ones(7))
+
+
+def test_mahalanobis_full_metric_and_mercer_property():
+    from kernelclf.kernels import Mahalanobis
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(30, 4))
+    A = rng.normal(size=(4, 4))
+    M = A @ A.T
+    K = Mahalanobis(metric=M)(X)
+    np.testing.assert_allclose(K, np.exp(-cdist(X, X, "mahalanobis", VI=M) ** 2), rtol=1e-9,
+                               atol=1e-14)
+    assert kernels.min_eigenvalue(K) > -1e-10
+    # a large length scale switches a coordinate off (automatic relevance determination)
+    X2 = X.copy()
+    X2[:, 2] = rng.normal(size=30)
+    far = Mahalanobis([1.0, 1.0, 1e8, 1.0])
+    np.testing.assert_allclose(far(X), far(X2), atol=1e-12)
+    # the fast column of the base class agrees with the matrix
+    col = Mahalanobis([0.7, 1.0, 2.0, 3.0]).column_function(X)
+    np.testing.assert_allclose(col(4), Mahalanobis([0.7, 1.0, 2.0, 3.0])(X)[:, 4], rtol=1e-12)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"sigma": [1.0, -1.0, 1.0]}, "positive"),
+    ({"sigma": [1.0, 2.0]}, "2 entries"),
+    ({"sigma": np.nan}, "positive"),
+    ({"metric": np.eye(2)}, "shape"),
+    ({"metric": [[1.0, 2.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]}, "symmetric"),
+    ({"metric": -np.eye(3)}, "semi-definite"),
+])
+def test_mahalanobis_rejects_bad_parameters(kwargs, message):
+    from kernelclf.kernels import Mahalanobis
+
+    with pytest.raises(ValueError, match=message):
+        Mahalanobis(**kwargs)(np.ones((4, 3)))
+
+
+def test_mahalanobis_in_an_estimator_is_clonable_and_grid_searchable():
+    from kernelclf.kernels import Mahalanobis
+    from kernelclf.svm import SupportVectorMachine
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(60, 2))
+    y = np.where(X[:, 0] + 0.1 * rng.normal(size=60) > 0, 1, -1)
+    est = SupportVectorMachine(Mahalanobis([1.0, 1.0]), C=10.0)
+    assert clone(est).get_params()["kernel__sigma"] == [1.0, 1.0]
+    search = GridSearchCV(est, {"kernel__sigma": [[1.0, 1.0], [1.0, 100.0]]}, cv=3).fit(X, y)
+    assert search.best_score_ > 0.8
+    # against scikit-learn's SVC with the same Gram matrix
+    K = Mahalanobis([1.0, 3.0])(X)
+    ours = SupportVectorMachine(Mahalanobis([1.0, 3.0]), C=10.0, tol=1e-8).fit(X, y)
+    ref = SVC(kernel="precomputed", C=10.0, tol=1e-8).fit(K, y)
+    np.testing.assert_allclose(ours.decision_function(X), ref.decision_function(K), atol=1e-4)

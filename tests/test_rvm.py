@@ -259,3 +259,39 @@ def test_rvc_degenerate_inputs_give_correct_models(solver):
     X2, y2 = np.array([[0.0, 0.0], [1.0, 0.5]]), np.array([-1, 1])
     p2 = RelevanceVectorClassifier(solver=solver).fit(X2, y2).predict_proba(X2)[:, 1]
     assert np.all(np.isfinite(p2)) and p2[1] > p2[0]
+
+
+# ---- the marginalised weight prior (LKC Remark 3.14, Fig. 3.6) -----------------------
+
+@pytest.mark.parametrize("a, b", [(0.5, 2.0), (1e-2, 1e2), (3.0, 0.1)])
+def test_marginal_weight_prior_is_the_gamma_mixture_of_gaussians(a, b):
+    from scipy import integrate, stats
+
+    from kernelclf.rvm import marginal_weight_prior
+
+    w = np.array([-3.0, -0.5, 0.0, 0.2, 1.0, 4.0])
+    # Student t with 2a degrees of freedom and scale 1/sqrt(ab)
+    np.testing.assert_allclose(marginal_weight_prior(w, a, b),
+                               stats.t(df=2 * a, scale=1 / np.sqrt(a * b)).logpdf(w), rtol=1e-10)
+    # direct integration over the precision tau ~ Gamma(shape a, scale b)
+    for wi in (0.2, 1.0):
+        val, _ = integrate.quad(lambda tau: stats.norm(0, 1 / np.sqrt(tau)).pdf(wi)
+                                * stats.gamma(a, scale=b).pdf(tau), 0, np.inf, limit=200)
+        assert marginal_weight_prior(wi, a, b, log=False) == pytest.approx(val, rel=1e-6)
+
+
+def test_marginal_weight_prior_concentrates_as_a_to_0():
+    from kernelclf.rvm import marginal_weight_prior
+
+    # LKC Fig. 3.6 (left): b = 1/a; the smaller a, the lower the density away from 0
+    # relative to the peak at 0, i.e. the prior favours exact zeros
+    drops = [marginal_weight_prior(0.0, a, 1 / a) - marginal_weight_prior(1.0, a, 1 / a)
+             for a in (1e-2, 1e-3, 1e-4)]
+    assert drops[0] < drops[1] < drops[2]
+    # two weights: one zero and one at 0.5 beat two at 0.25 (the "sparsity prior")
+    a, b = 1e-3, 1e3
+    one_zero = marginal_weight_prior(0.0, a, b) + marginal_weight_prior(0.5, a, b)
+    both_small = 2 * marginal_weight_prior(0.25, a, b)
+    assert one_zero > both_small
+    with pytest.raises(ValueError, match="positive"):
+        marginal_weight_prior(0.0, 0.0, 1.0)
