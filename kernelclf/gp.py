@@ -36,7 +36,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .base import KERNEL_CONSTRAINT, BinaryKernelClassifier, Int, KernelMixin, Real
 from .gram import IndefiniteKernelError
-from .kernels import RBF, Kernel, _check_vectors, squared_distances
+from .kernels import RBF, Kernel, _check_vectors, check_length_scales, squared_distances
 
 __all__ = ["ARDRBF", "GaussianProcessRegressor", "GaussianProcessClassifier",
            "laplace_mode", "stable_sigmoid", "softplus", "class_likelihood", "sigmoid_loss",
@@ -117,12 +117,7 @@ class ARDRBF(Kernel):
         self.amplitude = amplitude
 
     def _params(self, n_features):
-        sigma = np.atleast_1d(np.asarray(self.sigma, dtype=float))
-        if sigma.ndim != 1 or not np.all(np.isfinite(sigma)) or np.any(sigma <= 0):
-            raise ValueError(f"sigma must be positive and finite, got {self.sigma!r}")
-        if len(sigma) not in (1, n_features):
-            raise ValueError(f"sigma has {len(sigma)} entries but the inputs have "
-                             f"{n_features} features")
+        sigma = check_length_scales(self.sigma, n_features)
         amp = self.amplitude
         if not isinstance(amp, numbers.Real) or not np.isfinite(amp) or amp <= 0:
             raise ValueError(f"amplitude must be a positive finite number, got {amp!r}")

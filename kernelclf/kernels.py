@@ -210,6 +210,17 @@ class RBF(Kernel):
         return column
 
 
+def check_length_scales(sigma, n_features):
+    """Per-coordinate length scales: one positive finite value, or one per feature."""
+    out = np.atleast_1d(np.asarray(sigma, dtype=float))
+    if out.ndim != 1 or not np.all(np.isfinite(out)) or np.any(out <= 0):
+        raise ValueError(f"sigma must be positive and finite, got {sigma!r}")
+    if len(out) not in (1, n_features):
+        raise ValueError(f"sigma has {len(out)} entries but the inputs have "
+                         f"{n_features} features")
+    return out
+
+
 class Mahalanobis(Kernel):
     """Mahalanobis kernel ``exp(-(u - v)' Sigma (u - v))`` (LKC Table 2.1, Remark 2.19).
 
@@ -250,12 +261,7 @@ class Mahalanobis(Kernel):
                 raise ValueError(f"metric must be positive semi-definite (smallest "
                                  f"eigenvalue {w[0]:.3g})")
             return V * np.sqrt(np.clip(w, 0.0, None))
-        sigma = np.atleast_1d(np.asarray(self.sigma, dtype=float))
-        if sigma.ndim != 1 or not np.all(np.isfinite(sigma)) or np.any(sigma <= 0):
-            raise ValueError(f"sigma must be positive and finite, got {self.sigma!r}")
-        if len(sigma) not in (1, n_features):
-            raise ValueError(f"sigma has {len(sigma)} entries but the inputs have "
-                             f"{n_features} features")
+        sigma = check_length_scales(self.sigma, n_features)
         return np.diag(np.broadcast_to(1.0 / sigma, (n_features,)))
 
     def _gram(self, X, Y):
