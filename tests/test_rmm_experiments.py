@@ -106,3 +106,139 @@ def test_the_experiments_are_registered_on_the_command_line():
     from kernelclf.experiments import COMMANDS
 
     assert {"rmm-table4", "rmm-digits"} <= set(COMMANDS)
+
+
+# -- Table 2 columns (§5.2) ---------------------------------------------------------
+def _small_digits(n_classes=4, seed=0):
+    from sklearn.datasets import load_digits
+
+    d = load_digits(n_class=n_classes)
+    p = np.random.default_rng(seed).permutation(len(d.target))[:360]
+    X, y = d.data[p], d.target[p]
+    return X[:240], y[:240], X[240:], y[240:]
+
+
+def test_table2_columns_include_klda_and_an_rbf_column_and_choose_from_the_grids():
+    Xtr, ytr, Xte, yte = _small_digits()
+    out = rx.digits_table2(Xtr, ytr, Xte, yte, degrees=(2, "rbf"), C_grid=(1.0, 10.0),
+                           kappas=(0.5,), D_grid=(0.5,), lam_grid=(1e-3, 1e-1),
+                           sigma_grid=(0.5, 1.0))
+    assert set(out) == {"SVM", "Sigma-SVM", "KLDA", "RMM", "params"}
+    for m in ("SVM", "Sigma-SVM", "KLDA", "RMM"):
+        assert len(out[m]) == 2 and all(0 <= e <= len(yte) for e in out[m])
+    p2, prbf = out["params"]
+    assert p2["SVM"]["C"] in (1.0, 10.0) and p2["KLDA"]["lam"] in (1e-3, 1e-1)
+    assert p2["RMM"]["B"] == 0.5 and p2["Sigma-SVM"]["D"] == 0.5
+    assert prbf["sigma"] in (0.5, 1.0) and "sigma" not in p2
+
+
+def test_table2_svm_column_agrees_with_scikit_learns_one_versus_one_svc():
+    """The SVM entry (one C, so no choice) against scikit-learn's SVC with the same
+    kernel: both are one-versus-one majority votes; they may differ only on points
+    with tied votes (broken at random here, by class order in libsvm)."""
+    from sklearn.svm import SVC
+
+    Xtr, ytr, Xte, yte = _small_digits()
+    out = rx.digits_table2(Xtr, ytr, Xte, yte, degrees=(3,), C_grid=(1.0,), kappas=(0.5,),
+                           D_grid=(0.5,), lam_grid=(1e-2,), methods=("SVM",), tol=1e-6)
+    U, V = rx._unit_rows(Xtr), rx._unit_rows(Xte)
+    k = rx.unit_poly(3)
+    ref = SVC(kernel="precomputed", C=1.0, tol=1e-6).fit(k(U), ytr)
+    ref_err = int(np.sum(ref.predict(k(V, U)) != yte))
+    assert abs(out["SVM"][0] - ref_err) <= 2
+
+
+def test_table2_command_line_accepts_degrees_and_rbf_only():
+    assert rx._column("rbf") == "rbf" and rx._column("7") == 7
+    with pytest.raises(ValueError, match="degree 1..7 or 'rbf'"):
+        rx._column("8")
+    rec = [{"degree": d, "result": {"SVM": 5, "params": {}}} for d in ("rbf", 1)]
+
+    class A:
+        data = "usps"
+
+    text = rx._digits_report(A, rec)
+    head = text.splitlines()[0].split()
+    assert head == ["1", "rbf"]
+    paper = text.splitlines()[2].split()
+    assert paper[-2:] == [str(rx.TABLE2_REPORTED["USPS"]["SVM"][0]),
+                          str(rx.TABLE2_REPORTED["USPS"]["SVM"][7])]
+
+
+# -- §5.5 text ----------------------------------------------------------------------
+def test_word_frequencies_divide_counts_by_the_document_length():
+    train = ["oil price oil", "bank shares rose", "oil tanker"]
+    test = ["oil oil unknownword words", "a b"]
+    Ftr, Fte = (F.toarray() for F in rx.word_frequencies(train, test))
+    np.testing.assert_allclose(Ftr.sum(axis=1), 1.0)     # every training word is known
+    # "oil oil unknownword words": 4 words, 2 of them in the vocabulary ("oil" twice)
+    np.testing.assert_allclose(Fte[0].sum(), 2 / 4)
+    np.testing.assert_allclose(Fte[1], 0.0)              # one-letter tokens are no words
+    assert Ftr.shape[1] == Fte.shape[1] == 6          # oil price bank shares rose tanker
+
+
+def testtraining_span_keeps_inner_products_with_training_rows():
+    from scipy import sparse
+
+    A = sparse.random(6, 40, density=0.2, random_state=1, format="csr")
+    Bm = sparse.random(9, 40, density=0.2, random_state=2, format="csr")
+    Za, Zb = rx.training_span(A, Bm)
+    assert Za.shape == (6, 6) and Zb.shape == (9, 6)
+    np.testing.assert_allclose(Zb @ Za.T, (Bm @ A.T).toarray(), atol=1e-12)
+    np.testing.assert_allclose(Za @ Za.T, (A @ A.T).toarray(), atol=1e-12)
+
+
+def _toy_corpus(seed=0):
+    rng = np.random.default_rng(seed)
+    letters = [a + b for a in "abcdef" for b in "ghijklm"]        # words are letters only
+    vocab = {t: [f"{t}{w}" for w in letters[:30]] for t in rx.TEXT_TOPICS}
+    shared = [f"common{w}" for w in letters[:40]]
+    docs, labels = [], []
+    for t, n in zip(rx.TEXT_TOPICS, (90, 80, 70, 60)):
+        for _ in range(n):
+            words = list(rng.choice(vocab[t], 4)) + list(rng.choice(shared, 12))
+            docs.append(" ".join(words))
+            labels.append(t)
+    return docs, np.array(labels)
+
+
+def test_text_repeat_splits_the_rest_in_halves_and_its_svm_matches_scikit_learn():
+    from sklearn.svm import SVC
+
+    docs, labels = _toy_corpus()
+    out = rx.text_pair_repeat(("crude", "corn"), 0, n_train=60, C_grid=(1.0,),
+                              kappas=(0.5,), tol=1e-6, documents=(docs, labels))
+    assert out["n"] == [60, 35, 35]
+    # the same draw, by hand: scikit-learn's SVC on the same features and kernel scale
+    idx = np.flatnonzero(np.isin(labels, ["crude", "corn"]))
+    rng = np.random.default_rng([0, 2, 3, 0])
+    idx = rng.permutation(idx)
+    tr, va, te = idx[:60], idx[60:95], idx[95:130]
+    Xtr, Xva, Xte = (F.toarray() for F in rx.word_frequencies(
+        [docs[i] for i in tr], [docs[i] for i in va], [docs[i] for i in te]))
+    y = np.where(labels == "corn", 1, -1)
+    c = 60 / np.sum(Xtr * Xtr)
+    ref = SVC(kernel="linear", C=1.0, tol=1e-8).fit(np.sqrt(c) * Xtr, y[tr])
+    err_te = np.mean(ref.predict(np.sqrt(c) * Xte) != y[te])
+    err_va = np.mean(ref.predict(np.sqrt(c) * Xva) != y[va])
+    assert out["SVM"] == pytest.approx([err_te, err_va], abs=1.5 / 35)
+    assert all(0 <= e <= 1 for e in out["RMM"])
+
+
+def test_text_rows_use_the_paired_t_test_over_repeats():
+    rng = np.random.default_rng(2)
+    recs = [{"pair": ["earn", "acq"], "result": {"SVM": list(0.05 + 0.01 * rng.random(2)),
+                                                 "RMM": list(0.04 + 0.01 * rng.random(2)),
+                                                 "n": [500, 10, 10]}} for _ in range(6)]
+    row, = rx.text_rows(recs)
+    svm = np.array([np.mean(r["result"]["SVM"]) for r in recs])
+    rmm = np.array([np.mean(r["result"]["RMM"]) for r in recs])
+    assert row["p"] == pytest.approx(stats.ttest_rel(svm, rmm).pvalue)
+    assert row["improvement"] == pytest.approx(100 * (svm.mean() - rmm.mean()) / svm.mean())
+    assert "earn/acq" in rx.format_text([row])
+
+
+def test_the_text_experiment_is_registered():
+    from kernelclf.experiments import COMMANDS
+
+    assert "rmm-text" in COMMANDS
