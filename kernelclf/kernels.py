@@ -159,6 +159,13 @@ class Polynomial(Kernel):
         self._check()
         return (X @ Y.T + self.offset) ** self.degree
 
+    def column_function(self, X):
+        """One column ``(X x_i + offset) ** degree``, the inputs validated once."""
+        self._check()
+        Xv, _ = self._validate(X, None)
+        offset, degree = float(self.offset), int(self.degree)
+        return lambda i: (Xv @ Xv[i] + offset) ** degree
+
     def diag(self, X):
         self._check()
         X, _ = self._validate(X, None)
@@ -329,6 +336,10 @@ class Sum(_Composite):
     def _gram(self, X, Y):
         return self.k1(X, Y) + self.k2(X, Y)
 
+    def column_function(self, X):
+        f1, f2 = self.k1.column_function(X), self.k2.column_function(X)
+        return lambda i: f1(i) + f2(i)
+
     def diag(self, X):
         return self.k1.diag(X) + self.k2.diag(X)
 
@@ -342,6 +353,10 @@ class Product(_Composite):
 
     def _gram(self, X, Y):
         return self.k1(X, Y) * self.k2(X, Y)
+
+    def column_function(self, X):
+        f1, f2 = self.k1.column_function(X), self.k2.column_function(X)
+        return lambda i: f1(i) * f2(i)
 
     def diag(self, X):
         return self.k1.diag(X) * self.k2.diag(X)
@@ -357,6 +372,12 @@ class Scaled(_Composite):
     def _gram(self, X, Y):
         _check_positive(self.c, "c")
         return self.c * self.kernel(X, Y)
+
+    def column_function(self, X):
+        """``c`` times the part's column (the part validates the inputs once)."""
+        _check_positive(self.c, "c")
+        c, f = float(self.c), self.kernel.column_function(X)
+        return lambda i: c * f(i)
 
     def diag(self, X):
         _check_positive(self.c, "c")

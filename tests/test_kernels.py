@@ -420,3 +420,21 @@ def test_mahalanobis_in_an_estimator_is_clonable_and_grid_searchable():
     ours = SupportVectorMachine(Mahalanobis([1.0, 3.0]), C=10.0, tol=1e-8).fit(X, y)
     ref = SVC(kernel="precomputed", C=10.0, tol=1e-8).fit(K, y)
     np.testing.assert_allclose(ours.decision_function(X), ref.decision_function(K), atol=1e-4)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: Polynomial(3, 1.0),
+    lambda: Polynomial(2, 0.0),
+    lambda: Scaled(Polynomial(5, 1.0), 1 / 32),
+    lambda: Sum(Polynomial(2, 1.0), RBF(0.7)),
+    lambda: Product(Scaled(Linear(), 2.0), RBF(1.3)),
+])
+def test_column_functions_of_polynomial_and_composite_kernels_equal_gram_columns(make):
+    """The one-column shortcuts (validated once, used by the SMO solvers' Gram cache)
+    against the kernel's own Gram matrix."""
+    X = np.random.default_rng(4).normal(size=(9, 3))
+    k = make()
+    col = k.column_function(X)
+    K = k(X)
+    for i in (0, 4, 8):
+        np.testing.assert_allclose(col(i), K[:, i], rtol=1e-12, atol=1e-12)
