@@ -152,6 +152,7 @@ def main(argv=None):
         result = run(qp_max=args.qp_max)
     print(table(result))
     out = Path(__file__).resolve().parent / "results" / "rmm.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2))
     return result
 

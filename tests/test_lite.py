@@ -35,7 +35,7 @@ SITE = Path(os.environ.get("KERNELCLF_SITE", ROOT / "_build" / "html"))
 CHAPTERS = sorted(p.stem for p in (ROOT / "book").glob("*.md")
                   if "kernelspec:" in p.read_text(encoding="utf-8")[:400])
 #: seconds for a kernel to start, and for one chapter's Run All in Pyodide
-KERNEL_TIMEOUT, RUN_TIMEOUT, WIDGET_TIMEOUT = 180, 900, 120
+KERNEL_TIMEOUT, RUN_TIMEOUT, WIDGET_TIMEOUT = 300, 900, 120
 #: MyST markup a reader must never see (directives, roles, labels, directive options)
 RAW_MYST = re.compile(r"```\s*\{[\w:.-]+\}|\{[\w:.-]+\}`|^\s*\([\w:.-]+\)=\s*$|^\s*:(class|label|tags):",
                       re.M)

@@ -152,17 +152,28 @@ def test_table2_command_line_accepts_degrees_and_rbf_only():
     assert rx._column("rbf") == "rbf" and rx._column("7") == 7
     with pytest.raises(ValueError, match="degree 1..7 or 'rbf'"):
         rx._column("8")
-    rec = [{"degree": d, "result": {"SVM": 5, "params": {}}} for d in ("rbf", 1)]
+    rec = [{"degree": d, "result": {"SVM": 5, "params": {}, "n_test": 2007}}
+           for d in ("rbf", 1)]
 
     class A:
         data = "usps"
 
     text = rx._digits_report(A, rec)
-    head = text.splitlines()[0].split()
+    assert text.splitlines()[0] == "test errors: ours on 2007 test digits, paper (USPS) on 2007"
+    head = text.splitlines()[1].split()
     assert head == ["1", "rbf"]
-    paper = text.splitlines()[2].split()
+    paper = text.splitlines()[3].split()
     assert paper[-2:] == [str(rx.TABLE2_REPORTED["USPS"]["SVM"][0]),
                           str(rx.TABLE2_REPORTED["USPS"]["SVM"][7])]
+
+
+@pytest.mark.skipif(not os.environ.get("KERNELCLF_DATA"), reason="needs the data home")
+def test_table2_reduced_mnist_row_trains_on_1000_digits_and_tests_on_the_rest():
+    Xtr, ytr, Xte, yte = rx._digits_data("mnist5k")
+    assert Xtr.shape == (1000, 784) and len(yte) == 4000
+    assert set(np.unique(ytr)) == set(range(10))
+    X2, *_ = rx._digits_data("mnist5k")
+    np.testing.assert_array_equal(Xtr, X2)                  # seeded
 
 
 # -- §5.5 text ----------------------------------------------------------------------
@@ -242,3 +253,18 @@ def test_the_text_experiment_is_registered():
     from kernelclf.experiments import COMMANDS
 
     assert "rmm-text" in COMMANDS
+
+
+def test_the_readme_commands_of_the_rmm_protocols_parse():
+    from kernelclf.experiments import build_parser
+
+    p = build_parser()
+    a = p.parse_args("rmm-digits --data mnist5k --kernels 3 rbf --n-jobs -1".split())
+    assert (a.data, a.kernels, a.n_jobs) == ("mnist5k", [3, "rbf"], -1)
+    assert p.parse_args(["rmm-digits"]).kernels == [1, 2, 3, 4, 5, 6, 7, "rbf"]
+    a = p.parse_args("rmm-text --repeats 10".split())
+    assert (a.repeats, a.n_train, a.seed) == (10, 500, 0)
+    assert p.parse_args("rmm-table4 --splits 100".split()).splits == 100
+    for bad in ("rmm-digits --kernels 9", "rmm-digits --data opt"):
+        with pytest.raises(SystemExit):
+            p.parse_args(bad.split())
