@@ -680,14 +680,13 @@ def format_text(rows):
 
 
 def _text_tasks(args):
+    from functools import partial
     from itertools import combinations
 
     from .experiments import Task
 
-    docs = reuters_documents()
-    return [Task(key=f"{a}/{b}/{rep}", fn=text_pair_repeat,
-                 args=((a, b), rep, args.n_train, args.seed, (0.1, 1.0, 10.0, 100.0),
-                       (0.5, 0.25, 0.1), 1e-3, docs),
+    run = partial(text_pair_repeat, documents=reuters_documents())   # read the corpus once
+    return [Task(key=f"{a}/{b}/{rep}", fn=run, args=((a, b), rep, args.n_train, args.seed),
                  meta={"pair": [a, b], "repeat": rep, "seed": args.seed})
             for a, b in combinations(TEXT_TOPICS, 2) for rep in range(args.repeats)]
 
