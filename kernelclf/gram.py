@@ -43,8 +43,9 @@ from collections import OrderedDict
 
 import numpy as np
 
-__all__ = ["Gram", "as_gram", "ColumnCache", "IndefiniteKernelError", "gram_checks", "set_gram_checks",
-           "get_gram_checks", "check_gram", "take_rows", "n_rows", "cross_gram"]
+__all__ = ["Gram", "as_gram", "ColumnCache", "ColumnSlots", "fits_in_cache", "IndefiniteKernelError",
+           "gram_checks", "set_gram_checks", "get_gram_checks", "check_gram", "take_rows", "n_rows",
+           "cross_gram"]
 
 _MODES = ("raise", "warn", "off")
 _STATE = {"mode": "raise"}
@@ -229,6 +230,95 @@ class ColumnCache:
         if len(store) > self.capacity:
             store.popitem(last=False)
         return col
+
+
+def fits_in_cache(m, cache_mb):
+    """Whether the whole ``m x m`` Gram matrix (float64) fits in ``cache_mb`` megabytes.
+
+    The SVM and RMM estimators then compute it at once: one matrix product costs far
+    less than the same entries column by column, once a solver touches a good part of
+    the columns (it does on the RMM's digits problems, RMM §5.7).
+    """
+    return 8.0 * float(m) * float(m) <= float(cache_mb) * 2.0 ** 20
+
+
+class ColumnSlots:
+    """Columns of a :class:`Gram` in one 2-D array, for compiled solver loops.
+
+    A compiled loop (numba) cannot call the Python column cache, so it reads columns
+    from ``data``: column ``i`` is ``data[slot[i]]`` when ``slot[i] >= 0``. On a miss
+    the loop returns to Python, which calls :meth:`fill`; the loop marks each use in
+    ``stamp`` (a clock kept in ``clock[0]``), and :meth:`fill` evicts the least
+    recently used slot when the budget is full, as :class:`ColumnCache` does.
+
+    A stored matrix without ridge is used as it is (``slot[i] = i``, nothing to fill).
+    Otherwise the columns come from the Gram's own column function (columns already
+    in its :class:`ColumnCache` are copied, not recomputed), so a fit keeps one copy
+    of each column. At least two slots are always kept (a pair step needs two
+    columns); ``data`` grows by doubling up to the budget.
+    """
+
+    def __init__(self, gram, cache_mb=None):
+        self.gram = gram
+        m = gram.m
+        self.m = m
+        if gram.precomputed and not gram.ridge:
+            self.data = np.ascontiguousarray(gram._G, dtype=float)
+            self.slot = np.arange(m, dtype=np.int64)
+            self.capacity = m
+        else:
+            if cache_mb is None:
+                cache = getattr(gram, "_cache", None)
+                cache_mb = 200.0 if cache is None else cache.capacity * 8 * m / 2 ** 20
+            self.capacity = min(m, max(2, int(cache_mb * 2 ** 20 // (8 * max(m, 1)))))
+            self.data = np.empty((min(self.capacity, 64), m))
+            self.slot = np.full(m, -1, dtype=np.int64)
+        self.owner = self.slot.copy() if gram.precomputed and not gram.ridge else \
+            np.full(self.capacity, -1, dtype=np.int64)
+        self.stamp = np.zeros(self.capacity, dtype=np.int64)
+        self.clock = np.zeros(1, dtype=np.int64)
+        self.used = m if gram.precomputed and not gram.ridge else 0
+        self.filled = 0
+
+    def _raw(self, i):
+        gram = self.gram
+        if gram._G is not None:
+            col = gram._G[i]
+        else:
+            col = gram._cache._store.get(i)
+            if col is None:
+                col = np.asarray(gram._colfun(i), dtype=float)
+                gram.n_computed += self.m
+        return col
+
+    def fill(self, i):
+        """Put column ``i`` into a slot (evicting the least recently used one)."""
+        i = int(i)
+        if self.slot[i] >= 0:
+            return self.slot[i]
+        if self.used < self.capacity:
+            s = self.used
+            if s == self.data.shape[0]:
+                grown = np.empty((min(self.capacity, 2 * s), self.m))
+                grown[:s] = self.data
+                self.data = grown
+            self.used += 1
+        else:
+            s = int(self.stamp[:self.used].argmin())
+            self.slot[self.owner[s]] = -1
+        self.data[s] = self._raw(i)
+        if self.gram.ridge:
+            self.data[s, i] += self.gram.ridge
+        self.slot[i] = s
+        self.owner[s] = i
+        self.clock[0] += 1
+        self.stamp[s] = self.clock[0]
+        self.filled += 1
+        return s
+
+    def column(self, i):
+        """A copy of column ``i`` (safe to keep: slots are reused)."""
+        return self.data[self.fill(i)].copy()
 
 
 class Gram:

@@ -132,6 +132,25 @@ class Linear(Kernel):
         return np.einsum("ij,ij->i", X, X)
 
 
+def _int_power(a, p):
+    """``a ** p`` for an integer ``p >= 1`` by repeated squaring; overwrites ``a``.
+
+    A few multiplications instead of ``pow`` per entry: the polynomial kernel's
+    columns (the inner loop of every SMO fit with it) take less than half the time.
+    Agrees with ``a ** p`` to a few units in the last place.
+    """
+    if p == 1:
+        return a
+    result = None
+    while True:
+        if p & 1:
+            result = a.copy() if result is None else np.multiply(result, a, out=result)
+        p >>= 1
+        if not p:
+            return result
+        np.multiply(a, a, out=a)
+
+
 class Polynomial(Kernel):
     """Polynomial kernel ``(<x, x'> + offset) ** degree`` (LKC Table 2.1).
 
@@ -157,14 +176,14 @@ class Polynomial(Kernel):
 
     def _gram(self, X, Y):
         self._check()
-        return (X @ Y.T + self.offset) ** self.degree
+        return _int_power(X @ Y.T + self.offset, int(self.degree))
 
     def column_function(self, X):
         """One column ``(X x_i + offset) ** degree``, the inputs validated once."""
         self._check()
         Xv, _ = self._validate(X, None)
         offset, degree = float(self.offset), int(self.degree)
-        return lambda i: (Xv @ Xv[i] + offset) ** degree
+        return lambda i: _int_power(Xv @ Xv[i] + offset, degree)
 
     def diag(self, X):
         self._check()

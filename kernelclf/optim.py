@@ -317,16 +317,21 @@ def solve_lp(c, A1=None, b1=None, A2=None, b2=None, l=0.0, u=None):
     if res.status == 4:
         # HiGHS 1.x sometimes ends in model status "Unknown" on feasible, bounded LPs whose
         # optimal set is unbounded (e.g. the adaptive margin machine's LP on some Thyroid
-        # splits).  Solve again inside a large box; the answer stands only if no variable
-        # ends on an artificial side of the box.
+        # splits); which LPs do depends on the machine. Try again inside a large box, then
+        # with HiGHS's interior-point method (unboxed, boxed); a boxed answer stands only
+        # if no variable ends on an artificial side of the box.
         box = _LP_BOX * max(1.0, *(abs(float(v)) for v in np.r_[lo, hi] if np.isfinite(v)))
         boxed = [(-box if a is None else a, box if b is None else b) for a, b in bounds]
-        retry = linprog(c, bounds=boxed, **problem)
-        if retry.status == 0:
-            free = np.array([[a is None, b is None] for a, b in bounds])
-            on_box = (free[:, 0] & (retry.x <= -0.999 * box)) | (free[:, 1] & (retry.x >= 0.999 * box))
-            if not on_box.any():
-                res = retry
+        free = np.array([[a is None, b is None] for a, b in bounds], dtype=bool).reshape(n, 2)
+        for method, bnds in (("highs", boxed), ("highs-ipm", bounds), ("highs-ipm", boxed)):
+            retry = linprog(c, bounds=bnds, **{**problem, "method": method})
+            if retry.status != 0:
+                continue
+            if bnds is boxed and ((free[:, 0] & (retry.x <= -0.999 * box))
+                                  | (free[:, 1] & (retry.x >= 0.999 * box))).any():
+                continue
+            res = retry
+            break
     if res.status != 0:
         raise InfeasibleProblemError(f"HiGHS stopped: {res.message}")
     return Solution(x=res.x, objective=float(res.fun), status="optimal", iterations=int(res.nit))

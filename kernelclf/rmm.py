@@ -46,11 +46,11 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import StrOptions
 
 from .base import KERNEL_CONSTRAINT, BinaryKernelClassifier, Int, Real
-from .gram import Gram, as_gram, take_rows
+from .gram import ColumnSlots, Gram, as_gram, fits_in_cache, take_rows
 from .kernels import WhitenedKernel
 from .optim import solve_lp, solve_qp
 
-__all__ = ["RMMResult", "solve_rmm", "solve_rmm_qp", "kkt_violations", "rmm_bound",
+__all__ = ["HAVE_NUMBA", "RMMResult", "solve_rmm", "solve_rmm_qp", "kkt_violations", "rmm_bound",
            "RelativeMarginMachine", "RelaxedRMM", "SigmaSVM"]
 
 TAU = 1e-12
@@ -129,6 +129,176 @@ def _offset_one(i, alpha, lam, lams, y, C, B, U):
     return ru, ku, rl, kl
 
 
+# ---------------------------------------------------------------------------
+# the pair-step loop compiled (numba when installed; the NumPy loop otherwise)
+
+try:
+    from numba import njit as _njit
+    HAVE_NUMBA = True
+except ImportError:  # pragma: no cover - numba is a dependency; Pyodide has none
+    HAVE_NUMBA = False
+
+# codes returned by the compiled loop
+_DONE, _MAXITER, _NEED, _NEWTON, _UNBOUNDED = range(5)
+
+
+def _pair_loop(data, slot, stamp, clock, Kd, y, alpha, lam, lams, v, g, r_up, k_up,
+               r_low, k_low, C, B, U, tol, it, max_iter, newton_every):
+    """The loop of :func:`solve_rmm` on columns ``data[slot[i]]`` (compiled twin).
+
+    Same selection, step and update as the NumPy loop, element by element in the
+    same order of floating-point operations, so both take the same steps. Returns
+    ``(code, it, gap, need)``: converged, at ``max_iter``, column ``need`` missing
+    (fill it and call again; the interrupted step is redone from its start), a
+    Newton step due, or an infinite step.
+    """
+    m = y.size
+    gap = np.inf
+    while it < max_iter:
+        i = -1
+        Fi = -np.inf
+        Fmin = np.inf
+        for t in range(m):
+            fu = r_up[t] - g[t]
+            if fu > Fi:
+                Fi = fu
+                i = t
+            fl = r_low[t] - g[t]
+            if fl < Fmin:
+                Fmin = fl
+        if i < 0:
+            return _DONE, it, -np.inf, -1
+        gap = Fi - Fmin
+        if not gap > tol:
+            return _DONE, it, gap, -1
+        si = slot[i]
+        if si < 0:
+            return _NEED, it, gap, i
+        clock[0] += 1
+        stamp[si] = clock[0]
+        Ki = data[si]
+        j = -1
+        best = -np.inf
+        Kdi = Kd[i]
+        for t in range(m):
+            bt = Fi - (r_low[t] - g[t])
+            if not bt > 0.0:            # a zero score: wins only as the first candidate
+                if j < 0:
+                    best = 0.0
+                    j = t
+                continue
+            at = Ki[t] * -2.0 + Kd[t] + Kdi
+            if at < 1e-12:
+                at = 1e-12
+            bt = bt * bt / at
+            if bt > best:
+                best = bt
+                j = t
+        if not best > 0:
+            return _DONE, it, gap, -1
+        if j != i:
+            sj = slot[j]
+            if sj < 0:
+                return _NEED, it, gap, j
+            clock[0] += 1
+            stamp[sj] = clock[0]
+            Kj = data[sj]
+        else:
+            Kj = Ki
+        ki = k_up[i]
+        kj = k_low[j]
+        diff = Fi - (r_low[j] - g[j])
+        if i == j:
+            aij = 1e-12
+        else:
+            aij = Kd[i] + Kd[j] - 2.0 * Ki[j]
+            if aij < 1e-12:
+                aij = 1e-12
+        step = diff / aij
+        if ki == 0:
+            cap_i = C - alpha[i] if y[i] > 0 else alpha[i]
+        elif ki == 1:
+            cap_i = lam[i]
+        else:
+            cap_i = U - lams[i]
+        if kj == 0:
+            cap_j = alpha[j] if y[j] > 0 else C - alpha[j]
+        elif kj == 1:
+            cap_j = U - lam[j]
+        else:
+            cap_j = lams[j]
+        d = step
+        if cap_i < d:
+            d = cap_i
+        if cap_j < d:
+            d = cap_j
+        if not np.isfinite(d):
+            return _UNBOUNDED, it, gap, -1
+        if ki == 0:
+            if d == cap_i:
+                alpha[i] = C if y[i] > 0 else 0.0
+            else:
+                alpha[i] = alpha[i] + y[i] * d
+        elif ki == 1:
+            lam[i] = 0.0 if d == cap_i else lam[i] - d
+        else:
+            lams[i] = U if d == cap_i else lams[i] + d
+        if kj == 0:
+            if d == cap_j:
+                alpha[j] = 0.0 if y[j] > 0 else C
+            else:
+                alpha[j] = alpha[j] - y[j] * d
+        elif kj == 1:
+            lam[j] = U if d == cap_j else lam[j] + d
+        else:
+            lams[j] = 0.0 if d == cap_j else lams[j] - d
+        if i != j:
+            v[i] += d
+            v[j] -= d
+            for t in range(m):
+                g[t] = (g[t] + d * Ki[t]) - d * Kj[t]
+        r_up[i], k_up[i], r_low[i], k_low[i] = _offset_one_c(i, alpha, lam, lams, y, C, B, U)
+        if j != i:
+            r_up[j], k_up[j], r_low[j], k_low[j] = _offset_one_c(j, alpha, lam, lams, y,
+                                                                 C, B, U)
+        it += 1
+        if newton_every > 0 and it % newton_every == 0:
+            return _NEWTON, it, gap, -1
+    return _MAXITER, it, gap, -1
+
+
+if HAVE_NUMBA:
+    _offset_one_c = _njit(cache=True, nogil=True)(_offset_one)
+    _pair_loop = _njit(cache=True, nogil=True)(_pair_loop)
+else:  # pragma: no cover - Pyodide: solve_rmm uses its NumPy loop
+    _offset_one_c = _offset_one
+
+
+def _run_compiled(slots, Kd, y, alpha, lam, lams, v, g, r_up, k_up, r_low, k_low,
+                  C, B, U, tol, max_iter, newton_every):
+    """Drive :func:`_pair_loop`: fill missing columns, run the Newton steps."""
+    it = 0
+    while True:
+        code, it, gap, need = _pair_loop(
+            slots.data, slots.slot, slots.stamp, slots.clock, Kd, y, alpha, lam, lams, v, g,
+            r_up, k_up, r_low, k_low, C, B, U, tol, it, max_iter, newton_every)
+        if code == _NEED:
+            slots.fill(need)
+        elif code == _NEWTON:
+            P = _newton_on_free(alpha, lam, lams, v, g, y, C, B, U, slots.column)
+            if P is not None:
+                r_up[P], k_up[P], r_low[P], k_low[P] = _offsets(
+                    alpha[P], lam[P], lams[P], y[P], C, B, U)
+        elif code == _UNBOUNDED:
+            raise ValueError(_UNBOUNDED_TEXT)
+        else:
+            return it, gap, code == _DONE
+
+
+_UNBOUNDED_TEXT = ("the RMM dual is unbounded (an infinite step was taken); check that "
+                   "B > 1 and the kernel is positive semi-definite")
+
+
 def _check_B(B):
     if B is None:
         return np.inf
@@ -141,7 +311,7 @@ def _check_B(B):
 
 
 def solve_rmm(gram, y, C, B, *, lam_ub=np.inf, alpha0=None, lam0=None, lam_star0=None,
-              tol=1e-3, max_iter=None, newton_every=None):
+              tol=1e-3, max_iter=None, newton_every=None, engine="auto"):
     """Solve the RMM dual (RMM eq. 12) by SMO-type decomposition (§3.3).
 
     Parameters
@@ -168,14 +338,28 @@ def solve_rmm(gram, y, C, B, *, lam_ub=np.inf, alpha0=None, lam0=None, lam_star0
         equality-constrained minimiser over the current free set, shortened to stay
         feasible; a descent step for a convex quadratic). Default ``max(m, 500)``;
         0 switches it off.
+    engine : {'auto', 'compiled', 'numpy'}
+        ``'compiled'`` runs the pair steps in numba-compiled code on the columns of a
+        :class:`kernelclf.gram.ColumnSlots` (one array filled from the Gram matrix,
+        returning to Python only for a missing column or a Newton step);
+        ``'numpy'`` runs them as NumPy vector operations on the Gram's column cache.
+        Both take the same steps (the compiled loop repeats the NumPy arithmetic
+        element by element). ``'auto'``: compiled when numba is installed (not in
+        Pyodide) and the Gram matrix is a :class:`kernelclf.gram.Gram`.
 
     Returns
     -------
     RMMResult
     """
+    if engine not in ("auto", "compiled", "numpy"):
+        raise ValueError(f"engine must be 'auto', 'compiled' or 'numpy', got {engine!r}")
+    if engine == "compiled" and not HAVE_NUMBA:
+        raise ImportError("engine='compiled' needs numba; use engine='numpy'")
     y = np.asarray(y, dtype=float).ravel()
     m = y.size
     gram = as_gram(gram)
+    compiled = HAVE_NUMBA and (engine == "compiled" or (
+        engine == "auto" and isinstance(gram, Gram)))
     getter = getattr(gram, "column_getter", None)
     getcol = getter() if getter is not None else gram.column
     Kd = np.ascontiguousarray(gram.diag, dtype=float)
@@ -195,6 +379,10 @@ def solve_rmm(gram, y, C, B, *, lam_ub=np.inf, alpha0=None, lam0=None, lam_star0
     v = alpha * y - lam + lams
     if abs(v.sum()) > 1e-8 * max(1.0, np.abs(v).sum()):
         raise ValueError("the warm start violates the equality alpha'y - 1'lam + 1'lam* = 0")
+    if compiled:
+        slots = ColumnSlots(gram if isinstance(gram, Gram) else Gram(
+            G=np.column_stack([getcol(i) for i in range(m)]), check=False))
+        getcol = slots.column
     g = np.zeros(m)
     for k in np.flatnonzero(v):
         g += getcol(k) * v[k]
@@ -204,7 +392,11 @@ def solve_rmm(gram, y, C, B, *, lam_ub=np.inf, alpha0=None, lam0=None, lam_star0
     gap = np.inf
     converged = False
     ninf = -np.inf
-    while it < max_iter:
+    if compiled:
+        it, gap, converged = _run_compiled(slots, Kd, y, alpha, lam, lams, v, g, r_up,
+                                           k_up, r_low, k_low, C, Bf, U, float(tol),
+                                           max_iter, newton_every)
+    while not compiled and it < max_iter:
         Fup = r_up - g
         i = int(Fup.argmax())
         Fi = Fup[i]
@@ -245,8 +437,7 @@ def solve_rmm(gram, y, C, B, *, lam_ub=np.inf, alpha0=None, lam0=None, lam_star0
             cap_j = lams[j]
         d = min(step, cap_i, cap_j)
         if not np.isfinite(d):
-            raise ValueError("the RMM dual is unbounded (an infinite step was taken); "
-                             "check that B > 1 and the kernel is positive semi-definite")
+            raise ValueError(_UNBOUNDED_TEXT)
         # apply: s*a of the up variable += d, of the low variable -= d
         if ki == 0:
             alpha[i] = (C if d == cap_i and y[i] > 0 else 0.0 if d == cap_i else
@@ -475,7 +666,8 @@ class _RMMBase(BinaryKernelClassifier):
 
     def _gram(self, X, solver):
         m = len(X) if not isinstance(X, np.ndarray) else X.shape[0]
-        pre = solver == "qp" or m <= _PRECOMPUTE_MAX or not isinstance(X, np.ndarray)
+        pre = (solver == "qp" or m <= _PRECOMPUTE_MAX or fits_in_cache(m, self.cache_mb)
+               or not isinstance(X, np.ndarray))
         return self._training_gram(X, precompute=pre, cache_mb=self.cache_mb)
 
     def decision_function(self, X):
@@ -544,7 +736,8 @@ class RelativeMarginMachine(_RMMBase):
         QP uses ``min(tol, 1e-8)``.
     max_iter : int or None
     cache_mb : float
-        Column cache of the training Gram matrix (on-demand columns when m > 200).
+        Memory for the training Gram matrix: the whole matrix when it fits
+        (``8 m^2`` bytes; m <= 5120 at 200 MB), else a cache of its columns.
 
     Attributes
     ----------

@@ -153,9 +153,10 @@ def test_loo_of_lp_machine_is_brute_force():
 
 
 def test_amm_lp_where_highs_reports_unknown_status():
-    """Thyroid split 1, RBF(1), lam = 2: plain HiGHS ends with model status "Unknown" on this
-    feasible, bounded LP; solve_lp retries inside a large box.  Reference: the same LP
-    solved with SciPy's HiGHS inside an explicit box, whose optimum is interior."""
+    """Thyroid split 1, RBF(1), lam = 2: HiGHS's simplex ends with model status "Unknown" on
+    this feasible, bounded LP, with or without a box depending on the machine; solve_lp
+    retries (box, interior point).  Reference: the same LP solved by SciPy's HiGHS
+    interior-point method inside an explicit box, whose optimum is interior."""
     from kernelclf.datasets import load
 
     b = load("thyroid_splits")
@@ -166,9 +167,61 @@ def test_amm_lp_where_highs_reports_unknown_status():
     m = len(ys)
     M = ys[:, None] * G * ys[None, :] - 2.0 * np.diag(np.diag(G))
     ref = linprog(np.r_[np.zeros(m), np.ones(m)], A_ub=np.hstack([-M, -np.eye(m)]),
-                  b_ub=-np.ones(m), bounds=[(0, 1e9)] * (2 * m), method="highs-ds")
+                  b_ub=-np.ones(m), bounds=[(0, 1e9)] * (2 * m), method="highs-ipm")
     assert ref.status == 0 and ref.x.max() < 1e8
     assert amm_.objective_ == pytest.approx(ref.fun, rel=1e-6)
     scale = 1 + np.abs(M) @ amm_.dual_coef_  # HiGHS's feasibility tolerance is relative
     assert np.all(M @ amm_.dual_coef_ >= 1 - amm_.slack_ - 1e-6 * scale)
     assert amm_.slack_.sum() == pytest.approx(amm_.objective_, rel=1e-9)
+
+
+def _unknown_for(fail):
+    """A stand-in for SciPy's linprog answering "Unknown" (status 4) when ``fail(method,
+    boxed)`` is true, else solving; records the calls."""
+    import scipy.optimize as so
+
+    real, calls = so.linprog, []
+
+    def fake(c, bounds=None, method="highs", **kw):
+        boxed = any(b is not None and b[1] is not None and b[1] >= 1e7 for b in bounds)
+        calls.append((method, boxed))
+        if fail(method, boxed):
+            return so.OptimizeResult(status=4, message="model_status is Unknown", x=None)
+        return real(c, bounds=bounds, method=method, **kw)
+
+    return fake, calls
+
+
+@pytest.mark.parametrize("fail,tried", [
+    (lambda meth, boxed: not boxed, [("highs", False), ("highs", True)]),
+    (lambda meth, boxed: meth == "highs", [("highs", False), ("highs", True), ("highs-ipm", False)]),
+])
+def test_solve_lp_retries_when_highs_says_unknown(monkeypatch, fail, tried):
+    """The fallbacks of solve_lp on a status-4 answer; reference: the LP solved directly
+    (a small LP with the AMM's structure: min 1'xi s.t. M a + xi >= 1, a, xi >= 0)."""
+    import scipy.optimize as so
+
+    from kernelclf.optim import solve_lp
+    rng = np.random.default_rng(0)
+    m = 12
+    M = rng.normal(size=(m, m))
+    c = np.r_[np.zeros(m), np.ones(m)]
+    A, b = np.hstack([-M, -np.eye(m)]), -np.ones(m)
+    ref = linprog(c, A_ub=A, b_ub=b, bounds=[(0, None)] * (2 * m), method="highs")
+    fake, calls = _unknown_for(fail)
+    monkeypatch.setattr(so, "linprog", fake)
+    sol = solve_lp(c, A2=A, b2=b)
+    assert calls == tried
+    assert sol.objective == pytest.approx(ref.fun, rel=1e-7, abs=1e-9)
+    assert np.all(A @ sol.x <= b + 1e-7)
+
+
+def test_solve_lp_gives_up_with_a_clear_error(monkeypatch):
+    import scipy.optimize as so
+
+    from kernelclf.optim import InfeasibleProblemError, solve_lp
+    fake, calls = _unknown_for(lambda meth, boxed: True)
+    monkeypatch.setattr(so, "linprog", fake)
+    with pytest.raises(InfeasibleProblemError, match="HiGHS stopped"):
+        solve_lp(np.ones(2), A2=-np.eye(2), b2=-np.ones(2))
+    assert len(calls) == 4

@@ -315,3 +315,47 @@ def test_take_rows_on_lists_of_strings():
     assert take_rows(S, []) == []
     assert take_rows(tuple(S), slice(6, None)) == ["aaaa", "gcgcgc"]
     assert n_rows(S) == 8
+
+
+# ------------------------------------------------------------ column slots (compiled loops)
+
+def test_fits_in_cache_is_the_float64_matrix_size():
+    from kernelclf.gram import fits_in_cache
+    assert fits_in_cache(5120, 200.0) and not fits_in_cache(5121, 200.0)
+    assert fits_in_cache(0, 0.0) and not fits_in_cache(1, 0.0)
+
+
+def test_column_slots_are_the_gram_columns_with_lru_eviction():
+    from kernelclf.gram import ColumnSlots
+    Xs = RNG.normal(size=(40, 3))
+    K = RBF(0.8)(Xs)
+    gram = Gram(RBF(0.8), Xs, ridge=0.25, precompute=False, cache_mb=1.0)
+    slots = ColumnSlots(gram, cache_mb=3 * 8 * 40 / 2 ** 20)   # room for three columns
+    assert slots.capacity == 3
+    for i in (0, 1, 2):
+        np.testing.assert_allclose(slots.column(i), K[i] + 0.25 * (np.arange(40) == i),
+                                   rtol=1e-12)
+    assert slots.used == 3 and set(slots.owner) == {0, 1, 2}
+    slots.clock[0] += 1                       # a compiled loop touching column 0 ...
+    slots.stamp[slots.slot[0]] = slots.clock[0]
+    slots.fill(7)                             # ... so column 1 is the least recently used
+    assert slots.slot[1] == -1 and slots.slot[0] >= 0 and slots.slot[2] >= 0
+    np.testing.assert_allclose(slots.data[slots.slot[7]], K[7] + 0.25 * (np.arange(40) == 7),
+                               rtol=1e-12)
+    assert slots.filled == 4
+    before = slots.filled
+    slots.fill(7)                             # a hit fills nothing
+    assert slots.filled == before
+
+
+def test_column_slots_use_a_stored_matrix_without_copies():
+    from kernelclf.gram import ColumnSlots
+    gram = Gram(RBF(0.8), X, precompute=True)
+    slots = ColumnSlots(gram)
+    np.testing.assert_array_equal(slots.slot, np.arange(30))
+    np.testing.assert_array_equal(slots.data, gram.full())
+    assert slots.fill(5) == 5 and slots.filled == 0
+    # with a ridge the columns are copies with the ridge on the diagonal
+    gram = Gram(RBF(0.8), X, ridge=0.5, precompute=True)
+    slots = ColumnSlots(gram)
+    np.testing.assert_allclose(slots.column(4), gram.column(4), rtol=1e-15)

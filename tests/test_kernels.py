@@ -438,3 +438,14 @@ def test_column_functions_of_polynomial_and_composite_kernels_equal_gram_columns
     K = k(X)
     for i in (0, 4, 8):
         np.testing.assert_allclose(col(i), K[:, i], rtol=1e-12, atol=1e-12)
+
+
+def test_int_power_by_squaring_equals_pow():
+    from kernelclf.kernels import _int_power
+    a = np.random.default_rng(4).uniform(-2.0, 2.0, size=(7, 9))
+    for p in range(1, 12):
+        np.testing.assert_allclose(_int_power(a.copy(), p), a ** p, rtol=1e-14, atol=0)
+    for p, c in [(4, 1.0), (7, 0.3), (11, 1.0)]:
+        np.testing.assert_allclose(Polynomial(p, c)(X, Y),
+                                   polynomial_kernel(X, Y, degree=p, gamma=1, coef0=c),
+                                   rtol=1e-13)

@@ -7,6 +7,7 @@ from sklearn.utils.estimator_checks import check_estimator
 from kernelclf.gram import Gram
 from kernelclf.kernels import RBF, Linear, Polynomial
 from kernelclf.rmm import (
+    HAVE_NUMBA,
     RelativeMarginMachine,
     RelaxedRMM,
     SigmaSVM,
@@ -254,3 +255,56 @@ def test_sigma_svm_qp_equals_smo():
     a = SigmaSVM(RBF(2.0), C=1.0, D=0.5, tol=1e-8).fit(X, y)
     b = SigmaSVM(RBF(2.0), C=1.0, D=0.5, solver="qp").fit(X, y)
     assert a.dual_objective_ == pytest.approx(b.dual_objective_, rel=1e-6)
+
+
+# ------------------------------------------------------- compiled engine = NumPy engine
+
+def _same_solution(a, b):
+    assert a.iterations == b.iterations and a.converged == b.converged
+    for key in ("alpha", "lam", "lam_star", "v", "g"):
+        np.testing.assert_allclose(getattr(a, key), getattr(b, key), rtol=1e-9, atol=1e-12)
+    assert a.bias == pytest.approx(b.bias, rel=1e-9, abs=1e-12)
+    assert a.objective == pytest.approx(b.objective, rel=1e-12)
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
+@pytest.mark.parametrize("kind,kernel", CASES)
+@pytest.mark.parametrize("kappa", [None, 0.5, 0.15])
+def test_compiled_engine_takes_the_numpy_engines_steps(kind, kernel, kappa):
+    """The numba pair loop is the element-by-element twin of the NumPy loop: the same
+    working pairs, so the same iterates; a cache of four columns forces evictions."""
+    X, y = _data(kind, m=120, seed=7)
+    C = 2.0
+    B = None if kappa is None else rmm_bound(_theta(X, y, kernel, C), kappa, 1)
+    runs = {}
+    for engine in ("numpy", "compiled"):
+        gram = Gram(kernel, X, precompute=False, cache_mb=4 * 8 * 120 / 2 ** 20)
+        runs[engine] = solve_rmm(gram, y, C, B, tol=1e-5, engine=engine, newton_every=50)
+    _same_solution(runs["numpy"], runs["compiled"])
+    assert sum(kkt_violations(runs["compiled"], y, C, B if B else np.inf, eps=1e-5).values()) == 0
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
+def test_compiled_engine_with_ridge_bounds_and_warm_start():
+    X, y = _data("moons", m=100, seed=8)
+    C, B = 1.0, 1.6
+    base = {}
+    for engine in ("numpy", "compiled"):
+        gram = Gram(RBF(0.7), X, ridge=0.3)
+        first = solve_rmm(gram, y, C, B, lam_ub=0.05, tol=1e-4, engine=engine)
+        base[engine] = solve_rmm(gram, y, C, 1.4, lam_ub=0.05, tol=1e-4, engine=engine,
+                                 alpha0=first.alpha, lam0=first.lam, lam_star0=first.lam_star)
+    _same_solution(base["numpy"], base["compiled"])
+    assert np.all(base["compiled"].lam <= 0.05 + 1e-12)
+
+
+def test_engine_is_checked(monkeypatch):
+    import kernelclf.rmm as rmm
+    X, y = _data("gauss", m=30)
+    with pytest.raises(ValueError, match="engine"):
+        solve_rmm(Gram(Linear(), X), y, 1.0, 2.0, engine="fortran")
+    monkeypatch.setattr(rmm, "HAVE_NUMBA", False)
+    with pytest.raises(ImportError, match="numba"):
+        solve_rmm(Gram(Linear(), X), y, 1.0, 2.0, engine="compiled")
+    # 'auto' falls back to NumPy without numba
+    assert solve_rmm(Gram(Linear(), X), y, 1.0, 2.0).converged
