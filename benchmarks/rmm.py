@@ -9,13 +9,15 @@ fitted first, ``theta = max_i |f_SVM(x_i)|``, and the RMM is fitted with the pap
 three bounds B1 = 1 + (theta-1)/2, B2 = 1 + (theta-1)/4, B3 = 1 + (theta-1)/10 by the
 fast solver (:func:`kernelclf.rmm.solve_rmm` through ``RelativeMarginMachine``) and,
 for m <= ``QP_MAX``, by the dense cvxopt QP (``solver='qp'``, B2 only). Both estimators
-use the same Gram policy (the whole matrix when it fits in ``cache_mb``, here up to
-m = 5120). The RMM's pair loop is compiled (numba) and the SVM's SMO is not, so the
-column ``Binf`` fits the RMM solver with no bound (``B=None``: the SVM dual through the
-same compiled loop) as a same-engine reference: ``B3/Binf`` is the price of the bounds
-alone. All fits in the same process with single-threaded BLAS, interleaved, after one
-warm-up fit (numba loads its compiled loop once per process); times are medians of
-``REPEATS`` runs (QP: one run). Reported: times, QP / fast and fast / SVM ratios, the
+start from kernel columns on demand (m > 200); the RMM's compiled solver moves to the
+whole matrix once it has used a share of the columns set by the input dimension
+(:class:`kernelclf.gram.ColumnSlots`), the SVM's SMO keeps its column cache. The RMM's
+pair loop is compiled (numba) and the SVM's SMO is not, so the column ``Binf`` fits the
+RMM solver with no bound (``B=None``: the SVM dual through the same solver) as a
+same-engine reference: ``B3/Binf`` is the price of the bounds alone. All fits in the
+same process with single-threaded BLAS, interleaved, after one warm-up fit (numba loads
+its compiled loop once per process); times are medians of ``REPEATS`` runs (QP: one
+run). Reported: times, QP / fast and fast / SVM ratios, the
 relative difference of the dual values (fast against QP), and the growth exponent of
 each fit time in m (least-squares slope of log time on log m).
 

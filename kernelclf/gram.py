@@ -43,7 +43,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-__all__ = ["Gram", "as_gram", "ColumnCache", "ColumnSlots", "fits_in_cache", "IndefiniteKernelError",
+__all__ = ["Gram", "as_gram", "ColumnCache", "ColumnSlots", "IndefiniteKernelError",
            "gram_checks", "set_gram_checks", "get_gram_checks", "check_gram", "take_rows", "n_rows",
            "cross_gram"]
 
@@ -232,16 +232,6 @@ class ColumnCache:
         return col
 
 
-def fits_in_cache(m, cache_mb):
-    """Whether the whole ``m x m`` Gram matrix (float64) fits in ``cache_mb`` megabytes.
-
-    The SVM and RMM estimators then compute it at once: one matrix product costs far
-    less than the same entries column by column, once a solver touches a good part of
-    the columns (it does on the RMM's digits problems, RMM §5.7).
-    """
-    return 8.0 * float(m) * float(m) <= float(cache_mb) * 2.0 ** 20
-
-
 class ColumnSlots:
     """Columns of a :class:`Gram` in one 2-D array, for compiled solver loops.
 
@@ -256,10 +246,31 @@ class ColumnSlots:
     in its :class:`ColumnCache` are copied, not recomputed), so a fit keeps one copy
     of each column. At least two slots are always kept (a pair step needs two
     columns); ``data`` grows by doubling up to the budget.
+
+    When the whole matrix fits in the budget, the columns may switch to the whole
+    matrix, computed at once: one kernel call on all inputs (a matrix product) costs
+    less per entry than columns (matrix-vector products), the more so the more input
+    features ``n`` there are. ``switch='auto'`` uses the ski-rental rule: switch when
+    the columns computed so far would have paid for the whole matrix under the cost
+    model ``(8 + n)`` per column entry against ``(8 + n / 20)`` per matrix entry, i.e.
+    after a fraction ``(8 + n/20) / (8 + n)`` of the columns (0.8 for 2-D inputs,
+    0.16 for the 64 pixels of scikit-learn's digits, 0.06 for MNIST's 784). Whatever
+    the solver needs later, this costs at most about twice the better of the two
+    strategies; a solver that touches few columns never pays for the whole matrix,
+    and one that needs most of them (the RMM at tight bounds, RMM §5.7) soon gets it.
+    The rule depends only on ``m`` and ``n``, so fits are reproducible. A number
+    sets the fraction; ``None`` never switches.
     """
 
-    def __init__(self, gram, cache_mb=None):
+    def __init__(self, gram, cache_mb=None, switch="auto"):
         self.gram = gram
+        if isinstance(switch, str):
+            if switch != "auto":
+                raise ValueError(f"switch must be 'auto', a fraction or None, got {switch!r}")
+            X = getattr(gram, "X", None)
+            n = X.shape[1] if isinstance(X, np.ndarray) and X.ndim == 2 else None
+            switch = None if n is None else (8.0 + n / 20.0) / (8.0 + n)
+        self.switch = switch
         m = gram.m
         self.m = m
         if gram.precomputed and not gram.ridge:
@@ -279,6 +290,7 @@ class ColumnSlots:
         self.clock = np.zeros(1, dtype=np.int64)
         self.used = m if gram.precomputed and not gram.ridge else 0
         self.filled = 0
+        self.switched = False
 
     def _raw(self, i):
         gram = self.gram
@@ -295,6 +307,10 @@ class ColumnSlots:
         """Put column ``i`` into a slot (evicting the least recently used one)."""
         i = int(i)
         if self.slot[i] >= 0:
+            return self.slot[i]
+        if (self.switch is not None and self.capacity == self.m and self.gram._G is None
+                and self.filled >= self.switch * self.m):
+            self._store_all()
             return self.slot[i]
         if self.used < self.capacity:
             s = self.used
@@ -318,7 +334,33 @@ class ColumnSlots:
 
     def column(self, i):
         """A copy of column ``i`` (safe to keep: slots are reused)."""
-        return self.data[self.fill(i)].copy()
+        s = self.fill(i)              # may replace ``data`` (the switch to the whole matrix)
+        return self.data[s].copy()
+
+    def columns(self, idx):
+        """The block ``K[:, idx]`` (a new array)."""
+        idx = np.asarray(idx, dtype=np.int64)
+        if self.used == self.m and self.data.shape[0] == self.m and np.array_equal(
+                self.slot, np.arange(self.m)):           # the whole matrix is held
+            return self.data[idx].T.copy()
+        return np.column_stack([self.column(i) for i in idx]) if idx.size else \
+            np.empty((self.m, 0))
+
+    def _store_all(self):
+        """Compute the whole matrix (checked as the Gram's columns are) into ``data``."""
+        gram = self.gram
+        K = np.asarray(gram.kernel(gram.X), dtype=float)
+        if gram._colfun is not gram._rawfun:        # the Gram checks its columns
+            _check_finite(K, gram.kernel, gram.X)
+        gram.n_computed += K.size
+        if gram.ridge:
+            K[np.diag_indices(self.m)] += gram.ridge
+        self.data = K
+        self.slot[:] = np.arange(self.m)
+        self.owner = np.arange(self.m, dtype=np.int64)
+        self.used = self.m
+        self.filled += 1
+        self.switched = True
 
 
 class Gram:
@@ -391,7 +433,7 @@ class Gram:
                     check_gram(self._G, self.kernel, X)
             else:
                 self._G = None
-                self._colfun = self.kernel.column_function(X)
+                self._colfun = self._rawfun = self.kernel.column_function(X)
                 if check:       # the PSD check sees a sample only: check every column made
                     self._colfun = _finite_columns(self._colfun, self.kernel, X)
                 self._cache = ColumnCache(self._colfun, self.m, cache_mb)

@@ -46,7 +46,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import StrOptions
 
 from .base import KERNEL_CONSTRAINT, BinaryKernelClassifier, Int, Real
-from .gram import ColumnSlots, Gram, as_gram, fits_in_cache, take_rows
+from .gram import ColumnSlots, Gram, as_gram, take_rows
 from .kernels import WhitenedKernel
 from .optim import solve_lp, solve_qp
 
@@ -285,7 +285,8 @@ def _run_compiled(slots, Kd, y, alpha, lam, lams, v, g, r_up, k_up, r_low, k_low
         if code == _NEED:
             slots.fill(need)
         elif code == _NEWTON:
-            P = _newton_on_free(alpha, lam, lams, v, g, y, C, B, U, slots.column)
+            P = _newton_on_free(alpha, lam, lams, v, g, y, C, B, U, slots.column,
+                                getblock=slots.columns)
             if P is not None:
                 r_up[P], k_up[P], r_low[P], k_low[P] = _offsets(
                     alpha[P], lam[P], lams[P], y[P], C, B, U)
@@ -477,7 +478,7 @@ def solve_rmm(gram, y, C, B, *, lam_ub=np.inf, alpha0=None, lam0=None, lam_star0
                      converged=converged)
 
 
-def _newton_on_free(alpha, lam, lams, v, g, y, C, B, U, getcol, max_free=2000):
+def _newton_on_free(alpha, lam, lams, v, g, y, C, B, U, getcol, max_free=2000, getblock=None):
     """Newton step on the free variables of the RMM dual (in place).
 
     On the free set ``P`` (points with exactly one variable strictly inside its box)
@@ -496,7 +497,8 @@ def _newton_on_free(alpha, lam, lams, v, g, y, C, B, U, getcol, max_free=2000):
         return None
     kind = np.where(fa[P], 0, np.where(fl[P], 1, 2))
     r = np.where(kind == 0, y[P], np.where(kind == 1, B, -B))
-    KP = np.column_stack([getcol(i) for i in P])          # K[:, P]
+    KP = getblock(P) if getblock is not None else \
+        np.column_stack([getcol(i) for i in P])           # K[:, P]
     KPP = KP[P]
     n = P.size
     A = np.empty((n + 1, n + 1))
@@ -666,8 +668,7 @@ class _RMMBase(BinaryKernelClassifier):
 
     def _gram(self, X, solver):
         m = len(X) if not isinstance(X, np.ndarray) else X.shape[0]
-        pre = (solver == "qp" or m <= _PRECOMPUTE_MAX or fits_in_cache(m, self.cache_mb)
-               or not isinstance(X, np.ndarray))
+        pre = solver == "qp" or m <= _PRECOMPUTE_MAX or not isinstance(X, np.ndarray)
         return self._training_gram(X, precompute=pre, cache_mb=self.cache_mb)
 
     def decision_function(self, X):
@@ -736,8 +737,10 @@ class RelativeMarginMachine(_RMMBase):
         QP uses ``min(tol, 1e-8)``.
     max_iter : int or None
     cache_mb : float
-        Memory for the training Gram matrix: the whole matrix when it fits
-        (``8 m^2`` bytes; m <= 5120 at 200 MB), else a cache of its columns.
+        Memory for the training Gram matrix (columns on demand when m > 200). When the
+        whole matrix fits (``8 m^2`` bytes; m <= 5120 at 200 MB), the compiled solver
+        computes it at once after using a share of the columns set by the input
+        dimension (:class:`kernelclf.gram.ColumnSlots`).
 
     Attributes
     ----------

@@ -33,7 +33,7 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .base import KERNEL_CONSTRAINT, BinaryKernelClassifier, Int, Real
-from .gram import fits_in_cache, take_rows
+from .gram import take_rows
 from .optim import InfeasibleProblemError, solve_qp
 from .smo import DualDivergenceError, solve_smo
 from .versionspace import is_separable
@@ -64,12 +64,10 @@ class _SVMBase(BinaryKernelClassifier):
     """Shared pieces: Gram access, decision function over the support vectors."""
 
     def _gram(self, X):
-        """The training Gram matrix: whole for small samples, for the QP and whenever it
-        fits in ``cache_mb``; else columns on demand from the cache
-        (:class:`kernelclf.gram.Gram`)."""
+        """The training Gram matrix: whole for small samples (or the QP), else
+        columns on demand from the cache (:class:`kernelclf.gram.Gram`)."""
         m = len(X)
-        pre = (self.solver == "qp" or m <= _PRECOMPUTE_MAX or fits_in_cache(m, self.cache_mb)
-               or not isinstance(X, np.ndarray))
+        pre = self.solver == "qp" or m <= _PRECOMPUTE_MAX or not isinstance(X, np.ndarray)
         return self._training_gram(X, precompute=pre, cache_mb=self.cache_mb)
 
     def decision_function(self, X):
@@ -138,8 +136,7 @@ class SupportVectorMachine(_SVMBase):
     max_iter : int or None
         SMO iteration cap (default ``100_000 + 100 m``).
     cache_mb : float
-        Memory for the training Gram matrix: the whole matrix when it fits
-        (``8 m^2`` bytes; m <= 5120 at 200 MB), else a cache of its columns.
+        Kernel column cache for large samples.
 
     Attributes
     ----------

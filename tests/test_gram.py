@@ -319,12 +319,6 @@ def test_take_rows_on_lists_of_strings():
 
 # ------------------------------------------------------------ column slots (compiled loops)
 
-def test_fits_in_cache_is_the_float64_matrix_size():
-    from kernelclf.gram import fits_in_cache
-    assert fits_in_cache(5120, 200.0) and not fits_in_cache(5121, 200.0)
-    assert fits_in_cache(0, 0.0) and not fits_in_cache(1, 0.0)
-
-
 def test_column_slots_are_the_gram_columns_with_lru_eviction():
     from kernelclf.gram import ColumnSlots
     Xs = RNG.normal(size=(40, 3))
@@ -359,3 +353,68 @@ def test_column_slots_use_a_stored_matrix_without_copies():
     gram = Gram(RBF(0.8), X, ridge=0.5, precompute=True)
     slots = ColumnSlots(gram)
     np.testing.assert_allclose(slots.column(4), gram.column(4), rtol=1e-15)
+
+
+@pytest.mark.parametrize("ridge", [0.0, 0.25])
+def test_column_slots_switch_to_the_whole_matrix(ridge):
+    from kernelclf.gram import ColumnSlots
+    Xs = RNG.normal(size=(40, 3))
+    K = RBF(0.8)(Xs) + ridge * np.eye(40)
+    slots = ColumnSlots(Gram(RBF(0.8), Xs, ridge=ridge, precompute=False), switch=0.25)
+    for i in range(10):                        # a quarter of the columns, one by one
+        slots.fill(3 * i % 40)
+    assert not slots.switched and slots.used == 10
+    np.testing.assert_allclose(slots.column(1), K[1], rtol=1e-12)   # the 11th: all at once
+    assert slots.switched and slots.used == 40
+    np.testing.assert_array_equal(slots.slot, np.arange(40))
+    np.testing.assert_allclose(slots.data, K, rtol=1e-12)
+    assert slots.fill(39) == 39
+    # without switching, or with a budget below the whole matrix, columns stay columns
+    for kw in ({"switch": None}, {"cache_mb": 20 * 8 * 40 / 2 ** 20}):
+        slots = ColumnSlots(Gram(RBF(0.8), Xs, ridge=ridge, precompute=False), **kw)
+        for i in range(40):
+            np.testing.assert_allclose(slots.column(i), K[i], rtol=1e-12)
+        assert not slots.switched
+
+
+def test_column_slots_switch_keeps_the_finite_check():
+    """The whole matrix is checked as the on-demand columns are (the PSD sample of a large
+    Gram does not see two huge inputs; their columns do, as does the switch)."""
+    import warnings
+
+    from kernelclf.gram import _SAMPLE, ColumnSlots
+    Xl = RNG.normal(size=(_SAMPLE + 100, 2))
+    sampled = np.random.default_rng(0).choice(len(Xl), _SAMPLE, replace=False)
+    outside = np.setdiff1d(np.arange(len(Xl)), sampled)[:2]
+    Xl[outside] *= 1e300
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        slots = ColumnSlots(Gram(RBF(0.5), Xl, precompute=False), switch=0.01)
+        for i in sampled[:3]:                  # finite columns (zeros against the huge inputs)
+            slots.fill(i)
+        with pytest.raises(ValueError, match="NaN or infinity"):
+            slots.fill(int(sampled[3]))
+        slots = ColumnSlots(Gram(RBF(0.5), Xl, precompute=False, check=False), switch=0.01)
+        for i in sampled[:4]:                  # without checks the switch does not check
+            slots.fill(i)
+        assert slots.switched
+
+
+def test_column_slots_auto_switch_fraction_and_blocks():
+    from kernelclf.gram import ColumnSlots
+    for n, frac in ((2, 8.1 / 10), (64, 11.2 / 72), (784, 47.2 / 792)):
+        g = Gram(Linear(), RNG.normal(size=(30, n)), precompute=False)
+        assert ColumnSlots(g).switch == pytest.approx(frac)
+    assert ColumnSlots(Gram(RBF(0.8), X, precompute=False), switch=None).switch is None
+    with pytest.raises(ValueError, match="switch"):
+        ColumnSlots(Gram(RBF(0.8), X, precompute=False), switch="sometimes")
+    # blocks K[:, idx] before and after the switch, with the ridge on the diagonal
+    K = RBF(0.8)(X) + 0.5 * np.eye(30)
+    idx = np.array([3, 0, 17, 29])
+    slots = ColumnSlots(Gram(RBF(0.8), X, ridge=0.5, precompute=False), switch=0.5)
+    np.testing.assert_allclose(slots.columns(idx), K[:, idx], rtol=1e-12)
+    assert not slots.switched
+    slots.columns(np.arange(20))
+    assert slots.switched
+    np.testing.assert_allclose(slots.columns(idx), K[:, idx], rtol=1e-12)
+    assert slots.columns([]).shape == (30, 0)

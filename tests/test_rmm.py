@@ -308,3 +308,23 @@ def test_engine_is_checked(monkeypatch):
         solve_rmm(Gram(Linear(), X), y, 1.0, 2.0, engine="compiled")
     # 'auto' falls back to NumPy without numba
     assert solve_rmm(Gram(Linear(), X), y, 1.0, 2.0).converged
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
+def test_compiled_engine_after_switching_to_the_whole_matrix():
+    """64 features: the compiled engine's slots switch to the whole matrix after a sixth of
+    the columns; same optimum as the NumPy engine (columns throughout) and as cvxopt."""
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(240, 64))
+    y = np.where(X[:, :8].sum(axis=1) + 0.5 * rng.normal(size=240) > 0, 1.0, -1.0)
+    k, C = Polynomial(2, 1.0), 1.0
+    B = rmm_bound(_theta(X, y, k, C), 0.2, 1)
+    gram = Gram(k, X, precompute=False)
+    fast = solve_rmm(gram, y, C, B, tol=1e-6, engine="compiled")
+    assert gram.n_computed >= 240 * 240                  # the whole matrix was computed
+    ref = solve_rmm(Gram(k, X, precompute=False), y, C, B, tol=1e-6, engine="numpy")
+    qp = solve_rmm_qp(k(X), y, C, B)
+    assert fast.converged and ref.converged
+    assert fast.objective == pytest.approx(ref.objective, rel=1e-7)
+    assert fast.objective == pytest.approx(qp.objective, rel=1e-6)
+    assert sum(kkt_violations(fast, y, C, B, eps=1e-6).values()) == 0
