@@ -129,6 +129,51 @@ def _offset_one(i, alpha, lam, lams, y, C, B, U):
     return ru, ku, rl, kl
 
 
+def _pair_step(i, j, ki, kj, step, alpha, lam, lams, y, C, U):
+    """Apply one pair step in place: the signed variable of ``i`` ("up", kind ``ki``) grows
+    by ``d``, that of ``j`` ("low", kind ``kj``) shrinks by ``d``, with ``d`` the Newton
+    step cut to the room both have left (kinds: 0 alpha, 1 lam, 2 lam*). Returns ``d``
+    (not finite: the dual is unbounded, nothing applied)."""
+    if ki == 0:
+        cap_i = C - alpha[i] if y[i] > 0 else alpha[i]
+    elif ki == 1:
+        cap_i = lam[i]
+    else:
+        cap_i = U - lams[i]
+    if kj == 0:
+        cap_j = alpha[j] if y[j] > 0 else C - alpha[j]
+    elif kj == 1:
+        cap_j = U - lam[j]
+    else:
+        cap_j = lams[j]
+    d = step
+    if cap_i < d:
+        d = cap_i
+    if cap_j < d:
+        d = cap_j
+    if not np.isfinite(d):
+        return d
+    if ki == 0:
+        if d == cap_i:
+            alpha[i] = C if y[i] > 0 else 0.0
+        else:
+            alpha[i] = alpha[i] + y[i] * d
+    elif ki == 1:
+        lam[i] = 0.0 if d == cap_i else lam[i] - d
+    else:
+        lams[i] = U if d == cap_i else lams[i] + d
+    if kj == 0:
+        if d == cap_j:
+            alpha[j] = 0.0 if y[j] > 0 else C
+        else:
+            alpha[j] = alpha[j] - y[j] * d
+    elif kj == 1:
+        lam[j] = U if d == cap_j else lam[j] + d
+    else:
+        lams[j] = 0.0 if d == cap_j else lams[j] - d
+    return d
+
+
 # ---------------------------------------------------------------------------
 # the pair-step loop compiled (numba when installed; the NumPy loop otherwise)
 
@@ -214,44 +259,9 @@ def _pair_loop(data, slot, stamp, clock, Kd, y, alpha, lam, lams, v, g, r_up, k_
             aij = Kd[i] + Kd[j] - 2.0 * Ki[j]
             if aij < 1e-12:
                 aij = 1e-12
-        step = diff / aij
-        if ki == 0:
-            cap_i = C - alpha[i] if y[i] > 0 else alpha[i]
-        elif ki == 1:
-            cap_i = lam[i]
-        else:
-            cap_i = U - lams[i]
-        if kj == 0:
-            cap_j = alpha[j] if y[j] > 0 else C - alpha[j]
-        elif kj == 1:
-            cap_j = U - lam[j]
-        else:
-            cap_j = lams[j]
-        d = step
-        if cap_i < d:
-            d = cap_i
-        if cap_j < d:
-            d = cap_j
+        d = _pair_step_c(i, j, ki, kj, diff / aij, alpha, lam, lams, y, C, U)
         if not np.isfinite(d):
             return _UNBOUNDED, it, gap, -1
-        if ki == 0:
-            if d == cap_i:
-                alpha[i] = C if y[i] > 0 else 0.0
-            else:
-                alpha[i] = alpha[i] + y[i] * d
-        elif ki == 1:
-            lam[i] = 0.0 if d == cap_i else lam[i] - d
-        else:
-            lams[i] = U if d == cap_i else lams[i] + d
-        if kj == 0:
-            if d == cap_j:
-                alpha[j] = 0.0 if y[j] > 0 else C
-            else:
-                alpha[j] = alpha[j] - y[j] * d
-        elif kj == 1:
-            lam[j] = U if d == cap_j else lam[j] + d
-        else:
-            lams[j] = 0.0 if d == cap_j else lams[j] - d
         if i != j:
             v[i] += d
             v[j] -= d
@@ -269,9 +279,11 @@ def _pair_loop(data, slot, stamp, clock, Kd, y, alpha, lam, lams, v, g, r_up, k_
 
 if HAVE_NUMBA:
     _offset_one_c = _njit(cache=True, nogil=True)(_offset_one)
+    _pair_step_c = _njit(cache=True, nogil=True)(_pair_step)
     _pair_loop = _njit(cache=True, nogil=True)(_pair_loop)
 else:  # pragma: no cover - Pyodide: solve_rmm uses its NumPy loop
     _offset_one_c = _offset_one
+    _pair_step_c = _pair_step
 
 
 def _run_compiled(slots, Kd, y, alpha, lam, lams, v, g, r_up, k_up, r_low, k_low,
@@ -422,38 +434,9 @@ def solve_rmm(gram, y, C, B, *, lam_ub=np.inf, alpha0=None, lam0=None, lam_star0
         ki, kj = int(k_up[i]), int(k_low[j])
         diff = Fi - Flow[j]
         aij = TAU if (i == j) else max(Kd[i] + Kd[j] - 2.0 * Ki[j], TAU)
-        step = diff / aij
-        # room to increase s*a of the "up" variable and decrease that of the "low" one
-        if ki == 0:
-            cap_i = C - alpha[i] if y[i] > 0 else alpha[i]
-        elif ki == 1:
-            cap_i = lam[i]
-        else:
-            cap_i = U - lams[i]
-        if kj == 0:
-            cap_j = alpha[j] if y[j] > 0 else C - alpha[j]
-        elif kj == 1:
-            cap_j = U - lam[j]
-        else:
-            cap_j = lams[j]
-        d = min(step, cap_i, cap_j)
+        d = _pair_step(i, j, ki, kj, diff / aij, alpha, lam, lams, y, C, U)
         if not np.isfinite(d):
             raise ValueError(_UNBOUNDED_TEXT)
-        # apply: s*a of the up variable += d, of the low variable -= d
-        if ki == 0:
-            alpha[i] = (C if d == cap_i and y[i] > 0 else 0.0 if d == cap_i else
-                        alpha[i] + y[i] * d)
-        elif ki == 1:
-            lam[i] = 0.0 if d == cap_i else lam[i] - d
-        else:
-            lams[i] = U if d == cap_i else lams[i] + d
-        if kj == 0:
-            alpha[j] = (0.0 if d == cap_j and y[j] > 0 else C if d == cap_j else
-                        alpha[j] - y[j] * d)
-        elif kj == 1:
-            lam[j] = U if d == cap_j else lam[j] + d
-        else:
-            lams[j] = 0.0 if d == cap_j else lams[j] - d
         if i != j:
             v[i] += d
             v[j] -= d
