@@ -41,7 +41,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[book,test]'
 	$(BIN)/python .ci/lab_settings.py
-	$(BIN)/python -m kernelclf.lite wheels >/dev/null
+	$(BIN)/python -m kernelclf.book.lite wheels >/dev/null
 	touch $@
 
 # MathJax, require.js and the widget manager from npm, served by the site itself.
@@ -72,8 +72,8 @@ book: setup vendor
 	rm -rf _build
 	@$(if $(CONFIG_ARG),$(MAKE) --no-print-directory _build/_config_cdn.yml)
 	$(BIN)/jupyter-book build . $(JB_FLAGS) $(CONFIG_ARG)
-	$(BIN)/python -m kernelclf.reader --book book -o $(HTML)/_notebooks _build/jupyter_execute/book/*.ipynb
-	$(BIN)/python -m kernelclf.lite build --html $(HTML)
+	$(BIN)/python -m kernelclf.book.reader --book book -o $(HTML)/_notebooks _build/jupyter_execute/book/*.ipynb
+	$(BIN)/python -m kernelclf.book.lite build --html $(HTML)
 	@echo "The book is in $(HTML)/index.html; reader notebooks (executed) in $(HTML)/_notebooks/;"
 	@echo "the in-browser lab in $(HTML)/lite/ (make serve, then open http://127.0.0.1:8000)"
 
@@ -88,7 +88,7 @@ check-chapter: setup vendor
 	@tmp=$$(mktemp -d); \
 	printf 'format: jb-book\nroot: book/00_preface\nchapters:\n  - file: book/%s\n  - file: book/references\n' "$(CH)" > $$tmp/_toc.yml; \
 	$(BIN)/jupyter-book build . --toc $$tmp/_toc.yml --path-output $$tmp $(JB_FLAGS) && \
-	$(BIN)/python -m kernelclf.reader --book book -o $$tmp/_build/html/_notebooks \
+	$(BIN)/python -m kernelclf.book.reader --book book -o $$tmp/_build/html/_notebooks \
 	  $$tmp/_build/jupyter_execute/book/*.ipynb >/dev/null && \
 	echo "OK: $$tmp/_build/html"
 
@@ -100,7 +100,7 @@ lab: notebooks
 
 # Reader notebooks book/NN_name.ipynb from the MyST chapters (git-ignored, not executed)
 notebooks: setup
-	$(BIN)/python -m kernelclf.reader -o book book/*.md >/dev/null
+	$(BIN)/python -m kernelclf.book.reader -o book book/*.md >/dev/null
 	@echo "wrote the reader notebooks book/*.ipynb (git-ignored)"
 
 unit: setup

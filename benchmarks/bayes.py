@@ -48,8 +48,8 @@ def bench_gpc(sizes):
     from sklearn.gaussian_process.kernels import RBF as SkRBF
     from sklearn.gaussian_process.kernels import ConstantKernel
 
+    from kernelclf.bayes import GaussianProcessClassifier
     from kernelclf.datasets import make_moons
-    from kernelclf.gp import GaussianProcessClassifier
     from kernelclf.kernels import RBF
 
     g1, g2 = np.meshgrid(np.linspace(-1.5, 2.5, 50), np.linspace(-1, 1.5, 50))
@@ -72,9 +72,9 @@ def bench_gpc(sizes):
 
 
 def bench_rvc(sizes, book_max_m=500):
+    from kernelclf.bayes import RelevanceVectorClassifier
     from kernelclf.datasets import make_moons
     from kernelclf.kernels import RBF
-    from kernelclf.rvm import RelevanceVectorClassifier
 
     try:  # optional peer: the C++ SparseBayes port on PyPI (not a project dependency)
         from fastrvm import RVC as FastRVC
@@ -106,8 +106,8 @@ def bench_rvc(sizes, book_max_m=500):
 
 
 def bench_rvr(sizes):
+    from kernelclf.bayes import RelevanceVectorRegressor
     from kernelclf.kernels import RBF
-    from kernelclf.rvm import RelevanceVectorRegressor
 
     Xt = np.linspace(-10, 10, 1000)[:, None]
     ft = np.sinc(Xt[:, 0] / np.pi)

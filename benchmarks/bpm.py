@@ -5,7 +5,7 @@ Problem (issue 5): two moons without label noise or jitter
 0.5, m in {500, 1000, 2000, 4000}, single-threaded BLAS, kernel columns
 computed on demand (no Gram matrix is stored).
 
-Kernel access is one :class:`kernelclf.gram.Gram` (columns on demand, LRU
+Kernel access is one :class:`kernelclf.kernels.gram.Gram` (columns on demand, LRU
 column cache; "kernel evals / bounce" counts ``m`` per column handed out, cache
 hits included, so it measures the algorithm's demand, not the cache).
 
@@ -50,13 +50,10 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 
-from kernelclf.billiard import kernel_billiard  # noqa: E402
-from kernelclf.bpm import BayesPointMachine  # noqa: E402
+from kernelclf.bayespoint import BayesPointMachine, find_version_space_point, kernel_billiard  # noqa: E402
 from kernelclf.datasets import make_moons  # noqa: E402
-from kernelclf.gram import Gram  # noqa: E402
-from kernelclf.kernels import RBF  # noqa: E402
-from kernelclf.svm import SupportVectorMachine  # noqa: E402
-from kernelclf.versionspace import find_version_space_point  # noqa: E402
+from kernelclf.kernels import RBF, Gram  # noqa: E402
+from kernelclf.margin import SupportVectorMachine  # noqa: E402
 
 SIZES = (500, 1000, 2000, 4000)
 SIGMA = 0.5
@@ -161,7 +158,8 @@ def _svm_fit(kernel, X, y):
 
 def run_table1(datasets=None):
     """BPM vs SVM fit time per Table 1 data set (split 0), and the time of one split."""
-    from kernelclf.experiments import TABLE1_SIGMA, _one_split, _standardise, table1_splits
+    from kernelclf.experiments import TABLE1_SIGMA, table1_splits
+    from kernelclf.experiments.bpm import _one_split, _standardise
 
     _warm_up()
     rows = []

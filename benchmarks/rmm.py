@@ -4,14 +4,14 @@ Problem (RMM §5.7, Fig. 10): digits 0-4 against 5-9, inputs scaled to unit norm
 polynomial kernel (1 + u'v)^5 divided by 32 (unit diagonal, i.e. trace(K) = m as in
 RMM §5.2), C = 1, tolerance 1e-3 (the paper's epsilon). Two data sets: scikit-learn's
 8 x 8 digits (``load_digits``, at most 1797 examples) and the MNIST 5 000 subset of the
-data home (784 features; m up to 4000). For each m the SVM (``kernelclf.svm``, SMO) is
+data home (784 features; m up to 4000). For each m the SVM (``kernelclf.margin.svm``, SMO) is
 fitted first, ``theta = max_i |f_SVM(x_i)|``, and the RMM is fitted with the paper's
 three bounds B1 = 1 + (theta-1)/2, B2 = 1 + (theta-1)/4, B3 = 1 + (theta-1)/10 by the
-fast solver (:func:`kernelclf.rmm.solve_rmm` through ``RelativeMarginMachine``) and,
+fast solver (:func:`kernelclf.margin.rmm.solve_rmm` through ``RelativeMarginMachine``) and,
 for m <= ``QP_MAX``, by the dense cvxopt QP (``solver='qp'``, B2 only). Both estimators
 start from kernel columns on demand (m > 200); the RMM's compiled solver moves to the
 whole matrix once it has used a share of the columns set by the input dimension
-(:class:`kernelclf.gram.ColumnSlots`), the SVM's SMO keeps its column cache. The RMM's
+(:class:`kernelclf.kernels.gram.ColumnSlots`), the SVM's SMO keeps its column cache. The RMM's
 pair loop is compiled (numba) and the SVM's SMO is not, so the column ``Binf`` fits the
 RMM solver with no bound (``B=None``: the SVM dual through the same solver) as a
 same-engine reference: ``B3/Binf`` is the price of the bounds alone. All fits in the
@@ -37,8 +37,11 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 
 from kernelclf.kernels import Polynomial, Scaled  # noqa: E402
-from kernelclf.rmm import RelativeMarginMachine, rmm_bound  # noqa: E402
-from kernelclf.svm import SupportVectorMachine  # noqa: E402
+from kernelclf.margin import (  # noqa: E402
+    RelativeMarginMachine,
+    SupportVectorMachine,  # noqa: E402
+    rmm_bound,
+)
 
 REPEATS = 3
 C, TOL = 1.0, 1e-3

@@ -8,7 +8,7 @@
 
 Contenders:
 
-* ``kernelclf auto``: :class:`kernelclf.strings.SubsequenceKernel` with its
+* ``kernelclf auto``: :class:`kernelclf.kernels.strings.SubsequenceKernel` with its
   default ``method="auto"`` (explicit feature map, since 4^5 <= 32768);
 * ``kernelclf dp``: the same kernel with ``method="dp"``, the batched,
   whole-table dynamic programme of LKC App. B.2.2 (the path used for large
@@ -44,7 +44,7 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import numpy as np  # noqa: E402
 
-from kernelclf.strings import SubsequenceKernel  # noqa: E402
+from kernelclf.kernels import SubsequenceKernel  # noqa: E402
 
 N, LAM = 5, 0.5
 

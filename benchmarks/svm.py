@@ -30,7 +30,7 @@ from sklearn.svm import SVC  # noqa: E402
 
 from kernelclf.datasets import peer_moons  # noqa: E402
 from kernelclf.kernels import RBF  # noqa: E402
-from kernelclf.svm import SupportVectorMachine  # noqa: E402
+from kernelclf.margin import SupportVectorMachine  # noqa: E402
 
 SIZES = (500, 1000, 2000, 4000)
 REPEATS = 5

@@ -1,32 +1,97 @@
-"""kernelclf: the algorithms of *Learning Kernel Classifiers* (Herbrich 2002) and the
-Bayes point machine papers, implemented once, tested, and explained in the book.
+"""kernelclf: the algorithms of *Learning Kernel Classifiers* (Herbrich 2002) and of the
+papers around it, implemented once, tested, and explained in the book.
 
 Book chapter 00 (``book/00_preface.md``); every module names its own chapter.
 
-Modules (one per model, named after the book's vocabulary):
+The families, in the order of the book (each a subpackage; every public estimator and
+kernel is also importable from here, e.g. ``from kernelclf import SupportVectorMachine,
+RBF, report``):
 
-* :mod:`kernelclf.kernels` - vector kernels, closure rules, Gram utilities (chapter 02)
-* :mod:`kernelclf.strings` - substring, subsequence and bag-of-words kernels (chapter 02b)
-* :mod:`kernelclf.fisher_kernels` - Fisher score maps and Fisher kernels (chapter 02b)
-* :mod:`kernelclf.features` - explicit feature maps: polynomial, Ex. 2.13, finite Mercer (chapter 02)
-* :mod:`kernelclf.nn` - nearest neighbours and class means in feature space (chapter 01)
-* :mod:`kernelclf.perceptron` - primal, dual and kernel perceptron, halving (chapter 03)
-* :mod:`kernelclf.optim` - QP/LP in the form of LKC App. D (chapter 04)
-* :mod:`kernelclf.smo` - SMO solver with second-order working-set selection (chapter 04)
-* :mod:`kernelclf.svm` - hard, soft (L1/L2) and nu support vector machines (chapter 04)
-* :mod:`kernelclf.amm` - leave-one-out error, LOO machine, adaptive margin machine (chapter 05)
-* :mod:`kernelclf.gp` - Gaussian process regression and Laplace classification (chapter 07)
-* :mod:`kernelclf.rvm` - relevance vector regression and classification (chapter 08)
-* :mod:`kernelclf.fisher` - Fisher discriminant and kernel Fisher discriminant (chapter 09)
-* :mod:`kernelclf.versionspace` - separability LP, a consistent point, margins, MC centre (chapter 10)
-* :mod:`kernelclf.polygon` - Ruján's 2-D polygon billiards and centres (chapter 10)
-* :mod:`kernelclf.billiard` - the kernel billiard (LKC Algorithm 10) and spherical addition (chapter 11)
-* :mod:`kernelclf.rujan` - Ruján-Marchand variants: flipper, light trap, onion billiard (chapter 11)
-* :mod:`kernelclf.bpm` - Bayes point machines by billiard or perceptron averaging (chapters 10-12)
-* :mod:`kernelclf.experiments` - the Bayes point experiments, `python -m kernelclf.experiments` (chapter 12)
-* :mod:`kernelclf.datasets` - data home, checked loaders, fetch CLI, toy generators
-* :mod:`kernelclf.base` - label handling and the decision function shared by estimators
+* :mod:`kernelclf.kernels` - vector kernels, Gram matrices, string and Fisher kernels,
+  explicit feature maps (chapters 02, 02b)
+* :mod:`kernelclf.neighbors` - nearest neighbours and class means in feature space
+  (chapter 01)
+* :mod:`kernelclf.margin` - perceptron, support vector machines and SMO, leave-one-out
+  and adaptive margin machines, relative margin machines (chapters 03-05, 13)
+* :mod:`kernelclf.bayes` - Gaussian processes, relevance vector machines, Fisher
+  discriminants (chapters 06-09)
+* :mod:`kernelclf.bayespoint` - version space, billiards, Bayes point machines
+  (chapters 10-12)
+* :mod:`kernelclf.bounds` - learning-theory bounds and the bound report (chapters 05,
+  14-18, appendix A)
+* :mod:`kernelclf.multiclass` - one-versus-one, DAG and one-versus-rest wrappers
+* :mod:`kernelclf.datasets` - the data home, checked loaders, toy generators
+* :mod:`kernelclf.experiments` - the sources' experimental protocols and their command
+  line (chapters 12-13)
+
+and beneath them :mod:`kernelclf.base` (the estimator contract), :mod:`kernelclf.optim`
+(QP and LP in the form of LKC App. D), :mod:`kernelclf.progress` (progress bars) and
+:mod:`kernelclf.discovery` (the list of public estimators). The book's own tooling
+(reader notebooks, the in-browser lab, widgets) lives apart in :mod:`kernelclf.book`
+and needs the ``book`` extra.
 """
+from .bayes import (
+    ARDRBF,
+    FisherDiscriminant,
+    GaussianProcessClassifier,
+    GaussianProcessRegressor,
+    KernelFisherDiscriminant,
+    RelevanceVectorClassifier,
+    RelevanceVectorRegressor,
+)
+from .bayespoint import BayesPointMachine
+from .bounds import format_report, report
+from .kernels import (
+    RBF,
+    AllSubstringsKernel,
+    BagOfWordsKernel,
+    CallableKernel,
+    Constant,
+    Exponential,
+    FisherKernel,
+    InducedRBF,
+    Kernel,
+    Linear,
+    Mahalanobis,
+    Normalized,
+    Polynomial,
+    Product,
+    Scaled,
+    SpectrumKernel,
+    SubsequenceKernel,
+    Sum,
+    WhitenedKernel,
+)
+from .margin import (
+    AdaptiveMarginMachine,
+    KernelPerceptron,
+    LeaveOneOutMachine,
+    NuSupportVectorMachine,
+    Perceptron,
+    RelativeMarginMachine,
+    RelaxedRMM,
+    SigmaSVM,
+    SupportVectorMachine,
+)
+from .multiclass import DAGClassifier, OneVsOneClassifier, OneVsRestClassifier
+from .neighbors import KernelNearestCentroid, KernelNearestNeighbors
+
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+__all__ = [
+    # kernels (chapters 02, 02b)
+    "Kernel", "Linear", "Polynomial", "RBF", "Mahalanobis", "Constant", "Sum", "Product",
+    "Scaled", "Normalized", "Exponential", "InducedRBF", "CallableKernel", "WhitenedKernel",
+    "ARDRBF", "SpectrumKernel", "AllSubstringsKernel", "BagOfWordsKernel", "SubsequenceKernel",
+    "FisherKernel",
+    # estimators (chapters 01-13)
+    "KernelNearestNeighbors", "KernelNearestCentroid", "Perceptron", "KernelPerceptron",
+    "SupportVectorMachine", "NuSupportVectorMachine", "LeaveOneOutMachine",
+    "AdaptiveMarginMachine", "RelativeMarginMachine", "RelaxedRMM", "SigmaSVM",
+    "GaussianProcessRegressor", "GaussianProcessClassifier", "RelevanceVectorRegressor",
+    "RelevanceVectorClassifier", "FisherDiscriminant", "KernelFisherDiscriminant",
+    "BayesPointMachine", "OneVsOneClassifier", "DAGClassifier", "OneVsRestClassifier",
+    # the bound report (chapter 18)
+    "report", "format_report",
+    "__version__",
+]

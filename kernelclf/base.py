@@ -14,8 +14,8 @@ What every estimator gets from here
 * **One fit preamble**, :meth:`KernelMixin._fit_kernel`: the ``kernel`` parameter is
   turned into a *cloned* kernel object ``kernel_``, so changing the parameter after
   ``fit`` (``set_params(kernel__sigma=...)``) never changes a fitted model.
-* **One row-taking helper**, :func:`kernelclf.gram.take_rows`, for arrays and lists
-  of strings; and the training Gram matrix through :class:`kernelclf.gram.Gram`
+* **One row-taking helper**, :func:`kernelclf.kernels.rows.take_rows`, for arrays and lists
+  of strings; and the training Gram matrix through :class:`kernelclf.kernels.gram.Gram`
   (with its numerical guard).
 * **Binary labels**: any two labels, ``classes_[0]`` mapped to -1 and ``classes_[1]``
   to +1; the estimators declare themselves binary-only to scikit-learn (wrap them
@@ -33,7 +33,7 @@ every other estimator with a ``kernel``           ``Linear()`` (the book's plain
 ================================================  =====================================
 
 Each estimator states its default in the class attribute ``_default_kernel`` (a
-zero-argument factory); :func:`default_kernel_table` lists them.
+zero-argument factory); :func:`kernelclf.discovery.default_kernel_table` lists them.
 """
 from __future__ import annotations
 
@@ -45,12 +45,12 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from .gram import Gram, cross_gram, n_rows, take_rows
-from .kernels import Kernel, Linear, as_kernel
+from .kernels.gram import Gram, cross_gram
+from .kernels.rows import n_rows
+from .kernels.vector import Kernel, Linear, as_kernel
 
 __all__ = ["KernelMixin", "BinaryKernelClassifier", "Real", "Int", "KERNEL_CONSTRAINT",
-           "labels_to_pm1", "take_rows", "n_rows", "default_kernel_table",
-           "validate_test_inputs"]
+           "labels_to_pm1", "validate_test_inputs"]
 
 
 class Real(Interval):
@@ -99,17 +99,6 @@ def labels_to_pm1(y):
             "estimator in kernelclf.multiclass (one-versus-one, DAG, one-versus-rest)")
     return classes, np.where(y_idx == 1, 1.0, -1.0)
 
-
-def default_kernel_table():
-    """``{estimator name: default kernel}`` for every public estimator."""
-    from . import estimators
-
-    table = {}
-    for name, cls in estimators.all_estimators():
-        factory = getattr(cls, "_default_kernel", None)
-        if factory is not None and "kernel" in cls().get_params():
-            table[name] = factory()
-    return table
 
 
 def _check_strings(X):
@@ -188,7 +177,7 @@ class KernelMixin:
         return self._validate_X(X, reset=False)
 
     def _training_gram(self, X, ridge=0.0, **kwargs):
-        """The training Gram matrix as a :class:`kernelclf.gram.Gram` (guard included)."""
+        """The training Gram matrix as a :class:`kernelclf.kernels.gram.Gram` (guard included)."""
         return Gram(self.kernel_, X, ridge=ridge, **kwargs)
 
     def _kernel_rows(self, X, Y):

@@ -43,7 +43,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from .base import Int, _check_strings
-from .gram import n_rows, take_rows
+from .kernels.rows import n_rows, take_rows
 
 __all__ = ["OneVsOneClassifier", "DAGClassifier", "OneVsRestClassifier", "rejection_errors",
            "pairs"]
@@ -122,7 +122,7 @@ class _MulticlassBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def _base(self):
         if self.estimator is None:
-            from .svm import SupportVectorMachine
+            from .margin.svm import SupportVectorMachine
             return SupportVectorMachine()
         return self.estimator
 
@@ -225,7 +225,7 @@ class OneVsOneClassifier(_PairwiseBase):
     estimator : binary classifier, default None
         Any estimator with ``fit`` and ``predict`` (and ``decision_function`` for
         ``tie_break="confidence"``); ``None`` means
-        :class:`kernelclf.svm.SupportVectorMachine` with its defaults. It is cloned for
+        :class:`kernelclf.margin.svm.SupportVectorMachine` with its defaults. It is cloned for
         every pair.
     tie_break : {'random', 'first', 'confidence'}, default 'random'
         How a point with several classes sharing the largest number of votes is decided.
@@ -357,7 +357,7 @@ class DAGClassifier(_PairwiseBase):
     ----------
     estimator : binary classifier, default None
         Any estimator with ``fit`` and ``predict``; ``None`` means
-        :class:`kernelclf.svm.SupportVectorMachine`.
+        :class:`kernelclf.margin.svm.SupportVectorMachine`.
     n_jobs : int or None
         Pairwise machines fitted in parallel (joblib).
 
@@ -423,11 +423,11 @@ class OneVsRestClassifier(_MulticlassBase):
     ----------
     estimator : binary classifier, default None
         Any estimator with ``fit`` and ``decision_function`` (or the method named by
-        ``response_method``); ``None`` means :class:`kernelclf.svm.SupportVectorMachine`.
+        ``response_method``); ``None`` means :class:`kernelclf.margin.svm.SupportVectorMachine`.
     response_method : str, default 'decision_function'
         The method giving each machine's real-valued output. BPM §4.3 uses the cosine
         between the weight vector and the image of ``x`` (the output divided by
-        ``||phi(x)||``), which for :class:`kernelclf.bpm.BayesPointMachine` is
+        ``||phi(x)||``), which for :class:`kernelclf.bayespoint.bpm.BayesPointMachine` is
         ``'normalized_decision_function'``.
     n_jobs : int or None
         Machines fitted in parallel (joblib).

@@ -1,4 +1,4 @@
-"""Tests for kernelclf.amm (LKC §2.5, Thm 2.37, eq. 2.55-2.58, App. B.6, D.2.3;
+"""Tests for kernelclf.margin.amm (LKC §2.5, Thm 2.37, eq. 2.55-2.58, App. B.6, D.2.3;
 book chapter 05).
 
 Independent references: brute-force refitting for the leave-one-out error,
@@ -9,17 +9,10 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog
 
-from kernelclf import amm
-from kernelclf.amm import (
-    AdaptiveMarginMachine,
-    LeaveOneOutMachine,
-    jaakkola_haussler_bound,
-    leave_one_out_error,
-    support_vector_bound,
-)
+from kernelclf.bounds.loo import jaakkola_haussler_bound, leave_one_out_error, support_vector_bound
 from kernelclf.datasets import make_moons
 from kernelclf.kernels import RBF, Linear, Polynomial
-from kernelclf.svm import SupportVectorMachine
+from kernelclf.margin import AdaptiveMarginMachine, LeaveOneOutMachine, SupportVectorMachine
 
 
 def _small(seed, m=40):
@@ -143,7 +136,7 @@ def test_loo_of_lp_machine_is_brute_force():
     """The SV shortcut is only valid for SVMs: for the LOOM every point is refitted."""
     X, y = _small(9, m=25)
     est = LeaveOneOutMachine(RBF(0.7))
-    loo = amm.leave_one_out_error(est, X, y)
+    loo = leave_one_out_error(est, X, y)
     errs = 0
     for i in range(len(y)):
         keep = np.arange(len(y)) != i

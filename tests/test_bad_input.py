@@ -1,6 +1,6 @@
 """Bad and degenerate input, for every public estimator of the package (issue 17).
 
-One matrix: every estimator that :func:`kernelclf.estimators.all_estimators`
+One matrix: every estimator that :func:`kernelclf.discovery.all_estimators`
 discovers (so a new estimator is covered without editing this file) times the bad
 and degenerate inputs below. Each cell asserts its outcome: either the error type
 and words that name the problem, or a correct result, with an independent
@@ -10,7 +10,7 @@ reference for "correct":
   scikit-learn's (``validate_data``, ``check_classification_targets``,
   ``_parameter_constraints``), so the expected messages are scikit-learn's;
 * kernels that are not positive semi-definite and kernel values that overflow are
-  caught by the numerical guard of :mod:`kernelclf.gram` (LKC Prop. 2.18);
+  caught by the numerical guard of :mod:`kernelclf.kernels.gram` (LKC Prop. 2.18);
 * degenerate but legal samples (identical inputs, tiny or huge scales, two points,
   duplicates, 20-to-1 imbalance) must give a model whose outputs are finite and
   consistent with the data: identical inputs get identical outputs; on separable
@@ -37,10 +37,8 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils import get_tags
 from sklearn.utils._param_validation import InvalidParameterError, StrOptions
 
-from kernelclf.estimators import all_estimators
-from kernelclf.gram import IndefiniteKernelError
-from kernelclf.kernels import RBF, Linear, Normalized
-from kernelclf.strings import SpectrumKernel
+from kernelclf.discovery import all_estimators
+from kernelclf.kernels import RBF, IndefiniteKernelError, Linear, Normalized, SpectrumKernel
 
 ESTIMATORS = all_estimators()
 CPU_SECONDS = 5.0
@@ -81,7 +79,7 @@ def _make(Est, params=None, kernel=None):
         if "kernel" in defaults:
             params["kernel"] = kernel
         elif "estimator" in defaults:
-            from kernelclf.svm import SupportVectorMachine
+            from kernelclf.margin import SupportVectorMachine
 
             base = defaults["estimator"]
             base = SupportVectorMachine() if base is None else clone(base)
@@ -360,6 +358,11 @@ class TestDegenerateSamples:
         est = _make(Est, params)
         X = np.ones((40, 2))
         y = np.arange(40) % 2 if is_classifier(est) else _target(_blobs()[0])
+        # an ordinary fit first, so that the time below is the fit's and not numba compiling
+        Xb, yb = _blobs()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _make(Est, params).fit(Xb, yb if is_classifier(est) else _target(Xb))
         start = time.process_time()
         fitted = _fit_or_clear_error(est, X, y, r"separab|identical|constant|duplicate")
         assert time.process_time() - start < 2.0

@@ -1,9 +1,9 @@
-"""Tests for kernelclf.billiard, kernelclf.rujan and kernelclf.polygon
+"""Tests for kernelclf.bayespoint.billiard, kernelclf.bayespoint.rujan and kernelclf.bayespoint.polygon
 (LKC Alg. 10, App. B.9; BPM §3.1; RM §18.2-18.5).
 
 References are independent of the code under test: closed-form geometry
 (Householder reflections, chord lengths), brute-force Monte-Carlo estimates
-of the version-space centre of mass (kernelclf.versionspace, itself tested
+of the version-space centre of mass (kernelclf.bayespoint.versionspace, itself tested
 against closed forms in tests/test_versionspace.py), the hard-margin SVM from a
 QP, the shoelace centroid of a polygon and a kernel wrapper that counts evaluations.
 """
@@ -13,14 +13,24 @@ import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning
 
-from kernelclf.billiard import NotSeparableError, kernel_billiard, oplus, reflect, rho, slerp_add
+from kernelclf.bayespoint import (
+    NotSeparableError,
+    find_version_space_point,
+    flipper,
+    kernel_billiard,
+    light_trap,
+    onion_billiard,
+    oplus,
+    polygon_billiard,
+    polygon_centroid,
+    reflect,
+    rho,
+    slerp_add,
+    version_space_centre,
+)
 from kernelclf.datasets import make_teacher
-from kernelclf.gram import Gram
-from kernelclf.kernels import RBF, CallableKernel
+from kernelclf.kernels import RBF, CallableKernel, Gram
 from kernelclf.optim import solve_qp
-from kernelclf.polygon import polygon_billiard, polygon_centroid
-from kernelclf.rujan import flipper, light_trap, onion_billiard
-from kernelclf.versionspace import find_version_space_point, version_space_centre
 
 
 def _unit_rows(rng, n, d):
@@ -192,7 +202,7 @@ def test_printed_rule_with_uncorrected_rho_stops_at_once():
 def test_batch_means_error_formula_against_coordinates():
     """The batch-means standard error computed through cached outputs equals the same
     formula evaluated on explicit weight vectors (linear kernel, coordinates)."""
-    from kernelclf.billiard import _batch_error
+    from kernelclf.bayespoint.billiard import _batch_error
 
     rng = np.random.default_rng(0)
     X = rng.standard_normal((7, 4))
@@ -436,7 +446,7 @@ def test_input_errors():
 
 
 def test_polygon_bisector_and_inscribed_circle():
-    from kernelclf.polygon import clip_polygon, polygon_bisector, polygon_inscribed_circle
+    from kernelclf.bayespoint import clip_polygon, polygon_bisector, polygon_inscribed_circle
     P = np.array([[0, 0], [4, 0], [5, 2], [2, 4], [-1, 2.5]], float)
     A = polygon_centroid(P)[1]
     for ang in np.linspace(0, np.pi, 7):
@@ -462,7 +472,7 @@ _TWINS = ("_next_wall", "_step", "_accumulate", "_batch_error", "_stop_statistic
 @pytest.fixture
 def numpy_twins(monkeypatch):
     """The billiard as it runs without numba: every compiled step replaced by its NumPy twin."""
-    import kernelclf.billiard as kb
+    import kernelclf.bayespoint.billiard as kb
 
     for name in _TWINS:
         monkeypatch.setattr(kb, name, getattr(kb, name + "_np"))
@@ -472,7 +482,7 @@ def numpy_twins(monkeypatch):
 
 
 def test_numpy_twins_match_the_compiled_steps():
-    import kernelclf.billiard as kb
+    import kernelclf.bayespoint.billiard as kb
 
     rng = np.random.default_rng(0)
     m = 30
@@ -518,7 +528,7 @@ def test_numpy_twins_match_the_compiled_steps():
 
 def test_billiard_without_numba_flies_the_same_first_bounces(monkeypatch):
     """Same start, same random directions: the NumPy steps retrace the compiled ones."""
-    import kernelclf.billiard as kb
+    import kernelclf.bayespoint.billiard as kb
 
     X, y = _moons(40, seed=3)
     G = RBF(0.6)(X)

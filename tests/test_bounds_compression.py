@@ -3,7 +3,7 @@
 References: the formulas re-typed here with math.comb / math.factorial, the reconstruction
 identities of Examples 5.15-5.16 (refit on the compression set, compare the classifiers),
 Novikoff's bound checked against actual perceptron runs, the scalar implementation in
-kernelclf.perceptron, and simulations with the exact risk of a known target.
+kernelclf.margin.perceptron, and simulations with the exact risk of a known target.
 """
 import math
 import warnings
@@ -13,10 +13,9 @@ import pytest
 
 from kernelclf.bounds import compression as C
 from kernelclf.bounds import trivial
+from kernelclf.bounds.mistake import mistake_bound_risk as scalar_mistake_bound_risk
 from kernelclf.kernels import RBF
-from kernelclf.perceptron import KernelPerceptron, Perceptron, halving_algorithm
-from kernelclf.perceptron import mistake_bound_risk as scalar_mistake_bound_risk
-from kernelclf.svm import SupportVectorMachine
+from kernelclf.margin import KernelPerceptron, Perceptron, SupportVectorMachine, halving_algorithm
 
 
 def separable(m, n=3, gap=0.1, seed=0, noise=0.0):

@@ -10,13 +10,11 @@ import numpy as np
 import pytest
 from sklearn.exceptions import NotFittedError
 
-from kernelclf.amm import AdaptiveMarginMachine
+from kernelclf.bayespoint import BayesPointMachine
 from kernelclf.bounds import inputs as I
 from kernelclf.bounds import margin as M
-from kernelclf.bpm import BayesPointMachine
 from kernelclf.kernels import RBF, Linear, Polynomial
-from kernelclf.perceptron import KernelPerceptron, Perceptron
-from kernelclf.svm import SupportVectorMachine
+from kernelclf.margin import AdaptiveMarginMachine, KernelPerceptron, Perceptron, SupportVectorMachine
 
 
 @pytest.fixture(scope="module")

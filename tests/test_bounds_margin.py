@@ -408,7 +408,7 @@ def _max_margin_2d(theta, y):
 
 
 def test_max_margin_2d_matches_package_svm():
-    from kernelclf.svm import SupportVectorMachine
+    from kernelclf.margin import SupportVectorMachine
 
     rng = np.random.default_rng(8)
     theta = np.r_[rng.uniform(-0.6, 0.4, 15), np.pi + rng.uniform(-0.4, 0.6, 15)]

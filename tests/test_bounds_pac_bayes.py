@@ -12,7 +12,7 @@ import pytest
 from kernelclf.bounds import pac_bayes as PB
 from kernelclf.bounds import trivial
 from kernelclf.kernels import Linear
-from kernelclf.svm import SupportVectorMachine
+from kernelclf.margin import SupportVectorMachine
 
 LN = np.log
 

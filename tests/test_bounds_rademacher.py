@@ -62,7 +62,7 @@ def test_kernel_feature_map_is_exact():
     X = sample(9, 2, 4)
     k = RBF(0.8)
     (Z,) = Rd.feature_map(k, X)
-    from kernelclf.gram import cross_gram
+    from kernelclf.kernels import cross_gram
     np.testing.assert_allclose(Z @ Z.T, cross_gram(k, X, X), atol=1e-10)
     # tr K = n for the RBF kernel: T0 is sqrt(n)-free of the inputs
     assert Rd.empirical_rademacher_exact(X, 0.5, kernel=k) <= Rd.rademacher_T0(0.5, 9.0, 9)
@@ -255,7 +255,7 @@ def test_landmark_count_app_c_and_e20():
 
 # -- simulation of eq. (29) -------------------------------------------------------------------
 def test_simulation_svm_bound_holds():
-    from kernelclf.svm import SupportVectorMachine
+    from kernelclf.margin import SupportVectorMachine
 
     delta, n = 0.1, 300
     rng = np.random.default_rng(11)
@@ -279,7 +279,7 @@ def test_simulation_svm_bound_holds():
 def test_simulation_thm_14_nontrivial_with_fixed_E():
     """eq. (21)/(29) with E fixed in advance: g = the SVM direction rescaled into F_E (the bound
     is uniform over F_E, so choosing g from the data is allowed); non-trivial and valid."""
-    from kernelclf.svm import SupportVectorMachine
+    from kernelclf.margin import SupportVectorMachine
 
     delta, n, E = 0.1, 1000, 2.0
     rng = np.random.default_rng(21)

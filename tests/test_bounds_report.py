@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from sklearn.exceptions import NotFittedError
 
-from kernelclf.amm import AdaptiveMarginMachine
+from kernelclf.bayes import GaussianProcessClassifier, GaussianProcessRegressor, RelevanceVectorClassifier
+from kernelclf.bayespoint import BayesPointMachine
 from kernelclf.bounds import compression as cb
 from kernelclf.bounds import format_report, report, vc
 from kernelclf.bounds import margin as mb
@@ -16,14 +17,16 @@ from kernelclf.bounds import pac_bayes as pb
 from kernelclf.bounds import rademacher as rd
 from kernelclf.bounds import stability as sb
 from kernelclf.bounds.report import BOUND_NAMES
-from kernelclf.bpm import BayesPointMachine
-from kernelclf.datasets.toys import make_linear_separable
-from kernelclf.gp import GaussianProcessClassifier, GaussianProcessRegressor
+from kernelclf.datasets import make_linear_separable
 from kernelclf.kernels import RBF, Linear
-from kernelclf.perceptron import KernelPerceptron, Perceptron
-from kernelclf.rmm import RelativeMarginMachine, SigmaSVM
-from kernelclf.rvm import RelevanceVectorClassifier
-from kernelclf.svm import SupportVectorMachine
+from kernelclf.margin import (
+    AdaptiveMarginMachine,
+    KernelPerceptron,
+    Perceptron,
+    RelativeMarginMachine,
+    SigmaSVM,
+    SupportVectorMachine,
+)
 
 DELTA = 0.05
 

@@ -10,7 +10,7 @@ import pytest
 
 from kernelclf.bounds import stability as S
 from kernelclf.kernels import RBF
-from kernelclf.svm import SupportVectorMachine
+from kernelclf.margin import SupportVectorMachine
 
 
 def ball_sample(m, R, seed, n=3, noise=0.5):

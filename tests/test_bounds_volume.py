@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from scipy import integrate, special
 
+from kernelclf.bayespoint import sample_version_space
 from kernelclf.bounds import pac_bayes as PB
 from kernelclf.bounds import volume as V
-from kernelclf.versionspace import sample_version_space
 
 
 def log_ratio_beta(n, x):

@@ -1,4 +1,4 @@
-"""Tests for kernelclf.bpm (BPM §3; LKC §3.4).
+"""Tests for kernelclf.bayespoint.bpm (BPM §3; LKC §3.4).
 
 References: version-space membership (a theorem: averages of points of a
 convex cone stay in it), a brute-force Monte-Carlo centre of mass, the LP
@@ -12,11 +12,11 @@ import pytest
 from sklearn.base import clone
 from sklearn.datasets import make_moons
 
-from kernelclf import bpm, experiments
-from kernelclf.bpm import BayesPointMachine, perceptron_samples
+from kernelclf.bayespoint import BayesPointMachine, bpm, perceptron_samples, version_space_centre
 from kernelclf.datasets import make_teacher
+from kernelclf.experiments import bpm as experiments
 from kernelclf.kernels import RBF
-from kernelclf.versionspace import NotSeparableError, is_separable, version_space_centre
+from kernelclf.margin import NotSeparableError, is_separable
 
 
 def _moons(m, seed=0):
@@ -187,7 +187,7 @@ def test_bad_parameters():
             BayesPointMachine(**kw).fit(X, y)
     with pytest.raises(ValueError):
         BayesPointMachine().fit(X, np.zeros(20))
-    assert bpm.__name__ == "kernelclf.bpm"
+    assert bpm.__name__ == "kernelclf.bayespoint.bpm"
 
 
 # ------------------------------------------------- experiments (chapter 12)
@@ -222,7 +222,7 @@ def test_soft_boundary_curve_matches_direct_fits():
                                            standardise=False)
     # the L2 soft-margin SVM is the hard-margin dual on G + lam I: its support values satisfy
     # y_i ((G + lam I) a)_i >= 1 with equality on the support vectors
-    from kernelclf.svm import SupportVectorMachine
+    from kernelclf.margin import SupportVectorMachine
     svm = SupportVectorMachine(RBF(1.0), C=2.0, loss="squared_hinge", fit_bias=False,
                                tol=1e-6).fit(X, y)
     Gl = RBF(1.0)(X) + 0.5 * np.eye(30)

@@ -1,7 +1,7 @@
 """The estimator contract (kernelclf.base), checked on every public estimator.
 
 Reference: scikit-learn's own estimator checks (``parametrize_with_checks``), run on
-every estimator that :func:`kernelclf.estimators.all_estimators` discovers, with
+every estimator that :func:`kernelclf.discovery.all_estimators` discovers, with
 no expected-failure list; plus the usability a scikit-learn user relies on (clone,
 GridSearchCV, Pipeline) and string kernels on lists of strings.
 """
@@ -14,9 +14,8 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from kernelclf.estimators import all_estimators
-from kernelclf.kernels import RBF, Normalized
-from kernelclf.strings import SpectrumKernel
+from kernelclf.discovery import all_estimators
+from kernelclf.kernels import RBF, Normalized, SpectrumKernel
 
 ESTIMATORS = all_estimators()
 CLASSIFIERS = [(n, c) for n, c in ESTIMATORS if is_classifier(c())]

@@ -11,10 +11,9 @@ import itertools
 import numpy as np
 import pytest
 
-from kernelclf.kernels import Linear
+from kernelclf.kernels import Linear, SubsequenceKernel, subsequence_kernel_levels
+from kernelclf.margin import SupportVectorMachine
 from kernelclf.optim import solve_qp
-from kernelclf.strings import SubsequenceKernel, subsequence_kernel_levels
-from kernelclf.svm import SupportVectorMachine
 
 
 def _subsequence_by_enumeration(s, t, n, lam):
@@ -151,7 +150,8 @@ def test_e22_table4_compares_only_the_complete_columns():
     """E22: our copy of RMM Table 4 lacks the RBF/AdaBoost columns for titanic, twonorm and
     waveform. The reproduction uses only the SVM ... RMM columns, complete for all 13 data
     sets; no missing value is filled in."""
-    from kernelclf.rmm_experiments import TABLE4_METHODS, TABLE4_REPORTED, TABLE4_SIZES
+    from kernelclf.experiments import TABLE4_REPORTED, TABLE4_SIZES
+    from kernelclf.experiments.rmm import TABLE4_METHODS
 
     assert TABLE4_METHODS == ("SVM", "KFD", "Sigma-SVM", "RMM (C=D)", "RMM")
     assert set(TABLE4_REPORTED) == set(TABLE4_SIZES) and len(TABLE4_REPORTED) == 13

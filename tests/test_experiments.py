@@ -1,6 +1,6 @@
 """Long experiment runs: progress, a results file per split, resume (issue 17).
 
-The generic runner (:func:`kernelclf.experiments.run_tasks`) is tested with small
+The generic runner (:func:`kernelclf.experiments.runner.run_tasks`) is tested with small
 tasks whose results are known; the BPM Table 1 command is tested end to end on the
 smallest real protocol (Heart, three splits, loose billiard tolerance): an
 interrupted run — its results file cut after the first split, or the process killed —
@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 
-from kernelclf import experiments as ex
 from kernelclf.experiments import (
     COMMANDS,
     Experiment,
@@ -28,6 +27,7 @@ from kernelclf.experiments import (
     main,
     run_tasks,
 )
+from kernelclf.experiments import bpm as ex
 from kernelclf.progress import ENV_VAR, progress, progress_enabled
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,4 +1,4 @@
-"""Tests for kernelclf.features (LKC Examples 2.13, 2.16, 2.22).
+"""Tests for kernelclf.kernels.features (LKC Examples 2.13, 2.16, 2.22).
 
 References are independent of the code under test: the inner products
 <u, v>^p written out with numpy, brute-force enumeration of the N^p ordered
@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 from sklearn.preprocessing import PolynomialFeatures
 
-from kernelclf import features
-from kernelclf.features import (
+from kernelclf.kernels import (
     exponent_vectors,
     feature_dimension,
+    features,
     mercer_features,
     polynomial_features,
     quadratic_decision_curve,

@@ -1,10 +1,9 @@
-"""Tests for kernelclf.fisher (seed inventory rows 19 and 20)."""
+"""Tests for kernelclf.bayes.fisher (seed inventory rows 19 and 20)."""
 import numpy as np
 import pytest
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 
-from kernelclf import fisher
-from kernelclf.fisher import FisherDiscriminant, KernelFisherDiscriminant, fisher_criterion
+from kernelclf.bayes import FisherDiscriminant, KernelFisherDiscriminant, fisher, fisher_criterion
 from kernelclf.kernels import RBF, Linear
 
 
@@ -98,7 +97,7 @@ def test_bad_input():
         FisherDiscriminant().fit(np.c_[X, np.zeros(30)], y)  # constant feature
     with pytest.raises(ValueError, match="features"):
         FisherDiscriminant().fit(X, y).predict(X[:, :2])
-    assert fisher.__name__ == "kernelclf.fisher"
+    assert fisher.__name__ == "kernelclf.bayes.fisher"
 
 
 # -- the estimator contract (issue 9) and bad input (issue 17) ------------------------
@@ -154,7 +153,7 @@ def test_fisher_numbers_unchanged_by_the_exact_rescaling():
 
 def test_kernel_fisher_keeps_its_own_kernel_and_guards_the_gram():
     """Regression: KernelFisherDiscriminant kept the user's kernel object."""
-    from kernelclf.gram import IndefiniteKernelError
+    from kernelclf.kernels import IndefiniteKernelError
 
     X, y = two_gaussians(50, seed=1)
     model = KernelFisherDiscriminant(kernel=RBF(1.0)).fit(X, y)
@@ -171,8 +170,7 @@ def test_kernel_fisher_keeps_its_own_kernel_and_guards_the_gram():
 def test_kernel_fisher_on_lists_of_strings_equals_the_explicit_feature_map():
     from _string_data import promoters, spectrum_features
 
-    from kernelclf.kernels import Normalized
-    from kernelclf.strings import SpectrumKernel
+    from kernelclf.kernels import Normalized, SpectrumKernel
 
     S_tr, y_tr, S_te, _ = promoters()
     F = spectrum_features(S_tr + S_te, 2)

@@ -1,4 +1,4 @@
-"""Fisher scores and Fisher kernels (kernelclf.fisher_kernels).
+"""Fisher scores and Fisher kernels (kernelclf.kernels.fisher).
 
 References: central finite differences of the log-likelihood (the score is
 its gradient, LKC Def. 2.26), a direct density formula, the closed-form
@@ -9,9 +9,15 @@ import pytest
 from scipy.stats import norm
 from sklearn.mixture import GaussianMixture
 
-from kernelclf import fisher_kernels
-from kernelclf.fisher_kernels import FisherKernel, GaussianMixtureScore, MarkovChainScore, fisher_information
-from kernelclf.kernels import Normalized, is_psd
+from kernelclf.kernels import (
+    FisherKernel,
+    GaussianMixtureScore,
+    MarkovChainScore,
+    Normalized,
+    fisher_information,
+    is_psd,
+)
+from kernelclf.kernels import fisher as fisher_kernels
 
 
 def _mixture(d=2):

@@ -1,4 +1,4 @@
-"""Tests for kernelclf.gp against independent references (seed inventory rows 14 and 16)."""
+"""Tests for kernelclf.bayes.gp against independent references (seed inventory rows 14 and 16)."""
 import numpy as np
 import pytest
 from scipy.optimize import approx_fprime
@@ -8,11 +8,11 @@ from sklearn.gaussian_process import GaussianProcessClassifier as SkGPC
 from sklearn.gaussian_process.kernels import RBF as SkRBF
 from sklearn.gaussian_process.kernels import ConstantKernel
 
-from kernelclf import gp
-from kernelclf.gp import (
+from kernelclf.bayes import (
     ARDRBF,
     GaussianProcessClassifier,
     GaussianProcessRegressor,
+    gp,
     laplace_mode,
     softplus,
     stable_sigmoid,
@@ -233,7 +233,7 @@ def test_bad_input():
         fitted.predict(np.ones((3, 3)))
     with pytest.raises(ValueError, match="sigma"):
         ARDRBF(np.array([1.0, -1.0]))(X)
-    assert gp.__name__ == "kernelclf.gp"
+    assert gp.__name__ == "kernelclf.bayes.gp"
 
 
 # -- the estimator contract (issue 9) and bad input (issue 17) ------------------------
@@ -282,8 +282,7 @@ def test_gp_on_lists_of_strings_equal_the_explicit_feature_map():
     same models with the linear kernel on the normalised 2-mer count vectors."""
     from _string_data import promoters, spectrum_features
 
-    from kernelclf.kernels import Normalized
-    from kernelclf.strings import SpectrumKernel
+    from kernelclf.kernels import Normalized, SpectrumKernel
 
     S_tr, y_tr, S_te, _ = promoters()
     F = spectrum_features(S_tr + S_te, 2)
@@ -307,7 +306,7 @@ def test_gp_on_lists_of_strings_equal_the_explicit_feature_map():
 def test_gp_bad_parameters_and_inputs_give_clear_errors():
     from sklearn.utils._param_validation import InvalidParameterError
 
-    from kernelclf.gram import IndefiniteKernelError
+    from kernelclf.kernels import IndefiniteKernelError
 
     X, y = moons(30, seed=2)
     with pytest.raises(InvalidParameterError, match="max_iter"):
@@ -361,7 +360,7 @@ def test_gp_degenerate_inputs_give_correct_models():
 # ---- the class models of LKC §3.2 (eq. 3.16, 3.23, Remark 3.13; Figs 3.4-3.5) -------
 
 def test_class_likelihood_is_eq_3_16_and_normalised():
-    from kernelclf.gp import class_likelihood, sigmoid_loss
+    from kernelclf.bayes import class_likelihood, sigmoid_loss
 
     t = np.linspace(-3, 3, 61)
     for beta in (0.1, 1.0, 5.0):
@@ -389,7 +388,7 @@ def test_class_likelihood_is_eq_3_16_and_normalised():
 
 
 def test_hinge_likelihood_is_not_normalised():
-    from kernelclf.gp import hinge_likelihood
+    from kernelclf.bayes import hinge_likelihood
 
     t = np.linspace(-2, 2, 401)
     total = hinge_likelihood(t, 1) + hinge_likelihood(t, -1)

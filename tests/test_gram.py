@@ -1,4 +1,4 @@
-"""The Gram-access object and its numerical guard (:mod:`kernelclf.gram`, issue 17).
+"""The Gram-access object and its numerical guard (:mod:`kernelclf.kernels.gram`, issue 17).
 
 References used: ``numpy.linalg.eigvalsh`` for the spectrum (LKC Prop. 2.18: a
 kernel's Gram matrices are positive semi-definite), the kernel's own full matrix
@@ -9,20 +9,20 @@ import warnings
 import numpy as np
 import pytest
 
-from kernelclf.gram import (
+from kernelclf.kernels import (
+    RBF,
     ColumnCache,
     Gram,
     IndefiniteKernelError,
+    Linear,
+    SpectrumKernel,
     check_gram,
     cross_gram,
     get_gram_checks,
     gram_checks,
-    n_rows,
     set_gram_checks,
-    take_rows,
 )
-from kernelclf.kernels import RBF, Linear
-from kernelclf.strings import SpectrumKernel
+from kernelclf.kernels.rows import n_rows, take_rows
 
 RNG = np.random.default_rng(0)
 X = RNG.normal(size=(30, 3))
@@ -126,7 +126,7 @@ def test_overflowing_kernel_values_name_the_kernel_and_the_scale():
 def test_on_demand_columns_are_checked_beyond_the_sample():
     """Rows outside the PSD sample of a large on-demand Gram must not bring NaN in
     unnoticed (bug found in this review: only the sample was checked)."""
-    from kernelclf.gram import _SAMPLE
+    from kernelclf.kernels.gram import _SAMPLE
 
     Xl = RNG.normal(size=(_SAMPLE + 100, 2))
     sampled = np.random.default_rng(0).choice(len(Xl), _SAMPLE, replace=False)
@@ -320,7 +320,7 @@ def test_take_rows_on_lists_of_strings():
 # ------------------------------------------------------------ column slots (compiled loops)
 
 def test_column_slots_are_the_gram_columns_with_lru_eviction():
-    from kernelclf.gram import ColumnSlots
+    from kernelclf.kernels import ColumnSlots
     Xs = RNG.normal(size=(40, 3))
     K = RBF(0.8)(Xs)
     gram = Gram(RBF(0.8), Xs, ridge=0.25, precompute=False, cache_mb=1.0)
@@ -343,7 +343,7 @@ def test_column_slots_are_the_gram_columns_with_lru_eviction():
 
 
 def test_column_slots_use_a_stored_matrix_without_copies():
-    from kernelclf.gram import ColumnSlots
+    from kernelclf.kernels import ColumnSlots
     gram = Gram(RBF(0.8), X, precompute=True)
     slots = ColumnSlots(gram)
     np.testing.assert_array_equal(slots.slot, np.arange(30))
@@ -357,7 +357,7 @@ def test_column_slots_use_a_stored_matrix_without_copies():
 
 @pytest.mark.parametrize("ridge", [0.0, 0.25])
 def test_column_slots_switch_to_the_whole_matrix(ridge):
-    from kernelclf.gram import ColumnSlots
+    from kernelclf.kernels import ColumnSlots
     Xs = RNG.normal(size=(40, 3))
     K = RBF(0.8)(Xs) + ridge * np.eye(40)
     slots = ColumnSlots(Gram(RBF(0.8), Xs, ridge=ridge, precompute=False), switch=0.25)
@@ -382,7 +382,8 @@ def test_column_slots_switch_keeps_the_finite_check():
     Gram does not see two huge inputs; their columns do, as does the switch)."""
     import warnings
 
-    from kernelclf.gram import _SAMPLE, ColumnSlots
+    from kernelclf.kernels import ColumnSlots
+    from kernelclf.kernels.gram import _SAMPLE
     Xl = RNG.normal(size=(_SAMPLE + 100, 2))
     sampled = np.random.default_rng(0).choice(len(Xl), _SAMPLE, replace=False)
     outside = np.setdiff1d(np.arange(len(Xl)), sampled)[:2]
@@ -401,7 +402,7 @@ def test_column_slots_switch_keeps_the_finite_check():
 
 
 def test_column_slots_auto_switch_fraction_and_blocks():
-    from kernelclf.gram import ColumnSlots
+    from kernelclf.kernels import ColumnSlots
     for n, frac in ((2, 8.1 / 10), (64, 11.2 / 72), (784, 47.2 / 792)):
         g = Gram(Linear(), RNG.normal(size=(30, n)), precompute=False)
         assert ColumnSlots(g).switch == pytest.approx(frac)

@@ -16,7 +16,6 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.svm import SVC
 
 from kernelclf import kernels
-from kernelclf.features import polynomial_features
 from kernelclf.kernels import (
     RBF,
     CallableKernel,
@@ -36,6 +35,7 @@ from kernelclf.kernels import (
     is_psd,
     min_eigenvalue,
     normalize_gram,
+    polynomial_features,
 )
 
 RNG = np.random.default_rng(0)
@@ -349,7 +349,7 @@ def test_module_exports():
 def test_mahalanobis_matches_the_table_formula_scipy_and_sklearn():
     from sklearn.gaussian_process.kernels import RBF as SkRBF
 
-    from kernelclf.gp import ARDRBF
+    from kernelclf.bayes import ARDRBF
     from kernelclf.kernels import Mahalanobis
 
     rng = np.random.default_rng(0)
@@ -406,7 +406,7 @@ def test_mahalanobis_rejects_bad_parameters(kwargs, message):
 
 def test_mahalanobis_in_an_estimator_is_clonable_and_grid_searchable():
     from kernelclf.kernels import Mahalanobis
-    from kernelclf.svm import SupportVectorMachine
+    from kernelclf.margin import SupportVectorMachine
 
     rng = np.random.default_rng(2)
     X = rng.normal(size=(60, 2))
@@ -441,7 +441,7 @@ def test_column_functions_of_polynomial_and_composite_kernels_equal_gram_columns
 
 
 def test_int_power_by_squaring_equals_pow():
-    from kernelclf.kernels import _int_power
+    from kernelclf.kernels.vector import _int_power
     a = np.random.default_rng(4).uniform(-2.0, 2.0, size=(7, 9))
     for p in range(1, 12):
         np.testing.assert_allclose(_int_power(a.copy(), p), a ** p, rtol=1e-14, atol=0)

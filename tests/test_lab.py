@@ -1,6 +1,6 @@
 """Browser test of a reader notebook in a running JupyterLab (issue 15).
 
-A reader notebook (``kernelclf.reader``) of a short chapter is written into a temporary
+A reader notebook (``kernelclf.book.reader``) of a short chapter is written into a temporary
 folder, ``jupyter lab`` is started there on 127.0.0.1 with a token (its settings,
 runtime and workspace folders are temporary too), and Playwright drives Debian's
 Chromium: the notebook opens, Run All runs every cell, no cell ends in an error, the
@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from _browser import chromium
 
-from kernelclf.reader import write_reader_notebook
+from kernelclf.book.reader import write_reader_notebook
 
 pytestmark = pytest.mark.browser
 

@@ -1,4 +1,4 @@
-"""The in-browser lab (kernelclf.lite): its build pieces, and every chapter run in it offline.
+"""The in-browser lab (kernelclf.book.lite): its build pieces, and every chapter run in it offline.
 
 Unit tests check the pieces against independent readings: the wheel the build packs is a
 valid wheel (its RECORD hashes recomputed here, ``zipfile``'s own integrity test), the lock
@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from kernelclf import lite
+from kernelclf.book import lite
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE = Path(os.environ.get("KERNELCLF_SITE", ROOT / "_build" / "html"))
@@ -105,7 +105,7 @@ def test_lite_config_names_pyodide_and_disables_pypi():
 
 
 def test_copy_data_matches_the_registry(tmp_path):
-    from kernelclf.datasets._registry import REGISTRY, data_home
+    from kernelclf.datasets import REGISTRY, data_home
 
     if not (data_home() / "raetsch").is_dir():
         pytest.skip("no data home with the Raetsch benchmarks (set KERNELCLF_DATA)")

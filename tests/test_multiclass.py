@@ -17,7 +17,8 @@ from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from kernelclf.kernels import RBF, Normalized
+from kernelclf.kernels import RBF, Normalized, SpectrumKernel
+from kernelclf.margin import SupportVectorMachine
 from kernelclf.multiclass import (
     DAGClassifier,
     OneVsOneClassifier,
@@ -25,8 +26,6 @@ from kernelclf.multiclass import (
     pairs,
     rejection_errors,
 )
-from kernelclf.strings import SpectrumKernel
-from kernelclf.svm import SupportVectorMachine
 
 
 def _blobs(K=4, std=1.5, m=160, seed=0):

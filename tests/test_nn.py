@@ -6,7 +6,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.neighbors import KNeighborsClassifier
 
 from kernelclf.kernels import RBF, Linear, Polynomial
-from kernelclf.nn import KernelNearestNeighbors
+from kernelclf.neighbors import KernelNearestNeighbors
 
 
 @pytest.fixture(scope="module")
@@ -110,7 +110,7 @@ def test_bad_inputs():
 def test_nearest_centroid_linear_equals_sklearn(digits):
     from sklearn.neighbors import NearestCentroid
 
-    from kernelclf.nn import KernelNearestCentroid
+    from kernelclf.neighbors import KernelNearestCentroid
 
     Xtr, ytr, Xte, _ = digits
     ours = KernelNearestCentroid().fit(Xtr, ytr)
@@ -120,7 +120,7 @@ def test_nearest_centroid_linear_equals_sklearn(digits):
 
 def test_nearest_centroid_scores_are_linear_in_feature_space():
     """f_c(x) = <w_c, phi(x)> - ||w_c||^2/2 with w_c the class mean of phi (explicit map)."""
-    from kernelclf.nn import KernelNearestCentroid
+    from kernelclf.neighbors import KernelNearestCentroid
 
     rng = np.random.default_rng(5)
     X = rng.normal(size=(60, 4))
@@ -141,7 +141,7 @@ def test_nearest_centroid_scores_are_linear_in_feature_space():
 
 def test_fitted_models_keep_their_own_kernel():
     """Regression: nn kept the user's kernel object, so set_params after fit changed it."""
-    from kernelclf.nn import KernelNearestCentroid
+    from kernelclf.neighbors import KernelNearestCentroid
 
     rng = np.random.default_rng(3)
     X, y = rng.normal(size=(40, 3)), rng.integers(0, 3, size=40)
@@ -158,7 +158,7 @@ def test_fitted_models_keep_their_own_kernel():
 def test_nearest_centroid_binary_decision_function_follows_sklearn_convention():
     """Two classes: decision_function is f_1 - f_0 (1-D, positive for classes_[1]); the
     per-class scores stay available as class_scores."""
-    from kernelclf.nn import KernelNearestCentroid
+    from kernelclf.neighbors import KernelNearestCentroid
 
     rng = np.random.default_rng(4)
     X, y = rng.normal(size=(30, 2)), np.where(rng.random(30) < 0.5, "a", "b")
@@ -171,9 +171,8 @@ def test_nearest_centroid_binary_decision_function_follows_sklearn_convention():
 def test_nn_on_lists_of_strings_equal_the_explicit_feature_map():
     from _string_data import promoters, spectrum_features
 
-    from kernelclf.kernels import Normalized
-    from kernelclf.nn import KernelNearestCentroid
-    from kernelclf.strings import SpectrumKernel
+    from kernelclf.kernels import Normalized, SpectrumKernel
+    from kernelclf.neighbors import KernelNearestCentroid
 
     S_tr, y_tr, S_te, _ = promoters()
     F = spectrum_features(S_tr + S_te, 2)
@@ -194,8 +193,8 @@ def test_nn_on_lists_of_strings_equal_the_explicit_feature_map():
 def test_nn_guard_against_invalid_and_overflowing_kernels():
     """Issue 17: with X * 1e300 nearest neighbours scored 0 % on its own training set, and
     a kernel that is not positive semi-definite inverted the nearest-centroid rule."""
-    from kernelclf.gram import IndefiniteKernelError
-    from kernelclf.nn import KernelNearestCentroid
+    from kernelclf.kernels import IndefiniteKernelError
+    from kernelclf.neighbors import KernelNearestCentroid
 
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(30, 2)), rng.integers(0, 2, size=30)

@@ -85,7 +85,7 @@ def test_solve_qp_falls_back_without_cvxopt(no_cvxopt):
 
 
 def test_svm_qp_route_without_cvxopt_matches_libsvm(no_cvxopt):
-    from kernelclf.svm import NuSupportVectorMachine, SupportVectorMachine
+    from kernelclf.margin import NuSupportVectorMachine, SupportVectorMachine
 
     X, y = make_moons(120, noise=0.25, random_state=0)
     ours = SupportVectorMachine(RBF(0.5), C=2.0, solver="qp", tol=1e-9).fit(X, y)
@@ -100,7 +100,7 @@ def test_svm_qp_route_without_cvxopt_matches_libsvm(no_cvxopt):
 
 
 def test_hard_margin_errors_without_cvxopt(no_cvxopt):
-    from kernelclf.svm import SupportVectorMachine
+    from kernelclf.margin import SupportVectorMachine
 
     X, y = make_moons(80, noise=0.4, random_state=1)  # not separable with a linear kernel
     with pytest.raises(ValueError, match="not separable"):
@@ -113,7 +113,7 @@ def test_hard_margin_errors_without_cvxopt(no_cvxopt):
 
 
 def test_rmm_qp_route_without_cvxopt_matches_smo(no_cvxopt):
-    from kernelclf.rmm import RelativeMarginMachine
+    from kernelclf.margin import RelativeMarginMachine
 
     X, y = make_moons(100, noise=0.2, random_state=2)
     qp = RelativeMarginMachine(RBF(0.7), C=1.0, B=1.5, solver="qp").fit(X, y)

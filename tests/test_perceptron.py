@@ -1,4 +1,4 @@
-"""Tests for kernelclf.perceptron (book chapter 03).
+"""Tests for kernelclf.margin.perceptron (book chapter 03).
 
 Independent references used here: the hard-margin SVM solved as a QP (LKC
 eq. 2.46) with its KKT conditions checked; Novikoff's theorem (LKC Thm 2.31)
@@ -18,18 +18,17 @@ from sklearn.linear_model import Perceptron as SkPerceptron
 from sklearn.metrics.pairwise import polynomial_kernel, rbf_kernel
 from sklearn.model_selection import GridSearchCV
 
-from kernelclf import perceptron
+from kernelclf.bounds.mistake import mistake_bound_risk, novikoff_bound
 from kernelclf.kernels import RBF, Polynomial
-from kernelclf.optim import solve_qp
-from kernelclf.perceptron import (
+from kernelclf.margin import (
     KernelPerceptron,
     Perceptron,
+    geometric_margin,
     halving_algorithm,
-    mistake_bound_risk,
-    novikoff_bound,
+    perceptron,
     perceptron_on_permutation,
 )
-from kernelclf.versionspace import geometric_margin
+from kernelclf.optim import solve_qp
 
 # ---------------------------------------------------------------------------
 # data and the independent hard-margin reference
@@ -471,5 +470,8 @@ def test_mistake_bound_risk_formula():
 
 
 def test_module_exports():
-    assert set(perceptron.__all__) >= {"Perceptron", "KernelPerceptron", "novikoff_bound",
+    from kernelclf.bounds import mistake
+
+    assert set(perceptron.__all__) >= {"Perceptron", "KernelPerceptron",
                                       "halving_algorithm", "perceptron_on_permutation"}
+    assert set(mistake.__all__) == {"novikoff_bound", "mistake_bound_risk"}

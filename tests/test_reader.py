@@ -1,4 +1,4 @@
-"""Reader notebooks (``kernelclf.reader``): no raw MyST left, solutions folded, code untouched.
+"""Reader notebooks (``kernelclf.book.reader``): no raw MyST left, solutions folded, code untouched.
 
 Every chapter of ``book/`` is converted; the checks read the MyST source independently
 (jupytext and regular expressions written here, not the module's parser).
@@ -13,7 +13,7 @@ import jupytext
 import nbformat
 import pytest
 
-from kernelclf.reader import label_index, reader_notebook, write_reader_notebook
+from kernelclf.book.reader import label_index, reader_notebook, write_reader_notebook
 
 ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
@@ -260,11 +260,11 @@ def test_every_reference_resolves(index, path):
 # ---------------------------------------------------------------- the website's side
 
 def test_site_numbers_per_page_like_the_reader():
-    """kernelclf.widgets restarts Sphinx's global counters on every page, so the website's
+    """kernelclf.book.widgets restarts Sphinx's global counters on every page, so the website's
     "Exercise 1" is the reader notebook's "Exercise 1"."""
     from types import SimpleNamespace
 
-    from kernelclf.widgets import _number_per_page
+    from kernelclf.book.widgets import _number_per_page
 
     # Sphinx's global numbering: the preface has exercises 1-3, chapter 3 has 4-5
     numbers = {"book/00_preface": {"exercise": {"a": (1,), "b": (2,), "c": (3,)}},
@@ -280,7 +280,7 @@ def test_site_numbers_per_page_like_the_reader():
 def test_site_drops_scripts_registered_twice():
     from sphinx.builders.html._assets import _JavaScript
 
-    from kernelclf.widgets import _dedupe_scripts
+    from kernelclf.book.widgets import _dedupe_scripts
 
     thebe = 'const THEBE_JS_URL = "x"'
     scripts = [_JavaScript("a.js"), _JavaScript(None, body=thebe), _JavaScript("b.js", priority=800),
@@ -309,7 +309,7 @@ def test_code_cell_figure_caption(tmp_path):
 def test_rough_bibliography_reading_agrees_with_pybtex():
     """Without pybtex the reader reads references.bib roughly; names without LaTeX accents
     come out as pybtex gives them."""
-    from kernelclf.reader import _bibliography, _bibliography_rough
+    from kernelclf.book.reader import _bibliography, _bibliography_rough
 
     exact = _bibliography(BOOK)
     rough = _bibliography_rough((BOOK / "references.bib").read_text(encoding="utf-8"))

@@ -1,22 +1,21 @@
-"""Tests of kernelclf.rmm (RMM §3.1–3.4): fast solver against cvxopt, KKT list, SVM limit."""
+"""Tests of kernelclf.margin.rmm (RMM §3.1–3.4): fast solver against cvxopt, KKT list, SVM limit."""
 import numpy as np
 import pytest
 from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import check_estimator
 
-from kernelclf.gram import Gram
-from kernelclf.kernels import RBF, Linear, Polynomial
-from kernelclf.rmm import (
-    HAVE_NUMBA,
+from kernelclf.kernels import RBF, Gram, Linear, Polynomial
+from kernelclf.margin import (
     RelativeMarginMachine,
     RelaxedRMM,
     SigmaSVM,
+    SupportVectorMachine,
     kkt_violations,
     rmm_bound,
     solve_rmm,
     solve_rmm_qp,
 )
-from kernelclf.svm import SupportVectorMachine
+from kernelclf.margin.rmm import HAVE_NUMBA
 
 
 def _data(kind, m=80, seed=0):
@@ -299,7 +298,7 @@ def test_compiled_engine_with_ridge_bounds_and_warm_start():
 
 
 def test_engine_is_checked(monkeypatch):
-    import kernelclf.rmm as rmm
+    import kernelclf.margin.rmm as rmm
     X, y = _data("gauss", m=30)
     with pytest.raises(ValueError, match="engine"):
         solve_rmm(Gram(Linear(), X), y, 1.0, 2.0, engine="fortran")

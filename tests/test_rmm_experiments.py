@@ -1,4 +1,4 @@
-"""The RMM paper's experiment protocols (kernelclf.rmm_experiments) against closed forms
+"""The RMM paper's experiment protocols (kernelclf.experiments.rmm) against closed forms
 and independent references.
 
 * the Bayes rule of RMM §5.1 (eq. 34) is the LDA rule of two Gaussians with a shared
@@ -16,7 +16,7 @@ import pytest
 from scipy import stats
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 
-from kernelclf import rmm_experiments as rx
+from kernelclf.experiments import rmm as rx
 
 
 def _bayes_error_closed_form():

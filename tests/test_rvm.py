@@ -1,4 +1,4 @@
-"""Tests for kernelclf.rvm (seed inventory rows 17 and 18)."""
+"""Tests for kernelclf.bayes.rvm (seed inventory rows 17 and 18)."""
 import warnings
 
 import numpy as np
@@ -11,9 +11,9 @@ from sklearn.gaussian_process.kernels import RBF as SkRBF
 from sklearn.gaussian_process.kernels import WhiteKernel
 from sklearn.svm import SVC
 
-from kernelclf import rvm
+from kernelclf.bayes import RelevanceVectorClassifier, RelevanceVectorRegressor, rvm
+from kernelclf.bayes.rvm import _rvc_mode
 from kernelclf.kernels import RBF
-from kernelclf.rvm import RelevanceVectorClassifier, RelevanceVectorRegressor, _rvc_mode
 
 
 def sinc_data(m, seed=0, noise=0.1):
@@ -165,7 +165,7 @@ def test_bad_input():
         RelevanceVectorClassifier(update="x").fit(Xc, y)
     with pytest.raises(ValueError, match="features"):
         RelevanceVectorClassifier().fit(Xc, y).predict(np.ones((2, 3)))
-    assert rvm.__name__ == "kernelclf.rvm"
+    assert rvm.__name__ == "kernelclf.bayes.rvm"
 
 
 # -- the estimator contract (issue 9) and bad input (issue 17) ------------------------
@@ -189,8 +189,7 @@ def test_rvm_on_lists_of_strings_equal_the_explicit_feature_map(solver):
     the same solver with the linear kernel on the normalised 2-mer count vectors."""
     from _string_data import promoters, spectrum_features
 
-    from kernelclf.kernels import Linear, Normalized
-    from kernelclf.strings import SpectrumKernel
+    from kernelclf.kernels import Linear, Normalized, SpectrumKernel
 
     S_tr, y_tr, S_te, _ = promoters()
     F = spectrum_features(S_tr + S_te, 2)
@@ -217,7 +216,7 @@ def test_rvm_on_lists_of_strings_equal_the_explicit_feature_map(solver):
 def test_rvm_bad_parameters_and_inputs_give_clear_errors():
     from sklearn.utils._param_validation import InvalidParameterError
 
-    from kernelclf.gram import IndefiniteKernelError
+    from kernelclf.kernels import IndefiniteKernelError
 
     X, y = moons(30, seed=2)
     t = y.astype(float)
@@ -267,7 +266,7 @@ def test_rvc_degenerate_inputs_give_correct_models(solver):
 def test_marginal_weight_prior_is_the_gamma_mixture_of_gaussians(a, b):
     from scipy import integrate, stats
 
-    from kernelclf.rvm import marginal_weight_prior
+    from kernelclf.bayes import marginal_weight_prior
 
     w = np.array([-3.0, -0.5, 0.0, 0.2, 1.0, 4.0])
     # Student t with 2a degrees of freedom and scale 1/sqrt(ab)
@@ -281,7 +280,7 @@ def test_marginal_weight_prior_is_the_gamma_mixture_of_gaussians(a, b):
 
 
 def test_marginal_weight_prior_concentrates_as_a_to_0():
-    from kernelclf.rvm import marginal_weight_prior
+    from kernelclf.bayes import marginal_weight_prior
 
     # LKC Fig. 3.6 (left): b = 1/a; the smaller a, the lower the density away from 0
     # relative to the peak at 0, i.e. the prior favours exact zeros

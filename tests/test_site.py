@@ -6,7 +6,7 @@ no request fails, images load, math is typeset by MathJax, a widget is drawn whe
 the chapter has one, and a solution dropdown opens. The executed notebooks offered
 for download must be served too, and every notebook page links its own.
 
-Widgets (issue 13, ``kernelclf.widgets``): on every page with one, each control of
+Widgets (issue 13, ``kernelclf.book.widgets``): on every page with one, each control of
 each widget is moved to another value and the figure it shows must change (the
 image bytes differ), with no failed request, once normally and once with every
 request that does not go to 127.0.0.1 aborted. No widget may be a plain
@@ -21,7 +21,7 @@ Issue 15: any script error on a page (Playwright's ``pageerror``) fails the test
 failed request does; no figure may be shown at less than 60 % of the width it was drawn
 at (its text would be too small to read); a wide table scrolls inside its own box
 instead of being cut off at the column edge; the downloadable notebooks are the reader
-notebooks of ``kernelclf.reader`` (no raw MyST).
+notebooks of ``kernelclf.book.reader`` (no raw MyST).
 """
 import functools
 import http.server

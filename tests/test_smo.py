@@ -1,4 +1,4 @@
-"""Tests for kernelclf.smo (SMO with WSS2; book chapter 04).
+"""Tests for kernelclf.margin.smo (SMO with WSS2; book chapter 04).
 
 References: cvxopt's interior-point QP (kernelclf.optim.solve_qp, an independent
 solver), scikit-learn's libsvm, and the KKT conditions of the box-constrained
@@ -8,11 +8,9 @@ import numpy as np
 import pytest
 from sklearn.svm import SVC
 
-from kernelclf import smo
-from kernelclf.gram import ColumnCache, Gram
-from kernelclf.kernels import RBF, Linear, Polynomial
+from kernelclf.kernels import RBF, ColumnCache, Gram, Linear, Polynomial
+from kernelclf.margin import DualDivergenceError, smo, solve_smo
 from kernelclf.optim import solve_qp
-from kernelclf.smo import DualDivergenceError, solve_smo
 
 
 def _data(seed, m=80, d=3):

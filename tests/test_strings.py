@@ -1,4 +1,4 @@
-"""String kernels (kernelclf.strings) against brute-force enumeration and plain DPs.
+"""String kernels (kernelclf.kernels.strings) against brute-force enumeration and plain DPs.
 
 References are independent of the package code: explicit enumeration of index
 vectors / substrings (LKC eq. 2.24, 2.25, 2.28), the scalar recursions of LKC
@@ -15,17 +15,18 @@ from sklearn.base import clone
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.svm import SVC
 
-import kernelclf.strings as strings_mod
-import kernelclf.subsequence as subsequence_mod
-from kernelclf import strings
+import kernelclf.kernels.strings as strings_mod
+import kernelclf.kernels.subsequence as subsequence_mod
 from kernelclf.base import KERNEL_CONSTRAINT, BinaryKernelClassifier
-from kernelclf.kernels import Normalized, is_psd
-from kernelclf.strings import (
+from kernelclf.kernels import (
     AllSubstringsKernel,
     BagOfWordsKernel,
+    Normalized,
     SpectrumKernel,
     SubsequenceKernel,
     idf_weights,
+    is_psd,
+    strings,
     subsequence_dp_tables,
     subsequence_features,
     subsequence_kernel_levels,
@@ -363,8 +364,8 @@ def test_estimators_accept_lists_of_strings():
 
 
 def test_support_vector_machine_on_strings_matches_sklearn_precomputed():
-    """kernelclf.svm fitted on a list of strings equals sklearn's SVC on the Gram."""
-    svm = pytest.importorskip("kernelclf.svm")
+    """kernelclf.margin.svm fitted on a list of strings equals sklearn's SVC on the Gram."""
+    svm = pytest.importorskip("kernelclf.margin.svm")
     rng = np.random.default_rng(12)
     X, y = _motif_data(rng, 40)
     kernel = Normalized(SubsequenceKernel(3, 0.5))

@@ -1,4 +1,4 @@
-"""Tests for kernelclf.svm (LKC §2.4, eq. 2.45-2.52, App. B.5, D.2; book chapter 04).
+"""Tests for kernelclf.margin.svm (LKC §2.4, eq. 2.45-2.52, App. B.5, D.2; book chapter 04).
 
 Independent references: scikit-learn's libsvm (SVC, NuSVC), cvxopt's
 interior-point QP, the KKT conditions, the nu-property (Schölkopf et al. 2000,
@@ -13,10 +13,9 @@ from sklearn.multiclass import OneVsOneClassifier, OneVsRestClassifier
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC, NuSVC
 
-from kernelclf import svm
 from kernelclf.datasets import make_moons, peer_moons
 from kernelclf.kernels import RBF, Linear, Polynomial
-from kernelclf.svm import NuSupportVectorMachine, SupportVectorMachine, is_separable
+from kernelclf.margin import NuSupportVectorMachine, SupportVectorMachine, is_separable, svm
 
 
 def _cancer(m=200):

@@ -1,4 +1,4 @@
-"""Tests for kernelclf.versionspace and the teacher toy of kernelclf.datasets.toys (chapter 10).
+"""Tests for kernelclf.bayespoint.versionspace and the teacher toy of kernelclf.datasets.toys (chapter 10).
 
 Independent references: closed forms for version spaces whose shape is known (an arc
 of the circle in 2-D, the positive orthant of the sphere in 3-D with Archimedes'
@@ -10,21 +10,18 @@ algorithm) for the centre of mass in a kernel feature space.
 import numpy as np
 import pytest
 
-from kernelclf import billiard
-from kernelclf.billiard import kernel_billiard
-from kernelclf.datasets import make_teacher
-from kernelclf.gram import Gram
-from kernelclf.kernels import RBF, Linear, Polynomial
-from kernelclf.optim import InfeasibleProblemError, solve_qp
-from kernelclf.svm import SupportVectorMachine
-from kernelclf.versionspace import (
-    NotSeparableError,
+from kernelclf.bayespoint import (
+    billiard,
     find_version_space_point,
-    geometric_margin,
-    is_separable,
+    kernel_billiard,
     sample_version_space,
     version_space_centre,
 )
+from kernelclf.datasets import make_teacher
+from kernelclf.kernels import RBF, Gram, Linear, Polynomial
+from kernelclf.margin import SupportVectorMachine
+from kernelclf.margin.separability import NotSeparableError, geometric_margin, is_separable
+from kernelclf.optim import InfeasibleProblemError, solve_qp
 
 # --------------------------------------------------------------------------- sampling
 
@@ -234,7 +231,7 @@ def test_teacher_toy():
 def test_corner_average_edges_by_cross_products():
     """m = D = 3, linear kernel: the i-th edge of the cone is the cross product of the
     other two (signed) points, oriented to classify point i correctly."""
-    from kernelclf.versionspace import corner_average
+    from kernelclf.bayespoint import corner_average
 
     rng = np.random.default_rng(3)
     X = rng.standard_normal((3, 3))
@@ -255,7 +252,7 @@ def test_corner_average_edges_by_cross_products():
 def test_corner_average_of_an_orthant_is_its_centre_and_needs_full_rank():
     """Orthonormal points: the cone is an orthant, its edges the signed axes, and the
     corner average is the orthant's centre of mass (Archimedes, cf. the test above)."""
-    from kernelclf.versionspace import corner_average
+    from kernelclf.bayespoint import corner_average
 
     y = np.array([1.0, -1.0, -1.0, 1.0])
     a, _ = corner_average(np.eye(4), y)

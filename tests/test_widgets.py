@@ -1,4 +1,4 @@
-"""Tests of kernelclf.widgets: precomputed (static) and live widgets agree, errors are clear.
+"""Tests of kernelclf.book.widgets: precomputed (static) and live widgets agree, errors are clear.
 
 The browser side (the links really switch the stored figures in a static page) is
 tested in tests/test_site.py; here we check the Python side and the widget state a
@@ -17,8 +17,8 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from PIL import Image  # noqa: E402
 
-from kernelclf import widgets as kw  # noqa: E402
-from kernelclf.widgets import Dropdown, Slider, Toggle, explore, render  # noqa: E402
+from kernelclf.book import widgets as kw  # noqa: E402
+from kernelclf.book.widgets import Dropdown, Slider, Toggle, explore, render  # noqa: E402
 
 CALLS = []
 
@@ -238,7 +238,7 @@ def test_executor_stores_a_self_contained_static_widget(tmp_path):
     nbclient = pytest.importorskip("nbclient")
     code = (
         "import matplotlib.pyplot as plt\n"
-        "from kernelclf.widgets import explore, Slider, Toggle\n"
+        "from kernelclf.book.widgets import explore, Slider, Toggle\n"
         "def f(a, flip):\n"
         "    fig, ax = plt.subplots(figsize=(2, 2))\n"
         "    ax.plot([0, 1], [0, -a if flip else a])\n"
@@ -268,7 +268,7 @@ def test_a_kernel_with_stdin_runs_live():
     km, kc = jupyter_client.manager.start_new_kernel(kernel_name="python3")
     try:
         out = []
-        kc.execute_interactive("from kernelclf.widgets import widget_mode; print(widget_mode())",
+        kc.execute_interactive("from kernelclf.book.widgets import widget_mode; print(widget_mode())",
                                allow_stdin=True, timeout=60,
                                output_hook=lambda m: out.append(m["content"].get("text", "")))
         assert "".join(out).strip() == "live"

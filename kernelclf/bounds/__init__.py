@@ -15,6 +15,7 @@ theorem (a numpy scalar for scalar inputs), never clipped. A probability or risk
 >= 1 is trivial: :func:`trivial` flags such values and :func:`clip_trivial` caps them at
 1 for plotting.
 """
+from . import loo, mistake
 from ._validation import clip_trivial, trivial
 from .report import format_report, report
 
@@ -22,3 +23,4 @@ __all__ = ["concentration", "vc", "margin", "inputs", "shattering", "trivial", "
 __all__ += ["pac_bayes", "volume"]  # chapter 16: import as ``from kernelclf.bounds import pac_bayes``
 __all__ += ["compression", "stability", "rademacher"]  # chapter 17
 __all__ += ["report", "format_report"]  # chapter 18
+__all__ += ["loo", "mistake"]  # chapters 03 and 05: leave-one-out and mistake bounds

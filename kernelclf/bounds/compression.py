@@ -164,7 +164,7 @@ def mistake_bound_risk(n_mistakes, m, delta):
 
     ``n_mistakes`` may be real (e.g. Novikoff's ``(varsigma/gamma)^2``,
     :func:`perceptron_mistake_bound`, or ``ld |H|``, :func:`halving_mistake_bound`).
-    Vectorised version of :func:`kernelclf.perceptron.mistake_bound_risk`.
+    Vectorised version of :func:`kernelclf.bounds.mistake.mistake_bound_risk`.
     """
     M = as_float(n_mistakes, "n_mistakes")
     if (M < 0).any() or not np.isfinite(M).all():
@@ -182,7 +182,7 @@ def perceptron_mistake_bound(X_or_G, y, precomputed=False, tol=1e-10):
     ``varsigma = max_i ||phi(x_i)||`` and ``gamma(w_SVM)`` the largest geometric margin on
     the sample, that of the hard-margin SVM without bias (Novikoff, Theorem 2.31; it holds
     for every visiting order). Solves the hard-margin dual (eq. 2.46) with
-    :func:`kernelclf.optim.solve_qp` and calls :func:`kernelclf.perceptron.novikoff_bound`.
+    :func:`kernelclf.optim.solve_qp` and calls :func:`kernelclf.bounds.mistake.novikoff_bound`.
 
     Parameters
     ----------
@@ -190,7 +190,7 @@ def perceptron_mistake_bound(X_or_G, y, precomputed=False, tol=1e-10):
     y : (m,) labels in {-1, +1}; the sample must be separable through the origin
     """
     from ..optim import solve_qp
-    from ..perceptron import novikoff_bound
+    from .mistake import novikoff_bound
 
     A = np.asarray(X_or_G, dtype=float)
     y = np.asarray(y, dtype=float).ravel()
@@ -218,8 +218,8 @@ def perceptron_compression(perceptron):
     """Compression function of the perceptron, LKC Example 5.15.
 
     The distinct training indices on which a fitted (converged)
-    :class:`~kernelclf.perceptron.Perceptron` or
-    :class:`~kernelclf.perceptron.KernelPerceptron` made an update, in increasing order
+    :class:`~kernelclf.margin.perceptron.Perceptron` or
+    :class:`~kernelclf.margin.perceptron.KernelPerceptron` made an update, in increasing order
     (the order of the training sample, which the fixed-order perceptron visits). Rerunning
     the perceptron on these examples, in this order, repeats exactly the same updates.
     Not permutation invariant: another order can give another weight vector, so

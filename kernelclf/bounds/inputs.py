@@ -6,10 +6,10 @@ Theorem 4.37 eq. 4.36–4.38), eq. (2.54) (kernel expansions).
 
 Every helper uses only public fitted attributes, so any binary classifier of the package
 can be scored: either a kernel expansion (``alpha_`` signed coefficients, ``X_fit_``,
-``kernel_``, optionally ``intercept_``; :class:`~kernelclf.svm.SupportVectorMachine`,
-:class:`~kernelclf.perceptron.KernelPerceptron`,
-:class:`~kernelclf.amm.AdaptiveMarginMachine`, :class:`~kernelclf.bpm.BayesPointMachine`,
-...) or a primal linear model (``coef_``, :class:`~kernelclf.perceptron.Perceptron`).
+``kernel_``, optionally ``intercept_``; :class:`~kernelclf.margin.svm.SupportVectorMachine`,
+:class:`~kernelclf.margin.perceptron.KernelPerceptron`,
+:class:`~kernelclf.margin.amm.AdaptiveMarginMachine`, :class:`~kernelclf.bayespoint.bpm.BayesPointMachine`,
+...) or a primal linear model (``coef_``, :class:`~kernelclf.margin.perceptron.Perceptron`).
 Labels are mapped to -1/+1 through ``classes_`` and margins come from
 ``decision_function``.
 
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from ..gram import take_rows
+from ..kernels.rows import take_rows
 from . import margin as _margin
 
 __all__ = [

@@ -49,7 +49,7 @@ import numpy as np
 from scipy.optimize import minimize, minimize_scalar
 from sklearn.utils.validation import check_random_state
 
-from ..gram import cross_gram
+from ..kernels.gram import cross_gram
 from ._validation import (
     as_float,
     broadcast,
@@ -120,7 +120,7 @@ def feature_map(kernel, *sets):
             raise ValueError("the sample and the landmarks must have the same number of features, "
                              f"got {[S.shape[1] for S in out]}")
         return out
-    from ..kernels import as_kernel
+    from ..kernels.vector import as_kernel
 
     k = as_kernel(kernel)
     A = np.vstack([np.asarray(S, dtype=float) for S in sets])

@@ -50,9 +50,9 @@ Applicability in brief (``R_emp`` is the training error with ``sign(0)`` counted
   hinge-loss SVM with ``fit_bias=False`` (``lambda = 1/(2 C m)``) and the Laplace-mode
   Gaussian process classifier with ``noise=0`` (logistic loss, Lipschitz 1,
   ``lambda = 1/(2m)``);
-* RMM Theorem 18: eq. 29 (class ``F_E``), eq. 31 for :class:`~kernelclf.rmm.SigmaSVM`
+* RMM Theorem 18: eq. 29 (class ``F_E``), eq. 31 for :class:`~kernelclf.margin.rmm.SigmaSVM`
   (class ``G^S_{B,D}``, its own ``D``), eq. 30 for
-  :class:`~kernelclf.rmm.RelativeMarginMachine` (class ``H^S_{E,D}``, ``D`` chosen by the
+  :class:`~kernelclf.margin.rmm.RelativeMarginMachine` (class ``H^S_{E,D}``, ``D`` chosen by the
   caller).
 
 An intercept ``b`` is folded into the weight vector as in :mod:`kernelclf.bounds.inputs`
@@ -140,7 +140,7 @@ class _Context:
     """What several bounds share, computed once from the estimator and its training sample."""
 
     def __init__(self, est, X, y, delta, D):
-        from ..gp import GaussianProcessClassifier
+        from ..bayes.gp import GaussianProcessClassifier
 
         self.est = est
         self.delta = delta
@@ -167,7 +167,7 @@ class _Context:
 
     def linear_dimension(self):
         """``n`` if the classifier is linear in ``R^n`` (else ``None``)."""
-        from ..kernels import Linear, WhitenedKernel
+        from ..kernels.vector import Linear, WhitenedKernel
 
         k = getattr(self.est, "kernel_", None)
         if isinstance(k, WhitenedKernel):
@@ -273,8 +273,8 @@ def _pac_bayes_records(c):
 
 
 def _compression_records(c):
-    from ..perceptron import KernelPerceptron, Perceptron
-    from ..svm import SupportVectorMachine
+    from ..margin.perceptron import KernelPerceptron, Perceptron
+    from ..margin.svm import SupportVectorMachine
 
     names = ["Compression bound", "Lossy compression bound", "Mistake bound (updates)",
              "Mistake bound (Novikoff)"]
@@ -325,8 +325,8 @@ def _compression_records(c):
 
 
 def _stability_records(c):
-    from ..gp import GaussianProcessClassifier
-    from ..svm import SupportVectorMachine
+    from ..bayes.gp import GaussianProcessClassifier
+    from ..margin.svm import SupportVectorMachine
 
     est = c.est
     if isinstance(est, SupportVectorMachine):
@@ -358,7 +358,7 @@ def _stability_records(c):
 
 def _coordinates(c):
     """Coordinates ``Z`` of the training points in feature space, ``Z Z' = K``."""
-    from ..kernels import WhitenedKernel
+    from ..kernels.vector import WhitenedKernel
 
     k = c.est.kernel_
     if isinstance(k, WhitenedKernel):

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.base import clone
 
-from ..gram import cross_gram
+from ..kernels.gram import cross_gram
 from ._validation import (
     as_float,
     broadcast,

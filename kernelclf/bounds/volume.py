@@ -44,7 +44,7 @@ import math
 import numpy as np
 from scipy import integrate, special
 
-from ..versionspace import sample_version_space
+from ..bayespoint.versionspace import sample_version_space
 from ._validation import as_float, broadcast, check_int, check_positive, result
 
 __all__ = [
@@ -304,7 +304,7 @@ def version_space_volume(X, y, n_draws=200_000, random_state=None):
     """Monte-Carlo estimate of the uniform prior mass ``P_W(V(z))`` of version space.
 
     The fraction of uniform directions on the sphere of ``R^n`` that classify every
-    training point correctly, counted with :func:`kernelclf.versionspace.sample_version_space`
+    training point correctly, counted with :func:`kernelclf.bayespoint.versionspace.sample_version_space`
     (rejection sampling; small ``n`` and ``m`` only). Under the PAC likelihood this is the
     evidence (LKC Remark 5.5) and ``ln(1/P_W(V(z)))`` the complexity of the Gibbs and Bayes
     bounds (Theorems 5.2 and 5.4; TR Corollary 1, "effective VC dimension").
@@ -333,7 +333,7 @@ def version_space_volume(X, y, n_draws=200_000, random_state=None):
 def version_space_volume_path(X, y, n_draws=200_000, random_state=None):
     """``P_W(V(z_1..k))`` for ``k = 0, 1, ..., m``: the volume as the points arrive.
 
-    One call of :func:`kernelclf.versionspace.sample_version_space` on the first point keeps
+    One call of :func:`kernelclf.bayespoint.versionspace.sample_version_space` on the first point keeps
     the directions of its half-sphere; the later points only filter them, so every prefix is
     measured on the same ``n_draws`` directions (exactly what calling
     :func:`version_space_volume` on each prefix with the same seed would count) and the

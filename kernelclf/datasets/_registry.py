@@ -35,7 +35,7 @@ __all__ = [
 
 ENV_VAR = "KERNELCLF_DATA"
 #: the data home inside the in-browser lab (Pyodide's in-memory file system); the files are
-#: fetched from the site's copy (``<lab>/files/data``, written by :mod:`kernelclf.lite`)
+#: fetched from the site's copy (``<lab>/files/data``, written by :mod:`kernelclf.book.lite`)
 LITE_DATA_HOME = "/home/pyodide/kernelclf_data"
 MANIFEST = "FETCHED.json"
 FETCH_COMMAND = "python -m kernelclf.datasets fetch {name}"
@@ -488,7 +488,7 @@ def data_home(data_home=None):
     """The folder that holds the data files.
 
     Resolution order: the argument, ``$KERNELCLF_DATA``, in Pyodide (the book's in-browser
-    lab, :mod:`kernelclf.lite`) an in-memory folder filled from the site on first use,
+    lab, :mod:`kernelclf.book.lite`) an in-memory folder filled from the site on first use,
     ``$XDG_CACHE_HOME/kernelclf``, ``~/.cache/kernelclf``.  The folder is not created here.
     """
     if data_home is not None:

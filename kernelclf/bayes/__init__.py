@@ -1,0 +1,30 @@
+"""Bayesian kernel classifiers: Gaussian processes, relevance vector machines and Fisher
+discriminants (book chapters 06-09; LKC Ch. 3, TR 99-11).
+
+Book chapters 06 and 07 (``book/06_bayesian_learning.md``, ``book/07_gaussian_processes.md``);
+also chapters 08 and 09.
+
+* :mod:`~kernelclf.bayes.gp` - Gaussian process regression and Laplace classification (LKC §3.2)
+* :mod:`~kernelclf.bayes.rvm` - relevance vector regression and classification (LKC §3.3)
+* :mod:`~kernelclf.bayes.fisher` - Fisher and kernel Fisher discriminants (LKC §3.5)
+"""
+from .fisher import FisherDiscriminant, KernelFisherDiscriminant, fisher_criterion
+from .gp import (
+    ARDRBF,
+    GaussianProcessClassifier,
+    GaussianProcessRegressor,
+    class_likelihood,
+    hinge_likelihood,
+    laplace_mode,
+    sigmoid_loss,
+    softplus,
+    stable_sigmoid,
+)
+from .rvm import RelevanceVectorClassifier, RelevanceVectorRegressor, marginal_weight_prior
+
+__all__ = [
+    "ARDRBF", "GaussianProcessRegressor", "GaussianProcessClassifier", "laplace_mode",
+    "stable_sigmoid", "softplus", "class_likelihood", "sigmoid_loss", "hinge_likelihood",
+    "RelevanceVectorRegressor", "RelevanceVectorClassifier", "marginal_weight_prior",
+    "FisherDiscriminant", "KernelFisherDiscriminant", "fisher_criterion",
+]

@@ -1,0 +1,45 @@
+"""Bayes points: version space, Ruján's polygon billiards, the kernel billiard and its
+variants, and the Bayes point machine (book chapters 10-12; LKC §3.4, BPM, RM).
+
+Book chapters 10 and 11 (``book/10_version_space_and_bayes_point.md``, ``book/11_kernel_billiard.md``);
+also chapter 12.
+
+* :mod:`~kernelclf.bayespoint.versionspace` - a consistent point, sampling, the centre of mass
+* :mod:`~kernelclf.bayespoint.polygon` - Ruján's 2-D polygon billiards and centres
+* :mod:`~kernelclf.bayespoint.billiard` - the kernel billiard (LKC Algorithm 10)
+* :mod:`~kernelclf.bayespoint.rujan` - Ruján-Marchand variants: flipper, light trap, onion
+* :mod:`~kernelclf.bayespoint.bpm` - Bayes point machines by billiard or perceptron averaging
+"""
+from .billiard import (
+    STOPPING_RULES,
+    BilliardResult,
+    NotSeparableError,
+    kernel_billiard,
+    oplus,
+    reflect,
+    rho,
+    slerp_add,
+)
+from .bpm import BayesPointMachine, perceptron_samples
+from .polygon import (
+    clip_polygon,
+    polygon_billiard,
+    polygon_bisector,
+    polygon_centroid,
+    polygon_inscribed_circle,
+)
+from .rujan import flipper, light_trap, onion_billiard
+from .versionspace import (
+    corner_average,
+    find_version_space_point,
+    sample_version_space,
+    version_space_centre,
+)
+
+__all__ = [
+    "find_version_space_point", "sample_version_space", "version_space_centre", "corner_average",
+    "polygon_billiard", "polygon_centroid", "clip_polygon", "polygon_bisector",
+    "polygon_inscribed_circle", "BilliardResult", "rho", "oplus", "slerp_add", "reflect",
+    "kernel_billiard", "NotSeparableError", "STOPPING_RULES", "flipper", "light_trap",
+    "onion_billiard", "BayesPointMachine", "perceptron_samples",
+]

@@ -1,0 +1,189 @@
+"""Ruján and Marchand's billiards: the flipper, the light trap and the onion billiard.
+
+Book chapter 11 (``book/11_kernel_billiard.md``); Ruján & Marchand, "Computing the
+Bayes kernel classifier" (RM, in *Advances in Large Margin Classifiers*, 2000),
+§18.3-18.5, Alg. 18.1, eq. 18.18-18.27.
+
+These variants build on the kernel billiard of :mod:`kernelclf.bayespoint.billiard` (LKC
+Algorithm 10): a threshold coordinate with arc-length weights (the flipper),
+semi-transparent walls that lead a ball from any start into version space (the
+light trap), and centres of mass of the regions with a given number of training
+errors (the onion, or soft, billiard).
+"""
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+from ..kernels.gram import Gram
+from ..kernels.vector import as_kernel
+from ..margin.separability import _check_labels
+from .billiard import _random_direction, kernel_billiard
+from .versionspace import find_version_space_point
+
+__all__ = ["flipper", "light_trap", "onion_billiard"]
+
+
+def flipper(G=None, y=None, *, kernel=None, X=None, lam=0.0, **kwargs):
+    """Ruján–Marchand's flipper with a threshold coordinate (RM Alg. 18.1).
+
+    The threshold is an extra coordinate: every example becomes ``(phi(x),
+    1)``, i.e. the kernel ``k + 1``, and its plane normal is ``y (phi(x),
+    1) / sqrt(k(x, x) + 1)`` (RM eq. 18.18–18.26).  Arc-length weights with
+    great-circle averaging (RM eq. 18.27) replace ⊕µ.  Returns ``(result,
+    intercept)`` with ``intercept = sum_i alpha_i`` (the threshold
+    coordinate of the centre of mass), so that ``f(x) = sum_i alpha_i
+    k(x_i, x) + intercept``.  RM restart an escaped ball (``tau = inf``)
+    from the current centre of mass; here escapes are handled as in
+    :func:`kernel_billiard` (geodesic continuation by default), and
+    ``refresh`` adds random directions.  Keyword arguments go to
+    :func:`kernel_billiard`.
+    """
+    if G is None:
+        K = np.asarray(as_kernel(kernel)(X), dtype=float)
+    else:
+        K = np.asarray(G, dtype=float)
+    kwargs.setdefault("weighting", "arc")
+    res = kernel_billiard(K + 1.0, y, lam=lam, **kwargs)
+    return res, float(np.sum(res.alpha))
+
+
+def light_trap(G, y, start=None, max_bounces=10000, random_state=None):
+    """Light-trap start (RM §18.5.2): semi-transparent walls lead into version space.
+
+    The ball flies to the nearest hyperplane ahead.  If it is on the correct
+    side of that plane (example currently classified correctly) it is
+    reflected; if it is on the wrong side it passes through and the example
+    becomes correct.  The number of training errors therefore never
+    increases.  The default start is the class-centroid classifier
+    ``alpha_i = y_i / m_{y_i}`` (the Gaussian-kernel limit sigma -> 0).
+
+    Returns ``(gamma, errors)``: a point with zero errors (if reached) and
+    the error count after every flight.
+    """
+    G = np.asarray(G, dtype=float)
+    m = G.shape[0]
+    y = _check_labels(y, m)
+    rng = check_random_state(random_state)
+    if start is None:
+        npos, nneg = np.sum(y > 0), np.sum(y < 0)
+        gamma = np.where(y > 0, 1.0 / npos, -1.0 / nneg)
+    else:
+        gamma = np.asarray(start, dtype=float).copy()
+    u = G @ gamma
+    gamma, u = gamma / np.sqrt(gamma @ u), u / np.sqrt(gamma @ u)
+    beta = rng.standard_normal(m)
+    w = G @ beta
+    beta, w = beta / np.sqrt(beta @ w), w / np.sqrt(beta @ w)
+    wrong = y * u <= 0
+    errors = [int(wrong.sum())]
+    last = None
+    kd = np.diag(G)
+    for _ in range(int(max_bounces)):
+        if errors[-1] == 0:
+            break
+        d, nu = y * u, y * w
+        with np.errstate(divide="ignore", invalid="ignore"):
+            tau = -d / nu
+        tau[~np.isfinite(tau) | (tau < 0)] = np.inf
+        if last is not None:
+            tau[last] = np.inf
+        c = int(np.argmin(tau))
+        if not np.isfinite(tau[c]):
+            beta = rng.standard_normal(m)
+            w = G @ beta
+            beta, w = beta / np.sqrt(beta @ w), w / np.sqrt(beta @ w)
+            last = None
+            continue
+        gamma = gamma + tau[c] * beta
+        u = u + tau[c] * w
+        s = np.sqrt(gamma @ u)
+        gamma, u = gamma / s, u / s
+        if not wrong[c]:  # correct side: the mirror reflects
+            coef = -2.0 * w[c] / kd[c]
+            beta[c] += coef
+            w += coef * G[:, c]
+            nb = np.sqrt(beta @ w)
+            beta, w = beta / nb, w / nb
+        else:  # wrong side: the ball passes and example c becomes correct
+            wrong[c] = False
+        last = c
+        errors.append(int(wrong.sum()))
+    return gamma, errors
+
+
+def onion_billiard(G, y, n_shells=3, n_flights=2000, random_state=None):
+    """Soft (onion) billiard (RM §18.5.3): centres of mass of error shells.
+
+    Starting inside the zero-error version space, the ball flies through
+    the planes instead of stopping at the first one.  Along each flight the
+    sorted positive flight times ``tau_(1) < tau_(2) < ...`` cut the ray into
+    pieces; the piece between ``tau_(k)`` and ``tau_(k+1)`` lies in the region
+    where the classifier makes ``k`` extra errors.  The chord midpoint of each
+    piece is accumulated (weighted by its length) into the centre of mass of
+    the ``(n_-, n_+)`` error class reached (counted among negative / positive
+    examples).  After each flight the ball is reflected at the first plane as
+    in the hard billiard.
+
+    Returns a dict ``{(n_neg, n_pos): alpha}`` of normalised centres of mass
+    (coefficients); ``(0, 0)`` is the ordinary Bayes point estimate.
+    """
+    G = np.asarray(G, dtype=float)
+    m = G.shape[0]
+    y = _check_labels(y, m)
+    rng = check_random_state(random_state)
+    cols = Gram(G=G)
+    gamma, u = find_version_space_point(cols, y, random_state=rng)
+    s = np.sqrt(gamma @ u)
+    gamma, u = gamma / s, u / s
+    beta, w = _random_direction(cols, rng, y, None)
+    sums = {}
+    kd = np.diag(G)
+    last = None
+    for _ in range(int(n_flights)):
+        nu, d = y * w, y * u
+        ahead = nu < 0
+        if last is not None:
+            ahead[last] = False
+        idx = np.flatnonzero(ahead)
+        if len(idx) == 0:
+            beta, w = _random_direction(cols, rng, y, last)
+            continue
+        taus = np.maximum(-d[idx] / nu[idx], 0.0)
+        order = np.argsort(taus)
+        taus, idx = taus[order], idx[order]
+        nneg = npos = 0
+        prev = (gamma, u)
+        for k in range(min(n_shells + 1, len(taus))):
+            g1 = gamma + taus[k] * beta
+            u1 = u + taus[k] * w
+            q = np.sqrt(g1 @ u1)
+            g1, u1 = g1 / q, u1 / q
+            g0, u0 = prev
+            xi = np.sqrt(max((g0 - g1) @ (u0 - u1), 0.0))
+            z = g0 + g1
+            z = z / np.sqrt(z @ (u0 + u1))
+            key = (nneg, npos)
+            acc = sums.setdefault(key, np.zeros(m))
+            acc += xi * z
+            if y[idx[k]] < 0:
+                nneg += 1
+            else:
+                npos += 1
+            prev = (g1, u1)
+        c = int(idx[0])
+        g1 = gamma + taus[0] * beta
+        u1 = u + taus[0] * w
+        q = np.sqrt(g1 @ u1)
+        gamma, u = g1 / q, u1 / q
+        coef = -2.0 * w[c] / kd[c]
+        beta[c] += coef
+        w += coef * G[:, c]
+        nb = np.sqrt(beta @ w)
+        beta, w = beta / nb, w / nb
+        last = c
+    out = {}
+    for key, acc in sums.items():
+        n = np.sqrt(max(acc @ G @ acc, 1e-300))
+        out[key] = acc / n
+    return out

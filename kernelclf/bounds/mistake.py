@@ -1,0 +1,72 @@
+"""Mistake bounds: Novikoff's bound on the perceptron's updates and the risk bound of a
+mistake-driven algorithm.
+
+Book chapters 03 and 17 (``book/03_perceptron.md``, ``book/17_compression_stability_rademacher.md``);
+LKC Theorem 2.31 (App. B.4) and Theorem 5.23 (eq. 5.17), Examples 5.24-5.25.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..margin.perceptron import _check_gram_labels
+from ..margin.separability import geometric_margin
+
+__all__ = ["novikoff_bound", "mistake_bound_risk"]
+
+
+def novikoff_bound(X_or_G, y, margin, precomputed=False):
+    """Novikoff's mistake bound ``(varsigma / gamma)^2`` (LKC Theorem 2.31, App. B.4).
+
+    ``varsigma = max_i ||phi(x_i)||`` is the radius of the smallest ball about
+    the origin containing the (mapped) sample.
+
+    Parameters
+    ----------
+    X_or_G : (m, n) inputs, or (m, m) Gram matrix when ``precomputed=True``
+    y : (m,) labels in {-1, +1}
+    margin : float or array
+        Either a geometric margin ``gamma > 0`` achievable on the sample (for
+        the tightest bound, that of the hard-margin SVM, LKC Example 5.24), or a
+        separating weight vector ``w`` (coefficients ``alpha`` when
+        ``precomputed``), whose margin :func:`geometric_margin` computes.
+    precomputed : bool
+
+    Returns
+    -------
+    float
+        Upper bound on the number of perceptron updates on the sample.
+    """
+    if precomputed:
+        G, _ = _check_gram_labels(X_or_G, y)
+        radius2 = float(np.max(np.diag(G)))
+    else:
+        X = np.asarray(X_or_G, dtype=float)
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D, got shape {X.shape}")
+        radius2 = float(np.max(np.einsum("ij,ij->i", X, X)))
+    if np.ndim(margin) == 0:
+        gamma = float(margin)
+    else:
+        gamma = geometric_margin(X_or_G, y, margin, precomputed=precomputed)
+    if not gamma > 0:
+        raise ValueError(f"the margin must be positive (a separating w), got {gamma}")
+    return radius2 / gamma ** 2
+
+
+def mistake_bound_risk(n_mistakes, m, delta=0.05):
+    """Generalisation bound from a mistake bound (LKC Theorem 5.23, eq. 5.17).
+
+    With probability at least ``1 - delta`` the expected risk of a
+    mistake-driven algorithm that made (at most) ``n_mistakes`` updates on a
+    separable sample of size ``m`` is at most
+    ``(2/m) (M ln(e m) + ln m + ln(1/delta))``. For the perceptron, ``M`` may be
+    the Novikoff bound (LKC Example 5.24); for the halving algorithm,
+    ``log2 |H|`` (Example 5.25). The value may exceed 1 (then it is vacuous).
+    """
+    if not (0 < delta <= 1):
+        raise ValueError(f"delta must lie in (0, 1], got {delta}")
+    if m < 1 or n_mistakes < 0:
+        raise ValueError("need m >= 1 and n_mistakes >= 0")
+    return 2.0 / m * (n_mistakes * math.log(math.e * m) + math.log(m) + math.log(1.0 / delta))

@@ -1,0 +1,69 @@
+"""The sources' experimental protocols, one module per paper, on a resumable runner
+(book chapters 12-13), and their command line ``python -m kernelclf.experiments``.
+
+Book chapters 12 and 13 (``book/12_bpm_experiments.md``, ``book/13_relative_margin_machines.md``).
+
+* :mod:`~kernelclf.experiments.runner` - tasks, results files, resume, the command registry
+* :mod:`~kernelclf.experiments.bpm` - the Bayes point machine paper's protocols (BPM §4)
+* :mod:`~kernelclf.experiments.rmm` - the relative margin machine paper's protocols (RMM §5)
+* :mod:`~kernelclf.experiments.cli` - the command line
+"""
+from .bpm import (
+    TABLE1_REPORTED,
+    TABLE1_SIGMA,
+    bpm_table1,
+    format_table1,
+    one_vs_rest_bpm,
+    rejection_curve,
+    soft_boundary_curve,
+    table1_rows,
+    table1_splits,
+    table1_tasks,
+)
+from .cli import build_parser, main
+from .rmm import (
+    MU_NEG,
+    MU_POS,
+    SIGMA,
+    TABLE2_REPORTED,
+    TABLE2_TEST_SIZES,
+    TABLE4_REPORTED,
+    TABLE4_SIZES,
+    TEXT_TOPICS,
+    bayes_rule,
+    digits_binary_curve,
+    digits_table2,
+    format_table4,
+    format_text,
+    gaussians,
+    reuters_documents,
+    synthetic_errors,
+    table4,
+    table4_splits,
+    text_pair_repeat,
+    text_rows,
+    training_span,
+    unit_poly,
+    word_frequencies,
+)
+from .runner import (
+    COMMANDS,
+    Experiment,
+    ResultsFileError,
+    RunResult,
+    SplitsFailedError,
+    Task,
+    register,
+    run_tasks,
+)
+
+__all__ = [
+    "Task", "RunResult", "ResultsFileError", "SplitsFailedError", "run_tasks", "Experiment",
+    "register", "COMMANDS", "TABLE1_SIGMA", "TABLE1_REPORTED", "table1_splits", "table1_tasks",
+    "table1_rows", "bpm_table1", "format_table1", "soft_boundary_curve", "one_vs_rest_bpm",
+    "rejection_curve", "MU_POS", "MU_NEG", "SIGMA", "gaussians", "bayes_rule", "synthetic_errors",
+    "digits_binary_curve", "TABLE4_SIZES", "TABLE4_REPORTED", "table4_splits", "table4",
+    "format_table4", "TABLE2_REPORTED", "TABLE2_TEST_SIZES", "digits_table2", "unit_poly",
+    "TEXT_TOPICS", "reuters_documents", "word_frequencies", "training_span", "text_pair_repeat",
+    "text_rows", "format_text", "build_parser", "main",
+]

@@ -1,0 +1,83 @@
+"""Kernels: vector kernels, Gram-matrix access, string kernels, Fisher kernels and
+explicit feature maps (book chapters 02 and 02b; LKC Ch. 2, §2.2-2.3).
+
+Book chapters 02 and 02b (``book/02_kernels.md``, ``book/02b_string_kernels.md``).
+
+* :mod:`~kernelclf.kernels.vector` - vector kernels and the closure rules (LKC Table 2.1, §2.2)
+* :mod:`~kernelclf.kernels.rows` - rows of arrays and lists of strings alike
+* :mod:`~kernelclf.kernels.gram` - Gram matrices: columns, caches and the numerical guard
+* :mod:`~kernelclf.kernels.strings` - substring, subsequence and bag-of-words kernels (LKC §2.2.2)
+* :mod:`~kernelclf.kernels.subsequence` - the subsequence kernel's dynamic programme
+* :mod:`~kernelclf.kernels.fisher` - Fisher score maps and Fisher kernels (LKC §2.2.3)
+* :mod:`~kernelclf.kernels.features` - explicit feature maps (polynomial, Ex. 2.13, finite Mercer)
+"""
+from .features import (
+    MercerFeatures,
+    exponent_vectors,
+    feature_dimension,
+    mercer_features,
+    polynomial_features,
+    quadratic_decision_curve,
+    quadratic_feature_map,
+)
+from .fisher import FisherKernel, GaussianMixtureScore, MarkovChainScore, fisher_information
+from .gram import (
+    ColumnCache,
+    ColumnSlots,
+    Gram,
+    IndefiniteKernelError,
+    as_gram,
+    check_gram,
+    cross_gram,
+    get_gram_checks,
+    gram_checks,
+    set_gram_checks,
+)
+from .rows import n_rows, take_rows
+from .strings import (
+    AllSubstringsKernel,
+    BagOfWordsKernel,
+    SpectrumKernel,
+    SubsequenceKernel,
+    check_strings,
+    idf_weights,
+    subsequence_dp_tables,
+    subsequence_features,
+    subsequence_kernel_levels,
+)
+from .vector import (
+    RBF,
+    CallableKernel,
+    Constant,
+    Exponential,
+    InducedRBF,
+    Kernel,
+    Linear,
+    Mahalanobis,
+    Normalized,
+    Polynomial,
+    Product,
+    Scaled,
+    Sum,
+    WhitenedKernel,
+    add_diagonal,
+    as_kernel,
+    center_gram,
+    feature_space_distances,
+    is_psd,
+    min_eigenvalue,
+    normalize_gram,
+)
+
+__all__ = [
+    "Kernel", "Linear", "Polynomial", "RBF", "Mahalanobis", "Constant", "Sum", "Product", "Scaled",
+    "Normalized", "Exponential", "InducedRBF", "CallableKernel", "as_kernel", "is_psd",
+    "min_eigenvalue", "center_gram", "normalize_gram", "add_diagonal", "feature_space_distances",
+    "WhitenedKernel", "n_rows", "take_rows", "Gram", "as_gram", "ColumnCache", "ColumnSlots",
+    "IndefiniteKernelError", "gram_checks", "set_gram_checks", "get_gram_checks", "check_gram",
+    "cross_gram", "SpectrumKernel", "AllSubstringsKernel", "BagOfWordsKernel", "SubsequenceKernel",
+    "subsequence_kernel_levels", "subsequence_dp_tables", "subsequence_features", "idf_weights",
+    "check_strings", "GaussianMixtureScore", "MarkovChainScore", "FisherKernel",
+    "fisher_information", "feature_dimension", "exponent_vectors", "polynomial_features",
+    "quadratic_feature_map", "quadratic_decision_curve", "MercerFeatures", "mercer_features",
+]

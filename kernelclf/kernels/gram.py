@@ -1,0 +1,526 @@
+"""Gram-matrix access written once: columns, cache, products, and the numerical guard.
+
+Book chapters 02 and 04 (``book/02_kernels.md``, ``book/04_support_vector_machines.md``);
+LKC Definition 2.15 (Gram matrix), Proposition 2.18 (a kernel's Gram matrices are
+positive semi-definite), eq. (2.50) and BPM §3.3 (a ridge ``lam I`` on the diagonal).
+
+Every solver of the package that touches the training Gram matrix ``G`` (the SMO
+solver, the kernel billiard, the LP machines, the relevance vector machine, the
+Gaussian processes and the coming relative margin machine) receives it as a
+:class:`Gram`: either the whole matrix, computed once, or a kernel and the inputs,
+from which single columns are computed on demand and kept in a least-recently-used
+cache. The fast column of a kernel (one ``m``-vector of ``k(x_j, x_i)`` without the
+full matrix) belongs to the kernel object (:meth:`kernelclf.kernels.vector.Kernel.column_function`).
+
+The numerical guard
+-------------------
+A :class:`Gram` built on training data checks, once:
+
+* that the kernel values are finite (else a ``ValueError`` that names the kernel and
+  the scale of the inputs: kernel values overflow for inputs around ``1e300``);
+* that the kernel values are of a usable size: the largest ``|k(x_i, x_j)|`` must lie in
+  ``[1e-100, 1e100]``, so that products and sums of a few of them (Cholesky factors,
+  ``G @ G``, quadratic programmes) neither overflow nor underflow (a zero matrix is
+  allowed: it is what a linear kernel gives on zero inputs). The error names the
+  kernel and the scale of the inputs and suggests rescaling them;
+* that a precomputed matrix is symmetric;
+* that the matrix is positive semi-definite (LKC Prop. 2.18), on the whole matrix
+  when ``m <= 200`` and on a random sample of 200 rows otherwise (a
+  Cholesky factorisation with a small jitter first; eigenvalues only when it fails). A clearly indefinite
+  kernel (the negative part of the spectrum at least half the positive part, e.g. a
+  callable returning ``-G``) raises a ``ValueError``; a slightly indefinite one (a
+  sigmoid kernel, round-off beyond ``1e-8`` relative) gives a ``RuntimeWarning`` that
+  names the kernel.
+
+Switch the guard off for speed with ``gram_checks("off")`` (a context manager) or
+``set_gram_checks("off")``; ``"warn"`` downgrades the error to a warning.
+"""
+from __future__ import annotations
+
+import contextlib
+import warnings
+from collections import OrderedDict
+
+import numpy as np
+
+from .rows import n_rows, take_rows
+
+__all__ = ["Gram", "as_gram", "ColumnCache", "ColumnSlots", "IndefiniteKernelError",
+           "gram_checks", "set_gram_checks", "get_gram_checks", "check_gram", "take_rows", "n_rows",
+           "cross_gram"]
+
+_MODES = ("raise", "warn", "off")
+_STATE = {"mode": "raise"}
+_SAMPLE = 200
+_CLEAR = 0.5          # |lambda_min| >= 0.5 lambda_max: clearly indefinite
+_SLIGHT = 1e-8        # relative round-off allowed below zero
+_RANGE = (1e-100, 1e100)  # kernel values the solvers handle: products of two stay finite
+
+
+class IndefiniteKernelError(ValueError):
+    """The kernel's Gram matrix on the training inputs is not positive semi-definite."""
+
+
+def set_gram_checks(mode):
+    """Set the Gram guard globally: ``'raise'`` (default), ``'warn'`` or ``'off'``."""
+    if mode not in _MODES:
+        raise ValueError(f"mode must be one of {_MODES}, got {mode!r}")
+    _STATE["mode"] = mode
+
+
+def get_gram_checks():
+    """The current mode of the Gram guard."""
+    return _STATE["mode"]
+
+
+@contextlib.contextmanager
+def gram_checks(mode):
+    """Context manager: ``with gram_checks('off'): est.fit(X, y)``."""
+    old = _STATE["mode"]
+    set_gram_checks(mode)
+    try:
+        yield
+    finally:
+        _STATE["mode"] = old
+
+
+def _kernel_name(kernel):
+    try:
+        return repr(kernel)
+    except Exception:  # pragma: no cover - a broken __repr__
+        return type(kernel).__name__
+
+
+def _scale_text(X):
+    if isinstance(X, np.ndarray) and X.dtype.kind in "fiu" and X.size:
+        return f"; the inputs reach |x| = {float(np.max(np.abs(X))):.3g}, rescale them"
+    return ""
+
+
+def _check_finite(values, kernel, X, what="Gram matrix"):
+    if not np.all(np.isfinite(values)):
+        name = _kernel_name(kernel) if kernel is not None else "given as a matrix"
+        raise ValueError(
+            f"the {what} of the kernel {name} contains NaN or infinity"
+            f"{_scale_text(X)} (kernel values overflow)")
+
+
+def _finite_columns(column, kernel, X):
+    def checked(i):
+        col = column(i)
+        _check_finite(col, kernel, X)
+        return col
+    return checked
+
+
+def check_gram(G, kernel=None, X=None, mode=None, random_state=0):
+    """Check a (sub-)Gram matrix: finite, symmetric, positive semi-definite.
+
+    Returns the smallest eigenvalue relative to the largest one. Raises
+    :class:`IndefiniteKernelError` for a clearly indefinite kernel and warns for a
+    slightly indefinite one (see the module docstring); ``mode`` overrides the
+    global setting.
+    """
+    mode = get_gram_checks() if mode is None else mode
+    G = np.asarray(G, dtype=float)
+    _check_finite(G, kernel, X)
+    if mode == "off" or G.size == 0:
+        return 0.0
+    name = _kernel_name(kernel) if kernel is not None else "given as a matrix"
+    scale = float(np.max(np.abs(G)))
+    if scale == 0.0:        # zero inputs with a linear kernel, centred constant inputs...
+        return 0.0
+    if not _RANGE[0] <= scale <= _RANGE[1]:
+        way = "underflow" if scale < _RANGE[0] else "overflow"
+        _complain(mode, f"the kernel {name} gives values up to {scale:.3g} on the training "
+                  f"inputs, outside [{_RANGE[0]:.0e}, {_RANGE[1]:.0e}] where the solvers would "
+                  f"{way}{_scale_text(X)}. Rescale the inputs (or the kernel); "
+                  "kernelclf.kernels.gram.gram_checks('off') skips this check", error=True, kind=ValueError)
+    if float(np.max(np.abs(G - G.T))) > 1e-8 * scale:
+        _complain(mode, f"the Gram matrix of the kernel {name} is not symmetric "
+                  "(a kernel must satisfy k(x, x') = k(x', x))")
+        G = 0.5 * (G + G.T)
+    m = G.shape[0]
+    if m > _SAMPLE:
+        idx = np.sort(np.random.default_rng(random_state).choice(m, _SAMPLE, replace=False))
+        G = G[np.ix_(idx, idx)]
+    # fast path: a Cholesky factorisation with a small relative jitter succeeds
+    jitter = _SLIGHT * max(float(np.trace(G)) / G.shape[0], 1e-300) * max(1.0, np.sqrt(m))
+    try:
+        np.linalg.cholesky(G + jitter * np.eye(G.shape[0]))
+        return 0.0
+    except np.linalg.LinAlgError:
+        pass
+    ev = np.linalg.eigvalsh(G)
+    lo, hi = float(ev[0]), float(ev[-1])
+    top = max(abs(lo), abs(hi), 1e-300)
+    if lo >= -_SLIGHT * top * max(1.0, np.sqrt(m)):
+        return lo / top
+    if hi <= 0 or -lo >= _CLEAR * hi:
+        _complain(mode, f"the kernel {name} is not positive semi-definite on the training "
+                  f"inputs: its Gram matrix has eigenvalues down to {lo:.3g} against a largest "
+                  f"of {hi:.3g} (LKC Prop. 2.18). Use a valid kernel, or switch the check off "
+                  "with kernelclf.kernels.gram.gram_checks('off').", error=True)
+    else:
+        warnings.warn(
+            f"the kernel {name} is slightly indefinite on the training inputs (smallest "
+            f"Gram eigenvalue {lo:.3g}, largest {hi:.3g}); solvers may behave as for a "
+            "nearby positive semi-definite kernel", RuntimeWarning, stacklevel=3)
+    return lo / top
+
+
+def _complain(mode, message, error=True, kind=None):
+    if mode == "raise" and error:
+        raise (kind or IndefiniteKernelError)(message)
+    warnings.warn(message, RuntimeWarning, stacklevel=4)
+
+
+def cross_gram(kernel, X, Y):
+    """``k(X, Y)`` as a float matrix, checked for NaN/inf (test-time kernel rows)."""
+    K = np.asarray(kernel(X, Y), dtype=float)
+    _check_finite(K, kernel, X, "kernel matrix")
+    return K
+
+
+class ColumnCache:
+    """Least-recently-used cache of columns ``column(i)`` under a memory budget.
+
+    At least two columns are always kept (SMO needs a pair).
+    """
+
+    def __init__(self, column, m, cache_mb=200.0):
+        self.column = column
+        self.capacity = max(2, int(cache_mb * 2 ** 20 // (8 * max(m, 1))))
+        self._store = OrderedDict()
+        self.computed = 0
+
+    def __getitem__(self, i):
+        store = self._store
+        col = store.get(i)
+        if col is not None:
+            store.move_to_end(i)
+            return col
+        col = np.ascontiguousarray(self.column(i), dtype=float)
+        self.computed += 1
+        store[i] = col
+        if len(store) > self.capacity:
+            store.popitem(last=False)
+        return col
+
+
+class ColumnSlots:
+    """Columns of a :class:`Gram` in one 2-D array, for compiled solver loops.
+
+    A compiled loop (numba) cannot call the Python column cache, so it reads columns
+    from ``data``: column ``i`` is ``data[slot[i]]`` when ``slot[i] >= 0``. On a miss
+    the loop returns to Python, which calls :meth:`fill`; the loop marks each use in
+    ``stamp`` (a clock kept in ``clock[0]``), and :meth:`fill` evicts the least
+    recently used slot when the budget is full, as :class:`ColumnCache` does.
+
+    A stored matrix without ridge is used as it is (``slot[i] = i``, nothing to fill).
+    Otherwise the columns come from the Gram's own column function (columns already
+    in its :class:`ColumnCache` are copied, not recomputed), so a fit keeps one copy
+    of each column. At least two slots are always kept (a pair step needs two
+    columns); ``data`` grows by doubling up to the budget.
+
+    When the whole matrix fits in the budget, the columns may switch to the whole
+    matrix, computed at once: one kernel call on all inputs (a matrix product) costs
+    less per entry than columns (matrix-vector products), the more so the more input
+    features ``n`` there are. ``switch='auto'`` uses the ski-rental rule: switch when
+    the columns computed so far would have paid for the whole matrix under the cost
+    model ``(8 + n)`` per column entry against ``(8 + n / 20)`` per matrix entry, i.e.
+    after a fraction ``(8 + n/20) / (8 + n)`` of the columns (0.8 for 2-D inputs,
+    0.16 for the 64 pixels of scikit-learn's digits, 0.06 for MNIST's 784). Whatever
+    the solver needs later, this costs at most about twice the better of the two
+    strategies; a solver that touches few columns never pays for the whole matrix,
+    and one that needs most of them (the RMM at tight bounds, RMM §5.7) soon gets it.
+    The rule depends only on ``m`` and ``n``, so fits are reproducible. A number
+    sets the fraction; ``None`` never switches.
+    """
+
+    def __init__(self, gram, cache_mb=None, switch="auto"):
+        self.gram = gram
+        if isinstance(switch, str):
+            if switch != "auto":
+                raise ValueError(f"switch must be 'auto', a fraction or None, got {switch!r}")
+            X = getattr(gram, "X", None)
+            n = X.shape[1] if isinstance(X, np.ndarray) and X.ndim == 2 else None
+            switch = None if n is None else (8.0 + n / 20.0) / (8.0 + n)
+        self.switch = switch
+        m = gram.m
+        self.m = m
+        if gram.precomputed and not gram.ridge:
+            self.data = np.ascontiguousarray(gram._G, dtype=float)
+            self.slot = np.arange(m, dtype=np.int64)
+            self.capacity = m
+        else:
+            if cache_mb is None:
+                cache = getattr(gram, "_cache", None)
+                cache_mb = 200.0 if cache is None else cache.capacity * 8 * m / 2 ** 20
+            self.capacity = min(m, max(2, int(cache_mb * 2 ** 20 // (8 * max(m, 1)))))
+            self.data = np.empty((min(self.capacity, 64), m))
+            self.slot = np.full(m, -1, dtype=np.int64)
+        self.owner = self.slot.copy() if gram.precomputed and not gram.ridge else \
+            np.full(self.capacity, -1, dtype=np.int64)
+        self.stamp = np.zeros(self.capacity, dtype=np.int64)
+        self.clock = np.zeros(1, dtype=np.int64)
+        self.used = m if gram.precomputed and not gram.ridge else 0
+        self.filled = 0
+        self.switched = False
+
+    def _raw(self, i):
+        gram = self.gram
+        if gram._G is not None:
+            col = gram._G[i]
+        else:
+            col = gram._cache._store.get(i)
+            if col is None:
+                col = np.asarray(gram._colfun(i), dtype=float)
+                gram.n_computed += self.m
+        return col
+
+    def fill(self, i):
+        """Put column ``i`` into a slot (evicting the least recently used one)."""
+        i = int(i)
+        if self.slot[i] >= 0:
+            return self.slot[i]
+        if (self.switch is not None and self.capacity == self.m and self.gram._G is None
+                and self.filled >= self.switch * self.m):
+            self._store_all()
+            return self.slot[i]
+        if self.used < self.capacity:
+            s = self.used
+            if s == self.data.shape[0]:
+                grown = np.empty((min(self.capacity, 2 * s), self.m))
+                grown[:s] = self.data
+                self.data = grown
+            self.used += 1
+        else:
+            s = int(self.stamp[:self.used].argmin())
+            self.slot[self.owner[s]] = -1
+        self.data[s] = self._raw(i)
+        if self.gram.ridge:
+            self.data[s, i] += self.gram.ridge
+        self.slot[i] = s
+        self.owner[s] = i
+        self.clock[0] += 1
+        self.stamp[s] = self.clock[0]
+        self.filled += 1
+        return s
+
+    def column(self, i):
+        """A copy of column ``i`` (safe to keep: slots are reused)."""
+        s = self.fill(i)              # may replace ``data`` (the switch to the whole matrix)
+        return self.data[s].copy()
+
+    def columns(self, idx):
+        """The block ``K[:, idx]`` (a new array)."""
+        idx = np.asarray(idx, dtype=np.int64)
+        if self.used == self.m and self.data.shape[0] == self.m and np.array_equal(
+                self.slot, np.arange(self.m)):           # the whole matrix is held
+            return self.data[idx].T.copy()
+        return np.column_stack([self.column(i) for i in idx]) if idx.size else \
+            np.empty((self.m, 0))
+
+    def _store_all(self):
+        """Compute the whole matrix (checked as the Gram's columns are) into ``data``."""
+        gram = self.gram
+        K = np.asarray(gram.kernel(gram.X), dtype=float)
+        if gram._colfun is not gram._rawfun:        # the Gram checks its columns
+            _check_finite(K, gram.kernel, gram.X)
+        gram.n_computed += K.size
+        if gram.ridge:
+            K[np.diag_indices(self.m)] += gram.ridge
+        self.data = K
+        self.slot[:] = np.arange(self.m)
+        self.owner = np.arange(self.m, dtype=np.int64)
+        self.used = self.m
+        self.filled += 1
+        self.switched = True
+
+
+class Gram:
+    """The training Gram matrix ``G + ridge I`` of one kernel on one sample.
+
+    Parameters
+    ----------
+    kernel : kernel object, optional
+        A :class:`kernelclf.kernels.vector.Kernel` (or anything :func:`kernelclf.kernels.vector.as_kernel`
+        accepts). Needed unless ``G`` is given.
+    X : array or list of strings, optional
+        The training inputs.
+    G : (m, m) array, optional
+        A precomputed Gram matrix (instead of ``kernel`` and ``X``).
+    ridge : float >= 0
+        Added to the diagonal: the quadratic soft margin (LKC eq. 2.50), GP noise
+        (eq. 3.15), soft-boundary Bayes points (BPM §3.3, erratum E14).
+    precompute : bool or None
+        Compute the whole matrix at once (``None``: when ``m <= 2000`` or the
+        inputs are not a float array). Otherwise columns are computed on demand.
+    cache_mb : float
+        Budget of the column cache (on-demand mode).
+    check : bool
+        Run the numerical guard (finite, symmetric, positive semi-definite).
+
+    Attributes
+    ----------
+    m : int
+    diag : (m,) array
+        ``k(x_i, x_i) + ridge``.
+    n_evaluations : int
+        Kernel entries handed out (``m`` per column, ``m^2`` per product); the
+        measure of work used by the billiard's benchmark.
+    n_computed : int
+        Kernel entries actually computed (cache hits excluded).
+    """
+
+    def __init__(self, kernel=None, X=None, *, G=None, ridge=0.0, precompute=None,
+                 cache_mb=200.0, check=True):
+        from .vector import as_kernel
+
+        ridge = float(ridge)
+        if not np.isfinite(ridge) or ridge < 0:
+            raise ValueError(f"the ridge must be a finite number >= 0, got {ridge!r}")
+        self.ridge = ridge
+        self.n_evaluations = 0
+        self.n_computed = 0
+        if G is not None:
+            if X is not None and kernel is None:
+                raise ValueError("pass either a Gram matrix G or a kernel with inputs X")
+            G = np.asarray(G, dtype=float)
+            if G.ndim != 2 or G.shape[0] != G.shape[1]:
+                raise ValueError(f"the Gram matrix must be square, got shape {G.shape}")
+            self.kernel, self.X, self.m = kernel, X, G.shape[0]
+            self._G = G
+            self.n_computed = G.size
+            if check:
+                check_gram(G, kernel, X)
+        else:
+            if X is None:
+                raise ValueError("pass a Gram matrix G or a kernel with inputs X")
+            self.kernel, self.X = as_kernel(kernel), X
+            self.m = n_rows(X)
+            if precompute is None:
+                precompute = self.m <= 2000 or not isinstance(X, np.ndarray)
+            if precompute:
+                self._G = np.asarray(self.kernel(X), dtype=float)
+                self.n_computed = self._G.size
+                if check:
+                    check_gram(self._G, self.kernel, X)
+            else:
+                self._G = None
+                self._colfun = self._rawfun = self.kernel.column_function(X)
+                if check:       # the PSD check sees a sample only: check every column made
+                    self._colfun = _finite_columns(self._colfun, self.kernel, X)
+                self._cache = ColumnCache(self._colfun, self.m, cache_mb)
+                if check:
+                    idx = np.arange(self.m)
+                    if self.m > _SAMPLE:
+                        idx = np.sort(np.random.default_rng(0).choice(self.m, _SAMPLE,
+                                                                       replace=False))
+                    sub = take_rows(X, idx)
+                    check_gram(np.asarray(self.kernel(sub), dtype=float), self.kernel, X)
+        if self._G is not None:
+            base = np.diag(self._G).copy()
+        else:
+            base = np.asarray(self.kernel.diag(X), dtype=float)
+            _check_finite(base, self.kernel, X, "kernel diagonal")
+        self._diag = base + ridge
+        self._diag.setflags(write=False)
+
+    @property
+    def precomputed(self):
+        """Whether the whole matrix is held in memory."""
+        return self._G is not None
+
+    @property
+    def diag(self):
+        """``k(x_i, x_i) + ridge`` (read-only)."""
+        return self._diag
+
+    def column(self, i):
+        """Column ``i`` of ``G + ridge I`` (do not modify it: it may be shared)."""
+        i = int(i)
+        self.n_evaluations += self.m
+        if self._G is not None:
+            col = self._G[i]                     # a row of a symmetric matrix, no copy
+        else:
+            before = self._cache.computed
+            col = self._cache[i]
+            self.n_computed += (self._cache.computed - before) * self.m
+        if self.ridge:
+            col = col.copy()
+            col[i] += self.ridge
+        return col
+
+    __getitem__ = column
+
+    def column_getter(self):
+        """The fastest ``i -> column i`` for a solver's inner loop (no evaluation count)."""
+        if self.ridge:
+            return self.column
+        if self._G is not None:
+            return self._G.__getitem__
+        return self._cache.__getitem__
+
+    def columns(self, idx):
+        """The block ``(G + ridge I)[:, idx]``."""
+        idx = np.asarray(idx, dtype=int).ravel()
+        if self._G is not None:
+            self.n_evaluations += self.m * idx.size
+            block = self._G[:, idx].copy()
+            if self.ridge:
+                block[idx, np.arange(idx.size)] += self.ridge
+            return block
+        return np.column_stack([self.column(i) for i in idx]) if idx.size else \
+            np.empty((self.m, 0))
+
+    def matvec(self, v, block=512):
+        """``(G + ridge I) v`` (``m^2`` kernel evaluations, in row blocks when on demand)."""
+        v = np.asarray(v, dtype=float)
+        self.n_evaluations += self.m * self.m
+        if self._G is not None:
+            out = self._G @ v
+        else:
+            out = np.empty((self.m,) + v.shape[1:])
+            for s in range(0, self.m, block):
+                rows = take_rows(self.X, slice(s, s + block))
+                K = np.asarray(self.kernel(rows, self.X), dtype=float)
+                _check_finite(K, self.kernel, self.X)
+                out[s:s + block] = K @ v
+            self.n_computed += self.m * self.m
+        return out + self.ridge * v
+
+    def full(self):
+        """The whole matrix ``G + ridge I`` (a new array)."""
+        self.n_evaluations += self.m * self.m
+        if self._G is None:
+            self._G = np.asarray(self.kernel(self.X), dtype=float)
+            self.n_computed += self.m * self.m
+        G = self._G.copy()
+        if self.ridge:
+            G[np.diag_indices(self.m)] += self.ridge
+        return G
+
+    def with_ridge(self, ridge):
+        """The same matrix (shared storage, no new checks) with another ridge."""
+        new = object.__new__(Gram)
+        new.__dict__.update(self.__dict__)
+        new.ridge = float(ridge)
+        new._diag = self._diag - self.ridge + new.ridge
+        return new
+
+
+def as_gram(gram):
+    """``gram`` itself if it has ``column(i)`` and ``diag`` (a :class:`Gram`), else a
+    :class:`Gram` on the square, finite matrix it is (no PSD check: the solvers' callers
+    checked it when they made it)."""
+    if hasattr(gram, "column") and hasattr(gram, "diag"):
+        return gram
+    K = np.asarray(gram, dtype=float)
+    if K.ndim != 2 or K.shape[0] != K.shape[1]:
+        raise ValueError(f"the kernel matrix must be square, got shape {K.shape}")
+    if not np.all(np.isfinite(K)):
+        raise ValueError("the kernel matrix contains NaN or infinity")
+    return Gram(G=K, check=False)
+
