@@ -33,8 +33,15 @@ loads the compiled code. "BPM/SVM" is the ratio of the two fit times; "split s" 
 of one whole split of the Table 1 protocol (both fits and predictions), from which the
 100-split run is estimated (Heart has 10 splits).
 
-Run: ``python -m benchmarks.bpm`` (``--table1-only`` skips the two-moons part); writes
-``benchmarks/results/bpm.json``.
+Issue 27 section ("safe by default"): the default ``BayesPointMachine(RBF(0.5),
+random_state=0)`` (``lam='auto'``) against ``SupportVectorMachine(RBF(0.5), C=1)`` on noisy
+two moons (noise 0.3; the package's generator, which also flips 5 % of the labels, and
+scikit-learn's), m = 500 and 4000, test accuracy on 2000 fresh points (seed 1). Fit times
+are the best of ``REPEATS`` runs each, after a warm-up fit; "ratio" is BPM / SVM. Test
+accuracies are also averaged over ``ISSUE27_SEEDS`` training sets (same test set).
+
+Run: ``python -m benchmarks.bpm`` (``--table1-only`` skips the two-moons part,
+``--issue27-only`` runs only the issue 27 section); writes ``benchmarks/results/bpm.json``.
 """
 import os
 
@@ -215,10 +222,80 @@ def table(result):
     return "\n".join(lines)
 
 
+ISSUE27_SIZES = (500, 4000)
+ISSUE27_SEEDS = 5
+
+
+def _noisy_moons(source, m, seed):
+    if source == "kernelclf":
+        return make_moons(m, noise=0.3, random_state=seed)
+    from sklearn.datasets import make_moons as sk_moons
+
+    X, y = sk_moons(m, noise=0.3, random_state=seed)
+    return X, np.where(y > 0, 1.0, -1.0)
+
+
+def run_issue27(sizes=ISSUE27_SIZES, seeds=ISSUE27_SEEDS):
+    """Default BPM (lam='auto') against the SVM with C = 1 on noisy two moons (issue 27)."""
+    _warm_up()
+    kernel = RBF(SIGMA)
+    rows = []
+    for source in ("kernelclf", "sklearn"):
+        Xt, yt = _noisy_moons(source, 2000, 1)
+        for m in sizes:
+            acc = {"bpm": [], "svm": []}
+            for seed in range(seeds):
+                X, y = _noisy_moons(source, m, seed)
+                if seed == 0:
+                    t_svm, svm = _best_time(lambda: SupportVectorMachine(kernel, C=1.0).fit(X, y))
+                    t_bpm, bpm = _best_time(lambda: BayesPointMachine(kernel, random_state=0)
+                                            .fit(X, y))
+                    row = {"data": source, "m": m, "svm_fit_s": t_svm, "bpm_fit_s": t_bpm,
+                           "ratio": t_bpm / t_svm, "lam": bpm.lam_, "reason": bpm.lam_reason_,
+                           "bounces": int(bpm.n_bounces_)}
+                else:
+                    svm = SupportVectorMachine(kernel, C=1.0).fit(X, y)
+                    bpm = BayesPointMachine(kernel, random_state=0).fit(X, y)
+                acc["svm"].append(float(np.mean(svm.predict(Xt) == yt)))
+                acc["bpm"].append(float(np.mean(bpm.predict(Xt) == yt)))
+            row.update({"svm_acc": acc["svm"][0], "bpm_acc": acc["bpm"][0],
+                        "svm_acc_mean": float(np.mean(acc["svm"])),
+                        "bpm_acc_mean": float(np.mean(acc["bpm"])),
+                        "acc_diff_sem": float(np.std(np.subtract(acc["bpm"], acc["svm"]), ddof=1)
+                                              / np.sqrt(seeds)) if seeds > 1 else 0.0})
+            rows.append(row)
+            print(f"issue 27: {source} m={m} done", flush=True)
+    return rows
+
+
+def issue27_table(rows):
+    lines = ["| data | m | SVM fit s | BPM fit s | BPM/SVM | lam_ | bounces | SVM acc | BPM acc "
+             f"| SVM acc (mean of {ISSUE27_SEEDS}) | BPM acc (mean) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['data']} | {r['m']} | {r['svm_fit_s']:.3f} | {r['bpm_fit_s']:.3f} | "
+                     f"{r['ratio']:.1f} | {r['lam']:g} | {r['bounces']} | {r['svm_acc']:.4f} | "
+                     f"{r['bpm_acc']:.4f} | {r['svm_acc_mean']:.4f} | {r['bpm_acc_mean']:.4f} "
+                     f"(± {r['acc_diff_sem']:.4f}) |")
+    lines.append("\n± is the standard error of the mean BPM - SVM accuracy difference over "
+                 "the training sets.")
+    return "\n".join(lines)
+
+
 def main(argv=None):
     import sys
 
     argv = sys.argv[1:] if argv is None else argv
+    if "--issue27-only" in argv:
+        rows = run_issue27()
+        print(issue27_table(rows))
+        out = Path(__file__).resolve().parent / "results" / "bpm_issue27.json"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps({"versions": {"python": platform.python_version(),
+                                                "numpy": np.__version__}, "issue27": rows},
+                                  indent=2))
+        print(f"\nwritten {out}")
+        return
     t1 = run_table1()
     print(table1_table(t1))
     if "--table1-only" in argv:
@@ -227,6 +304,8 @@ def main(argv=None):
         result = run()
         print(table(result))
     result["table1"] = t1
+    result["issue27"] = run_issue27()
+    print(issue27_table(result["issue27"]))
     out = Path(__file__).resolve().parent / "results" / "bpm.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2))

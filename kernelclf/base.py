@@ -13,10 +13,16 @@ What every estimator gets from here
   when the kernel takes strings (``kernel.accepts_strings``), a list of strings.
 * **One fit preamble**, :meth:`KernelMixin._fit_kernel`: the ``kernel`` parameter is
   turned into a *cloned* kernel object ``kernel_``, so changing the parameter after
-  ``fit`` (``set_params(kernel__sigma=...)``) never changes a fitted model.
+  ``fit`` (``set_params(kernel__sigma=...)``) never changes a fitted model. Passing a
+  kernel class instead of an instance (``kernel=RBF``) is a ``TypeError`` that says
+  to pass ``RBF()``. Once the training inputs are validated, data-driven kernel
+  parameters are fixed on ``kernel_`` (:meth:`kernelclf.kernels.vector.Kernel.resolve`:
+  ``RBF(sigma='scale')`` gets the width of scikit-learn's ``gamma='scale'``), so
+  ``kernel_`` holds numbers and ``kernel`` keeps ``'scale'``.
 * **One row-taking helper**, :func:`kernelclf.kernels.rows.take_rows`, for arrays and lists
   of strings; and the training Gram matrix through :class:`kernelclf.kernels.gram.Gram`
-  (with its numerical guard).
+  (with its numerical guard, and a memory check: a fit whose ``m x m`` arrays would not
+  fit in memory is refused before they are allocated).
 * **Binary labels**: any two labels, ``classes_[0]`` mapped to -1 and ``classes_[1]``
   to +1; the estimators declare themselves binary-only to scikit-learn (wrap them
   with :mod:`kernelclf.multiclass` for more classes).
@@ -26,14 +32,18 @@ Default kernels (``kernel=None``), in one place
 ================================================  =====================================
 estimator                                         default kernel
 ================================================  =====================================
-Gaussian process regression                       ``ARDRBF(1.0)`` (one width per input)
-Gaussian process classification, RVMs             ``RBF(sigma=1.0)``
+Gaussian process regression                       ``ARDRBF(sigma='scale')`` (an isotropic
+                                                  start; evidence maximisation adapts it)
+Gaussian process classification, RVMs             ``RBF(sigma='scale')``
 every other estimator with a ``kernel``           ``Linear()`` (the book's plain
                                                   inner product)
 ================================================  =====================================
 
-Each estimator states its default in the class attribute ``_default_kernel`` (a
-zero-argument factory); :func:`kernelclf.discovery.default_kernel_table` lists them.
+``sigma='scale'`` is scikit-learn's default width (``gamma='scale'``,
+``gamma = 1 / (N Var(X))``, i.e. ``sigma = sqrt(N Var(X) / 2)``), fixed from the training
+inputs at ``fit``; the name ``kernel='rbf'`` means the same kernel. Each estimator states
+its default in the class attribute ``_default_kernel`` (a zero-argument factory);
+:func:`kernelclf.discovery.default_kernel_table` lists them.
 """
 from __future__ import annotations
 
@@ -45,7 +55,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from .kernels.gram import Gram, cross_gram
+from .kernels.gram import Gram, check_memory, cross_gram
 from .kernels.rows import n_rows
 from .kernels.vector import Kernel, Linear, as_kernel
 
@@ -137,6 +147,14 @@ class KernelMixin:
             self.kernel_ = clone(k) if isinstance(k, Kernel) else k
         return self.kernel_
 
+    def _resolve_kernel(self, X):
+        """Fix the data-driven parameters of ``kernel_`` from the validated training
+        inputs ``X`` (e.g. ``RBF(sigma='scale')``); the ``kernel`` parameter is untouched."""
+        kernel = getattr(self, "kernel_", None)
+        if isinstance(kernel, Kernel):
+            self.kernel_ = kernel.resolve(X)
+        return getattr(self, "kernel_", None)
+
     def _takes_strings(self):
         kernel = getattr(self, "kernel_", None)
         if kernel is None:
@@ -154,7 +172,12 @@ class KernelMixin:
                              ensure_all_finite=True)
 
     def _validate_Xy(self, X, y, y_numeric=False):
-        """Validate a training sample; returns ``(X, y)`` (``y`` 1-D)."""
+        """Validate a training sample; returns ``(X, y)`` (``y`` 1-D).
+
+        Also fixes the data-driven parameters of ``kernel_`` from ``X``
+        (:meth:`_resolve_kernel`), so every estimator that validates its training sample
+        here fits with numbers.
+        """
         if self._takes_strings():
             X = self._validate_X(X, reset=True)
             y = column_or_1d(y, warn=True)
@@ -169,6 +192,7 @@ class KernelMixin:
             y = np.asarray(y, dtype=np.float64)
             if not np.all(np.isfinite(y)):
                 raise ValueError("Input y contains NaN or infinity.")
+        self._resolve_kernel(X)
         return X, y
 
     def _validate_test(self, X, fitted=None):
@@ -176,8 +200,17 @@ class KernelMixin:
         check_is_fitted(self, fitted)
         return self._validate_X(X, reset=False)
 
-    def _training_gram(self, X, ridge=0.0, **kwargs):
-        """The training Gram matrix as a :class:`kernelclf.kernels.gram.Gram` (guard included)."""
+    def _training_gram(self, X, ridge=0.0, copies=None, **kwargs):
+        """The training Gram matrix as a :class:`kernelclf.kernels.gram.Gram` (guard included).
+
+        ``copies``: the number of ``m x m`` float arrays the fit will hold at its peak; a fit
+        that would not fit in memory is then refused before anything is allocated
+        (:func:`kernelclf.kernels.gram.check_memory`, which names the size).
+        """
+        if copies:
+            m = n_rows(X)
+            check_memory(m, m, copies=copies, kernel=self.kernel_,
+                         what=f"training Gram matrix of {type(self).__name__}")
         return Gram(self.kernel_, X, ridge=ridge, **kwargs)
 
     def _kernel_rows(self, X, Y):
@@ -200,6 +233,11 @@ class BinaryKernelClassifier(KernelMixin, ClassifierMixin, BaseEstimator):
     ``kernel_``. ``decision_function`` evaluates
     ``f(x) = sum_i alpha_i k(x_i, x) + intercept_``.
     """
+
+    #: What the classifier is, for kernelclf.bounds.report (see that module's docstring): the
+    #: ``family`` of rows it gets, its ``margin`` scale ('soft', 'hard') and ``bias`` (True,
+    #: False); ``None`` = unknown / read from the fitted model. Each family overrides it.
+    _bound_tags = {"family": None, "margin": None, "bias": None}
 
     def _fit_binary(self, X, y):
         """The fit preamble: validate parameters, clone the kernel, validate the

@@ -23,6 +23,19 @@ With ``K = 2`` each of them fits a single binary machine (on the labels encoded 
 0/1, so that it is the bare binary estimator) and returns its ``predict`` and
 ``decision_function`` unchanged.
 
+Probabilities. When the binary estimator has ``predict_proba`` (e.g.
+:class:`kernelclf.margin.svm.SupportVectorMachine` with ``probability=True``, or a
+Gaussian process classifier), so do the reductions -- and only then
+(``hasattr(wrapper, "predict_proba")`` follows the estimator):
+
+* one-versus-rest: the ``K`` probabilities ``P_k(x)`` of "class ``k``" divided by
+  their sum, as scikit-learn's ``OneVsRestClassifier`` does;
+* one-versus-one and the DAG: pairwise coupling of the pairwise probabilities
+  ``r_ij = P(i | i or j, x)`` by the second method of Wu, Lin & Weng (2004, JMLR 5,
+  "Probability estimates for multi-class classification by pairwise coupling"), the one
+  libsvm uses (see :func:`pairwise_coupling`); scikit-learn's ``OneVsOneClassifier``
+  has no ``predict_proba``.
+
 Relation to scikit-learn. ``sklearn.multiclass.OneVsOneClassifier`` breaks ties in the
 vote by the summed confidences of the pairwise machines; that rule is available here as
 ``tie_break="confidence"`` and reproduces scikit-learn's ``decision_function`` exactly.
@@ -37,6 +50,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.utils import check_random_state
+from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils._tags import get_tags
 from sklearn.utils.multiclass import check_classification_targets
@@ -46,7 +60,7 @@ from .base import Int, _check_strings
 from .kernels.rows import n_rows, take_rows
 
 __all__ = ["OneVsOneClassifier", "DAGClassifier", "OneVsRestClassifier", "rejection_errors",
-           "pairs"]
+           "pairs", "pairwise_coupling"]
 
 _N_JOBS = [Int(None, None, closed="neither"), None]
 
@@ -99,6 +113,72 @@ def rejection_errors(confidence, correct, fractions):
         kept = n - k
         out[t] = 1.0 - right_tail[k] / kept if kept else np.nan
     return out
+
+
+def pairwise_coupling(r, min_prob=1e-7):
+    """Class probabilities from pairwise ones (Wu, Lin & Weng 2004, second method).
+
+    Given ``r_ij``, an estimate of ``P(y = i | y in {i, j}, x)`` for every pair
+    ``i != j`` (``r_ij + r_ji = 1``), the probabilities ``p`` minimise
+    ``sum_i sum_{j != i} (r_ji p_i - r_ij p_j)^2`` over ``sum_i p_i = 1``, i.e.
+    ``min p'Qp`` with ``Q_ii = sum_{s != i} r_si^2`` and ``Q_ij = -r_ji r_ij``. Wu et
+    al. show that ``Q`` is positive definite when all ``r_ij > 0`` and that the
+    constraints ``p_i >= 0`` are then inactive, so ``p`` solves the linear system
+    ``[[Q, e], [e', 0]] [p; b] = [0; 1]``; it is solved directly here (libsvm's
+    ``multiclass_probability`` iterates to the same point). As in libsvm, the
+    ``r_ij`` are first clipped to ``[min_prob, 1 - min_prob]``. If the ``r_ij`` come
+    from one distribution, ``r_ij = p_i / (p_i + p_j)``, that ``p`` is recovered.
+
+    Parameters
+    ----------
+    r : (K, K) or (n, K, K) array
+        ``r[..., i, j]`` estimates ``P(i | i or j)``; the diagonal is ignored.
+    min_prob : float, default 1e-7
+
+    Returns
+    -------
+    (K,) or (n, K) array
+        Non-negative rows summing to 1.
+    """
+    r = np.asarray(r, dtype=float)
+    single = r.ndim == 2
+    if single:
+        r = r[None]
+    if r.ndim != 3 or r.shape[1] != r.shape[2] or r.shape[1] < 2:
+        raise ValueError(f"r must be a (K, K) or (n, K, K) array with K >= 2, got shape "
+                         f"{np.shape(r) if not single else r.shape[1:]}")
+    n, K, _ = r.shape
+    off = ~np.eye(K, dtype=bool)
+    if not np.all(np.isfinite(r[:, off])):
+        raise ValueError("pairwise probabilities contain NaN or infinity")
+    r = np.clip(r, min_prob, 1.0 - min_prob)
+    M = np.zeros((n, K + 1, K + 1))
+    M[:, :K, :K] = -r * np.swapaxes(r, 1, 2)                  # Q_ts = -r_st r_ts
+    M[:, np.arange(K), np.arange(K)] = np.sum(r ** 2 * off, axis=1)   # Q_tt
+    M[:, :K, K] = 1.0
+    M[:, K, :K] = 1.0
+    rhs = np.zeros((n, K + 1))
+    rhs[:, K] = 1.0
+    p = np.linalg.solve(M, rhs[..., None])[..., 0][:, :K]
+    p = np.clip(p, 0.0, None)                                 # round-off only
+    p /= p.sum(axis=1, keepdims=True)
+    return p[0] if single else p
+
+
+def _positive_proba(est, X):
+    """``P(label 1 | x)`` from a binary estimator trained on labels 0/1."""
+    proba = np.asarray(est.predict_proba(X), dtype=float)
+    classes = list(np.asarray(est.classes_).tolist())
+    return proba[:, classes.index(1)]
+
+
+def _estimators_have(method):
+    """``available_if`` check: the fitted machines (else the estimator) have ``method``."""
+    def check(self):
+        est = self.estimators_[0] if hasattr(self, "estimators_") else self._base()
+        getattr(est, method)                   # AttributeError when it is missing
+        return True
+    return check
 
 
 def _fit_one(estimator, X, y):
@@ -212,6 +292,29 @@ class _PairwiseBase(_MulticlassBase):
             out[:, p] = np.where(self._wins_j(est, X), j, i)
         return out
 
+    @available_if(_estimators_have("predict_proba"))
+    def predict_proba(self, X):
+        """Class probabilities ``(n, K)`` by pairwise coupling (Wu, Lin & Weng 2004).
+
+        The machine of pair ``(i, j)`` gives ``r_ji = P(j | i or j, x)`` (its
+        probability of label 1) and ``r_ij = 1 - r_ji``; :func:`pairwise_coupling`
+        combines them (libsvm's multi-class probabilities). Only when the binary
+        estimator has ``predict_proba``. With ``K = 2``: the single machine's
+        ``predict_proba``. The arg-max of the probabilities need not be the voted (or
+        DAG) prediction: the vote counts wins, the coupling weighs how sure each
+        machine is.
+        """
+        X = self._validate_test(X)
+        if len(self.classes_) == 2:
+            return np.asarray(self.estimators_[0].predict_proba(X), dtype=float)
+        K = len(self.classes_)
+        r = np.full((n_rows(X), K, K), 0.5)
+        for (i, j), est in zip(self.pairs_, self.estimators_):
+            q = _positive_proba(est, X)
+            r[:, j, i] = q
+            r[:, i, j] = 1.0 - q
+        return pairwise_coupling(r)
+
 
 class OneVsOneClassifier(_PairwiseBase):
     """One-versus-one: majority vote of the pairwise machines (LKC §2.4.4; RMM §5.2).
@@ -224,7 +327,8 @@ class OneVsOneClassifier(_PairwiseBase):
     ----------
     estimator : binary classifier, default None
         Any estimator with ``fit`` and ``predict`` (and ``decision_function`` for
-        ``tie_break="confidence"``); ``None`` means
+        ``tie_break="confidence"``; with ``predict_proba`` the wrapper has
+        :meth:`predict_proba`, by pairwise coupling); ``None`` means
         :class:`kernelclf.margin.svm.SupportVectorMachine` with its defaults. It is cloned for
         every pair.
     tie_break : {'random', 'first', 'confidence'}, default 'random'
@@ -356,7 +460,9 @@ class DAGClassifier(_PairwiseBase):
     Parameters
     ----------
     estimator : binary classifier, default None
-        Any estimator with ``fit`` and ``predict``; ``None`` means
+        Any estimator with ``fit`` and ``predict`` (with ``predict_proba`` the DAG
+        offers :meth:`predict_proba`: the pairwise coupling of the same machines, as for
+        :class:`OneVsOneClassifier`); ``None`` means
         :class:`kernelclf.margin.svm.SupportVectorMachine`.
     n_jobs : int or None
         Pairwise machines fitted in parallel (joblib).
@@ -416,14 +522,16 @@ class OneVsRestClassifier(_MulticlassBase):
     the error depends on the winning output ``max_y f_y(x)``: for a rejection rate ``r``
     the fraction ``r`` of test points with the smallest winning output is rejected, and
     the error on the remaining points is plotted against ``r`` (Fig. 9).
-    :meth:`rejection_curve` does that; the margin between the two largest outputs is
+    :meth:`~kernelclf.experiments.bpm.rejection_curve` does that; the margin between the two
+    largest outputs is
     offered as an alternative confidence.
 
     Parameters
     ----------
     estimator : binary classifier, default None
         Any estimator with ``fit`` and ``decision_function`` (or the method named by
-        ``response_method``); ``None`` means :class:`kernelclf.margin.svm.SupportVectorMachine`.
+        ``response_method``; with ``predict_proba`` the wrapper has :meth:`predict_proba`);
+        ``None`` means :class:`kernelclf.margin.svm.SupportVectorMachine`.
     response_method : str, default 'decision_function'
         The method giving each machine's real-valued output. BPM §4.3 uses the cosine
         between the weight vector and the image of ``x`` (the output divided by
@@ -487,6 +595,25 @@ class OneVsRestClassifier(_MulticlassBase):
         """``(n, K)`` outputs ``f_y(x)``, or the single machine's ``(n,)`` output if ``K = 2``."""
         X = self._validate_test(X)
         return self._outputs(X)
+
+    @available_if(_estimators_have("predict_proba"))
+    def predict_proba(self, X):
+        """Class probabilities ``(n, K)``: each machine's ``P(class k | x)``, normalised.
+
+        As scikit-learn's ``OneVsRestClassifier`` (single-label case): column ``k`` is
+        machine ``k``'s probability of its label 1 divided by the row's sum (a row of
+        zeros, possible only with hard 0/1 outputs, becomes ``1/K`` each). Only when
+        the binary estimator has ``predict_proba``. With ``K = 2``: the single
+        machine's ``predict_proba``. The arg-max equals :meth:`predict` when every
+        machine's probability is the same increasing function of its output (e.g.
+        logistic regression); with per-machine Platt sigmoids it may differ.
+        """
+        X = self._validate_test(X)
+        if len(self.classes_) == 2:
+            return np.asarray(self.estimators_[0].predict_proba(X), dtype=float)
+        P = np.column_stack([_positive_proba(est, X) for est in self.estimators_])
+        total = P.sum(axis=1, keepdims=True)
+        return np.divide(P, total, out=np.full_like(P, 1.0 / P.shape[1]), where=total > 0)
 
     def predict(self, X):
         """``argmax_y f_y(x)`` (for ``K = 2``: the binary machine's prediction)."""

@@ -13,7 +13,9 @@ in NumPy (Mehrotra's predictor-corrector, the same family as cvxopt's ``coneqp``
 package also runs where no cvxopt exists (Pyodide, the book's in-browser lab);
 :func:`solve_lp` solves the linear program (``H = 0``) with SciPy's HiGHS.
 Both return a :class:`Solution` and raise :class:`InfeasibleProblemError`
-when the solver certifies infeasibility or fails to converge.
+when the solver certifies infeasibility or fails to converge; :func:`solve_lp` raises its
+subclass :class:`SolverStoppedError` when HiGHS stops without an answer (iteration cap,
+numerical trouble), which says nothing about feasibility.
 """
 from __future__ import annotations
 
@@ -21,12 +23,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Solution", "InfeasibleProblemError", "solve_qp", "solve_qp_ipm", "solve_lp",
-           "have_cvxopt"]
+__all__ = ["Solution", "InfeasibleProblemError", "SolverStoppedError", "solve_qp", "solve_qp_ipm",
+           "solve_lp", "have_cvxopt"]
 
 
 class InfeasibleProblemError(ValueError):
     """The program has no feasible point (or the solver could not find one)."""
+
+
+class SolverStoppedError(InfeasibleProblemError):
+    """The solver stopped without an answer (iteration limit, numerical trouble).
+
+    A subclass of :class:`InfeasibleProblemError` so that callers that only need "no
+    solution" keep working; callers that must tell "infeasible" from "unknown" (the
+    separability test of :mod:`kernelclf.margin.separability`) catch it first.
+    """
 
 
 @dataclass
@@ -297,10 +308,27 @@ def _convexity_note(H):
     return ""
 
 
-def solve_lp(c, A1=None, b1=None, A2=None, b2=None, l=0.0, u=None):
+def solve_lp(c, A1=None, b1=None, A2=None, b2=None, l=0.0, u=None, max_iter=None):
     """Solve ``min c'x`` s.t. ``A1 x = b1``, ``A2 x <= b2``, ``l <= x <= u`` with HiGHS.
 
     ``l`` defaults to 0 (as in SciPy); pass ``None`` or ``-inf`` for free variables.
+    ``max_iter`` caps the iterations of each HiGHS run (``None``: HiGHS's own limit), which
+    bounds the time of programs on which the simplex method stalls.
+
+    HiGHS 1.x sometimes ends with model status "Unknown" (SciPy status 4) on feasible,
+    bounded programs whose optimal set is unbounded (the adaptive margin machine's LP on
+    some Thyroid splits; which programs do depends on the machine). Then the program is
+    solved again: by HiGHS inside the box ``|x_j| <= 1e8 max(1, largest finite bound)`` on
+    the free sides, then by HiGHS's interior-point method without and with the box; a boxed
+    answer counts only when no variable ends on a side of the box that was free.
+
+    Raises
+    ------
+    InfeasibleProblemError
+        HiGHS certifies that the program is infeasible or unbounded.
+    SolverStoppedError
+        (a subclass) HiGHS stopped without an answer: the iteration limit, or "Unknown" and
+        numerical trouble on every retry. Nothing is known about feasibility then.
     """
     from scipy.optimize import linprog
 
@@ -313,27 +341,37 @@ def solve_lp(c, A1=None, b1=None, A2=None, b2=None, l=0.0, u=None):
     problem = dict(A_ub=_as_2d(A2, n, "A2"), b_ub=None if b2 is None else np.ravel(b2),
                    A_eq=_as_2d(A1, n, "A1"), b_eq=None if b1 is None else np.ravel(b1),
                    method="highs")
+    if max_iter is not None:
+        if not int(max_iter) >= 1:
+            raise ValueError(f"max_iter must be a positive integer or None, got {max_iter!r}")
+        problem["options"] = {"maxiter": int(max_iter)}
     res = linprog(c, bounds=bounds, **problem)
+    attempts = [("highs", "unboxed", res)]
     if res.status == 4:
-        # HiGHS 1.x sometimes ends in model status "Unknown" on feasible, bounded LPs whose
-        # optimal set is unbounded (e.g. the adaptive margin machine's LP on some Thyroid
-        # splits); which LPs do depends on the machine. Try again inside a large box, then
-        # with HiGHS's interior-point method (unboxed, boxed); a boxed answer stands only
-        # if no variable ends on an artificial side of the box.
-        box = _LP_BOX * max(1.0, *(abs(float(v)) for v in np.r_[lo, hi] if np.isfinite(v)))
+        # "Unknown": retry inside a large box, then with the interior-point method
+        finite = np.abs(np.r_[lo, hi])
+        finite = finite[np.isfinite(finite)]
+        box = _LP_BOX * max(1.0, float(finite.max(initial=0.0)))
         boxed = [(-box if a is None else a, box if b is None else b) for a, b in bounds]
         free = np.array([[a is None, b is None] for a, b in bounds], dtype=bool).reshape(n, 2)
         for method, bnds in (("highs", boxed), ("highs-ipm", bounds), ("highs-ipm", boxed)):
             retry = linprog(c, bounds=bnds, **{**problem, "method": method})
-            if retry.status != 0:
+            attempts.append((method, "boxed" if bnds is boxed else "unboxed", retry))
+            if retry.status != 0 or retry.x is None:
                 continue
             if bnds is boxed and ((free[:, 0] & (retry.x <= -0.999 * box))
                                   | (free[:, 1] & (retry.x >= 0.999 * box))).any():
                 continue
             res = retry
             break
-    if res.status != 0:
+    if res.status in (2, 3):
         raise InfeasibleProblemError(f"HiGHS stopped: {res.message}")
+    if res.status != 0 or res.x is None:
+        tried = "; ".join(f"{meth} ({how}): status {getattr(r, 'status', '?')}, "
+                          f"{getattr(r, 'message', '')}" for meth, how, r in attempts)
+        raise SolverStoppedError(
+            f"HiGHS stopped without solving the linear program ({n} variables); attempts: "
+            f"{tried}. Its feasibility is unknown: rescale the data, or use a smaller problem")
     return Solution(x=res.x, objective=float(res.fun), status="optimal", iterations=int(res.nit))
 
 

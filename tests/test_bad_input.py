@@ -106,6 +106,20 @@ def _binary_only(est):
     return not get_tags(est).classifier_tags.multi_class
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _compiled_once():
+    """Fit the estimators with numba-compiled loops once before the budgets start: the
+    first call compiles (seconds of CPU), which is not the cell's cost."""
+    X, y = _blobs()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name, Est in ESTIMATORS:
+            if name in {"BayesPointMachine", "RelativeMarginMachine", "RelaxedRMM",
+                        "SupportVectorMachine"}:
+                _make(Est).fit(X, y)
+                _make(Est).fit(X.tolist(), y)
+
+
 @pytest.fixture(autouse=True)
 def _cpu_budget():
     """Each cell must finish in a few seconds of CPU time (not wall time: the
@@ -276,7 +290,7 @@ class TestValidation:
     # -- parameters (scikit-learn's _parameter_constraints)
     def test_iteration_caps_must_be_positive(self, name, Est, params):
         defaults = Est().get_params(deep=False)
-        caps = [p for p in defaults if p.startswith("max_") or p in ("n_samples", "n_neighbors")]
+        caps = [p for p in defaults if p.startswith("max_") or p in ("n_perceptrons", "n_neighbors")]
         X, y = _data(Est())
         for p in caps:
             for bad in (0, -1):
@@ -474,6 +488,76 @@ def test_wrong_kernel_type(name, Est, params):
         _make(Est, {"kernel": 42}).fit(X, y)
 
 
+@pytest.mark.parametrize("name,Est,params", OWN_KERNEL, ids=_ids(OWN_KERNEL))
+def test_kernel_class_instead_of_instance(name, Est, params):
+    """Issue 24: ``kernel=RBF`` (the class) named nothing useful."""
+    X, y = _data(Est())
+    with pytest.raises(TypeError, match=r"pass an instance, e\.g\. RBF\(\)"):
+        _make(Est, {"kernel": RBF}).fit(X, y)
+
+
+@pytest.mark.parametrize("kernel, match", [
+    (lambda: RBF(sigma=1.0, gamma=0.5), "not both"),
+    (lambda: RBF(gamma=-1), "gamma must be > 0"),
+    (lambda: RBF(sigma="auto"), "sigma must be a number > 0 or 'scale'"),
+])
+def test_bad_rbf_widths(kernel, match):
+    from kernelclf import SupportVectorMachine
+
+    X, y = _blobs()
+    with pytest.raises(ValueError, match=match):
+        SupportVectorMachine(kernel=kernel()).fit(X, y)
+
+
+# the Sigma-SVM trains on the kernel whitened by its own training Gram matrix (RMM §2.2),
+# so the guard sees the whitened matrix, not the RBF's
+PLAIN_KERNEL = [row for row in OWN_KERNEL if row[0] != "SigmaSVM"]
+
+
+@pytest.mark.parametrize("name,Est,params", PLAIN_KERNEL, ids=_ids(PLAIN_KERNEL))
+def test_useless_rbf_width_warns(name, Est, params):
+    """Issue 27: a width far below the distances (the Gram matrix is the identity) or far
+    above them (constant) passed in silence; 'rbf' picks a width from the data."""
+    from kernelclf.kernels import DegenerateKernelWarning
+
+    X, y = _data(Est())
+    with pytest.warns(DegenerateKernelWarning, match="numerically the identity.*sigma='scale'"):
+        _make(Est, {"kernel": RBF(1.0)}).fit(100 * X, y)
+    with pytest.warns(DegenerateKernelWarning, match="numerically constant"):
+        _make(Est, {"kernel": RBF(1e6)}).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DegenerateKernelWarning)
+        _make(Est, {"kernel": "rbf"}).fit(100 * X, y)
+
+
+CUBIC = [(n, E) for n, E in ESTIMATORS
+         if n in {"GaussianProcessClassifier", "GaussianProcessRegressor", "RelevanceVectorClassifier",
+                  "RelevanceVectorRegressor", "KernelFisherDiscriminant", "AdaptiveMarginMachine",
+                  "LeaveOneOutMachine"}]
+
+
+def test_the_cubic_fits_are_found():
+    assert len(CUBIC) == 7
+
+
+@pytest.mark.parametrize("name,Est", CUBIC, ids=[n for n, _ in CUBIC])
+def test_a_gram_matrix_too_large_is_refused_before_it_is_made(name, Est):
+    """Issue 27: nothing stopped a fit whose Gram matrix could not fit in memory."""
+    from kernelclf.kernels.gram import GramMemoryError, memory_limit
+
+    X, y = _data(Est())
+    with memory_limit(0.01), pytest.raises(GramMemoryError, match=r"has 40 x 40 entries"):
+        _make(Est).fit(X, y)
+
+
+def test_rvm_classifier_that_learns_nothing_says_so():
+    from kernelclf import RelevanceVectorClassifier
+
+    X, y = _blobs()
+    with pytest.warns(UserWarning, match="learned almost nothing from these 2 examples"):
+        RelevanceVectorClassifier().fit(X[[0, 39]], y[[0, 39]])
+
+
 @pytest.mark.parametrize("name,Est,params", KERNEL_VARIANTS, ids=_ids(KERNEL_VARIANTS))
 class TestKernels:
     def test_kernel_that_is_not_psd(self, name, Est, params):
@@ -517,3 +601,91 @@ class TestKernels:
             assert agree >= 0.9, f"string and feature models agree on {agree:.0%} only"
         else:
             np.testing.assert_allclose(est.predict(S_te), ref.predict(F_te), rtol=1e-6, atol=1e-6)
+
+
+# ---------------------------------------------------------------- weights (issue 27)
+def _takes_sample_weight(Est):
+    import inspect
+
+    return "sample_weight" in inspect.signature(Est.fit).parameters
+
+
+WEIGHTED = [(n, E) for n, E in ESTIMATORS if _takes_sample_weight(E) and is_classifier(E())]
+CLASS_WEIGHTED = [(n, E) for n, E in ESTIMATORS if "class_weight" in E().get_params(deep=False)]
+
+
+def test_the_weighted_estimators_are_found():
+    assert "SupportVectorMachine" in dict(WEIGHTED) and "SupportVectorMachine" in dict(CLASS_WEIGHTED)
+
+
+@pytest.mark.parametrize("name,Est", WEIGHTED, ids=[n for n, _ in WEIGHTED])
+@pytest.mark.parametrize("weights, match", [
+    (np.ones(37), r"sample_weight.shape == \(37,\), expected \(40,\)"),
+    (np.ones((40, 2)), "Sample weights must be 1D array or scalar"),
+    (np.r_[-1.0, np.ones(39)], "Negative values in data passed to `sample_weight`"),
+    (np.r_[np.nan, np.ones(39)], "Input sample_weight contains NaN"),
+    (np.r_[np.inf, np.ones(39)], "Input sample_weight contains infinity"),
+    (np.zeros(40), "Sample weights must contain at least one non-zero number"),
+])
+def test_bad_sample_weight(name, Est, weights, match):
+    X, y = _blobs()
+    with pytest.raises(ValueError, match=match):
+        _make(Est).fit(X, y, sample_weight=weights)
+
+
+@pytest.mark.parametrize("name,Est", WEIGHTED, ids=[n for n, _ in WEIGHTED])
+def test_zero_weight_on_a_whole_class(name, Est):
+    X, y = _blobs()
+    with pytest.raises(ValueError, match="sample_weight is 0 on every example of class 0"):
+        _make(Est).fit(X, y, sample_weight=(y == 1).astype(float))
+
+
+@pytest.mark.parametrize("name,Est", CLASS_WEIGHTED, ids=[n for n, _ in CLASS_WEIGHTED])
+@pytest.mark.parametrize("class_weight, error, match", [
+    ({0: 1, 7: 2}, ValueError, r"class_weight has weights for labels that are not classes of y: \[7\]"),
+    ({1: -1.0}, ValueError, "class_weight values must be finite numbers >= 0"),
+    ({1: np.nan}, ValueError, "class_weight values must be finite numbers >= 0"),
+    ({1: np.inf}, ValueError, "class_weight values must be finite numbers >= 0"),
+    ({1: 0.0}, ValueError, "sample_weight \\* class_weight is 0 on every example of class 1"),
+    ("auto", InvalidParameterError, "'class_weight' parameter of"),
+])
+def test_bad_class_weight(name, Est, class_weight, error, match):
+    X, y = _blobs()
+    with pytest.raises(error, match=match):
+        _make(Est, {"class_weight": class_weight}).fit(X, y)
+
+
+def test_weights_where_they_mean_nothing():
+    from kernelclf import NuSupportVectorMachine, SupportVectorMachine
+
+    X, y = _blobs()
+    for kw in ({"sample_weight": np.ones(40)},):
+        with pytest.raises(ValueError, match="hard margin .* has no slack"):
+            SupportVectorMachine(hard_margin=True).fit(X, y, **kw)
+    with pytest.raises(ValueError, match="hard margin .* has no slack"):
+        SupportVectorMachine(hard_margin=True, class_weight={0: 2.0}).fit(X, y)
+    with pytest.raises(TypeError, match="sample_weight"):
+        NuSupportVectorMachine().fit(X, y, sample_weight=np.ones(40))
+
+
+def test_probabilities_only_when_asked_and_fitted():
+    from kernelclf import (
+        DAGClassifier,
+        NuSupportVectorMachine,
+        OneVsOneClassifier,
+        OneVsRestClassifier,
+        SupportVectorMachine,
+    )
+
+    for est in (SupportVectorMachine(), NuSupportVectorMachine(), OneVsOneClassifier(),
+                DAGClassifier(), OneVsRestClassifier()):
+        assert not hasattr(est, "predict_proba"), type(est).__name__
+    X, y = _blobs()
+    with pytest.raises(ValueError, match="needs at least 5 training examples"):
+        SupportVectorMachine(probability=True).fit(X[[0, 1, 38, 39]], y[[0, 1, 38, 39]])
+    fitted = SupportVectorMachine().fit(X, y)
+    with pytest.raises(AttributeError, match="has no attribute 'predict_proba'"):
+        fitted.predict_proba(X)
+    fitted.set_params(probability=True)
+    with pytest.raises(NotFittedError, match="fitted with probability=False"):
+        fitted.predict_proba(X)

@@ -123,6 +123,31 @@ def test_soft_margin_training_error_and_remark_4_36():
     assert mi.robust_margin_bound(0.05) <= mi.robust_margin_bound(0.05, gamma=g)
 
 
+@pytest.mark.parametrize("spread, finite", [(0.3, True), (0.4, False)])
+def test_best_robust_margin_is_the_grid_minimum(spread, finite):
+    """Theorem 4.35 at each observed margin in (0, varsigma] and at varsigma, computed here
+    from the SVM's outputs; the chosen gamma has the smallest d_eff and the smallest bound
+    (two clusters at +-(2, 0): a finite bound at gamma = min margin for the tighter one, an
+    inf bound at a gamma above the smallest margin for the wider one)."""
+    rng = np.random.default_rng(5)
+    y = np.where(rng.random(400) < 0.5, 1, -1)
+    X = np.c_[2.0 * y, np.zeros(400)] + spread * rng.normal(size=(400, 2))
+    svm = SupportVectorMachine(Linear(), C=1.0, fit_bias=False).fit(X, y)
+    mi = I.margin_inputs(svm, X, y)
+    gm = y * (X @ (X.T @ svm.alpha_)) / np.linalg.norm(X.T @ svm.alpha_)
+    vs = np.sqrt(np.max(np.sum(X**2, axis=1)))
+    grid = np.r_[np.unique(gm[(gm > 0) & (gm <= vs)]), vs]
+    d = np.array([65 * (vs + 3 * np.sqrt(np.sum(np.maximum(0, g - gm) ** 2))) ** 2 / g**2
+                  for g in grid])
+    gamma, d_eff, value = mi.best_robust_margin(0.05)
+    assert d_eff == pytest.approx(d.min(), rel=1e-9)
+    assert gamma == pytest.approx(grid[np.argmin(d)], rel=1e-9)
+    assert value == pytest.approx(float(M.robust_margin_bound(400, d.min(), 0.05)))
+    assert value == mi.robust_margin_bound(0.05)
+    assert np.isfinite(value) == finite == (d.min() <= 800)
+    assert (gamma > gm[gm > 0].min()) != finite           # the grid matters, not only min margin
+
+
 def test_amm_theorem_4_37():
     rng = np.random.default_rng(3)
     X = rng.normal(size=(50, 2))

@@ -24,6 +24,7 @@ from kernelclf.margin import (
     KernelPerceptron,
     Perceptron,
     RelativeMarginMachine,
+    RelaxedRMM,
     SigmaSVM,
     SupportVectorMachine,
 )
@@ -75,11 +76,13 @@ CASES = [
      VC | MARGIN | {"AMM bound", "Rademacher bound F_E"}),
     ("BPM billiard", lambda: BayesPointMachine(random_state=0, tol=1e-2, max_bounces=300), "sep",
      VC | MARGIN),
-    ("BPM perceptron", lambda: BayesPointMachine(method="perceptron", n_samples=10,
+    ("BPM perceptron", lambda: BayesPointMachine(method="perceptron", n_perceptrons=10,
                                                  random_state=0), "sep", VC | MARGIN),
     ("RMM", lambda: RelativeMarginMachine(C=1.0, B=0.5, B_mode="relative"), "noisy",
      {"VC bound", "Robust margin bound", "Soft-margin bound", "Rademacher bound F_E",
       "Rademacher bound RMM"}),
+    ("relaxed RMM", lambda: RelaxedRMM(C=1.0, D=1.0), "noisy",
+     {"VC bound", "Robust margin bound", "Soft-margin bound", "Rademacher bound F_E"}),
     ("Sigma-SVM", lambda: SigmaSVM(C=1.0, D=0.5), "noisy",
      {"VC bound", "Robust margin bound", "Soft-margin bound", "Rademacher bound F_E",
       "Rademacher bound Σ-SVM"}),
@@ -100,14 +103,18 @@ def test_expected_bounds_apply(label, make, data, expected):
     assert applicable(recs) == expected
     for r in recs:
         if r["applicable"]:
-            assert r["trivial"] == (r["value"] >= 1.0) and r["reason"] == ""
+            assert r["trivial"] == (r["value"] >= 1.0)
+            assert (r["reason"] == "") == math.isfinite(r["value"])   # every inf says why
             assert r["inputs"] and not math.isnan(r["value"])
         else:
             assert r["trivial"] is None and math.isnan(r["value"]) and r["reason"]
-        assert r["source"]
+        assert r["source"] and r["skipped"] is False
     text = format_report(recs)
     for name in expected:
         assert name in text
+    for r in recs:
+        if r["reason"]:
+            assert r["reason"] in text
     short = format_report(recs, show_inapplicable=False)
     assert all(r["name"] in short for r in recs if r["applicable"])
     assert "n/a" not in short
@@ -379,3 +386,330 @@ def test_bad_input():
         format_report("not records")
     with pytest.raises(ValueError, match="record"):
         format_report([{"name": "x"}])
+
+
+# ------------------------------------------------------------------------------------------
+# issue 24: the report asks the estimator what it is (declared tags, no class names)
+# ------------------------------------------------------------------------------------------
+def same_records(r1, r2):
+    assert [r["applicable"] for r in r1] == [r["applicable"] for r in r2]
+    np.testing.assert_allclose([r["value"] for r in r1], [r["value"] for r in r2], rtol=1e-12,
+                               equal_nan=True)
+    assert [r["reason"] for r in r1] == [r["reason"] for r in r2]
+
+
+class LargeMarginClassifier(SupportVectorMachine):
+    """An SVM under another name: it inherits the SVM's tags."""
+
+
+class UndeclaredSVM(SupportVectorMachine):
+    """An SVM that declares nothing: it must lose every row that needs the SVM's tags."""
+
+    _bound_tags = {}
+
+
+@pytest.mark.parametrize("params, data", [({"hard_margin": True, "fit_bias": False}, "sep"),
+                                          ({"C": 1.0, "fit_bias": False}, "noisy"),
+                                          ({"C": 1.0}, "noisy")])
+def test_a_renamed_svm_gets_the_svm_rows(params, data):
+    X, y = separable(60) if data == "sep" else noisy()
+    ref = report(SupportVectorMachine(**params).fit(X, y), X, y)
+    renamed = report(LargeMarginClassifier(**params).fit(X, y), X, y)
+    same_records(ref, renamed)
+    svm_rows = {"Compression bound", "Lossy compression bound", "Stability bound",
+                "Soft-margin bound", "Rademacher bound F_E"}
+    assert applicable(renamed) & svm_rows                 # the rows the tags switch on
+    undeclared = report(UndeclaredSVM(**params).fit(X, y), X, y)
+    assert not applicable(undeclared) & svm_rows
+    assert "family" in by_name(undeclared)["Compression bound"]["reason"]
+    assert applicable(undeclared) == applicable(ref) - svm_rows
+
+
+def test_report_names_no_estimator_class():
+    """report.py decides by tags: no identifier or word in it is an estimator class name."""
+    import ast
+    import importlib
+    import re
+
+    from kernelclf.discovery import all_estimators
+
+    mod = importlib.import_module("kernelclf.bounds.report")   # the attribute is the function
+
+    names = {name for name, _ in all_estimators()}
+    assert {"SupportVectorMachine", "SigmaSVM", "GaussianProcessClassifier"} <= names
+    tree = ast.parse(open(mod.__file__, encoding="utf-8").read())
+    words = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            words.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            words.add(node.attr)
+        elif isinstance(node, ast.alias):
+            words.update(node.name.split("."))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            words.update(re.findall(r"[A-Za-z_]\w*", node.value))
+    assert not words & names, sorted(words & names)
+
+
+def test_every_classifier_of_the_package_declares_valid_tags():
+    from kernelclf.bayes import GaussianProcessClassifier
+    from kernelclf.bounds.report import FAMILIES, bound_tags
+    from kernelclf.discovery import all_estimators
+
+    for name, cls in all_estimators("classifier"):
+        tags = bound_tags(cls())
+        assert set(tags) == {"family", "margin", "bias"}
+        assert tags["family"] in FAMILIES + (None,), name
+    expected = {
+        SupportVectorMachine(hard_margin=True, fit_bias=False): ("svm", "hard", False),
+        SupportVectorMachine(C=2.0): ("svm", "soft", True),
+        Perceptron(): ("perceptron", None, False),
+        KernelPerceptron(): ("perceptron", None, False),
+        AdaptiveMarginMachine(): ("amm", "soft", False),
+        RelativeMarginMachine(): ("rmm", "soft", True),
+        RelaxedRMM(): ("relaxed_rmm", "soft", True),
+        SigmaSVM(): ("sigma_svm", "soft", True),
+        GaussianProcessClassifier(): ("gp", None, False),
+        BayesPointMachine(): ("bpm", None, False),
+        RelevanceVectorClassifier(): (None, None, None),          # the base class's default
+    }
+    for est, (family, margin, bias) in expected.items():
+        assert bound_tags(est) == {"family": family, "margin": margin, "bias": bias}, est
+
+
+def test_malformed_tags_are_refused():
+    from kernelclf.bounds.report import bound_tags
+
+    X, y = separable(30)
+    for tags, match in [({"familiy": "svm"}, "unknown keys"), ({"family": "svn"}, "family"),
+                        ({"margin": "wide"}, "margin"), ({"bias": "yes"}, "bias")]:
+        cls = type("Declared", (SupportVectorMachine,), {"_bound_tags": tags})
+        est = cls(fit_bias=False).fit(X, y)
+        with pytest.raises(ValueError, match=match):
+            bound_tags(est)
+        with pytest.raises(ValueError, match=match):
+            report(est, X, y)
+
+
+# ------------------------------------------------------------------------------------------
+# issue 27: every inf says why, the summary, pipelines, other classifiers, slow rows
+# ------------------------------------------------------------------------------------------
+def test_each_inf_names_the_failed_range_condition():
+    from kernelclf.datasets import make_teacher
+
+    X, y = make_teacher(150, 5, random_state=0)           # the teacher toy of chapter 18
+    svm = SupportVectorMachine(hard_margin=True, fit_bias=False, solver="qp", tol=1e-10).fit(X, y)
+    r = by_name(report(svm, X, y, DELTA))
+    G = X @ X.T
+    a = svm.dual_coef_ * y
+    f = G @ a
+    wn = np.sqrt(a @ G @ a)
+    gamma = np.min(y * f) / wn
+    vs = np.sqrt(np.max(np.diag(G)))
+    assert gamma < np.sqrt(32 / 150) * vs                 # this sample: eq. 4.29 is inf
+    pac = r["PAC margin bound"]
+    assert np.isinf(pac["value"]) and "sqrt(32/m)" in pac["reason"]
+    assert f"m >= 32 varsigma^2/gamma^2 = {math.ceil(32 * vs**2 / gamma**2)}" in pac["reason"]
+    fat = r["Fat-shattering bound"]
+    assert np.isinf(fat["value"]) and f"{64 * vs**2 / gamma**2:.4g} > 2m = 300" in fat["reason"]
+    tr = r["TR margin bound"]
+    assert np.isinf(tr["value"]) and f"= {math.ceil(577 * vs**2 / gamma**2)} > 2m" in tr["reason"]
+    rob = r["Robust margin bound"]
+    if np.isinf(rob["value"]):
+        assert rob["inputs"]["d_eff"] > 300 and "d_eff" in rob["reason"]
+    text = format_report(report(svm, X, y, DELTA))
+    assert "why inf: margin too small for m" in text
+
+
+def test_compression_of_every_point_is_inf_and_says_so():
+    X, y = noisy(60, flip=0.3)
+    svm = SupportVectorMachine(C=1e-4, fit_bias=False).fit(X, y)
+    assert len(svm.support_) == len(y)                    # a tiny C: every point is bounded
+    rec = by_name(report(svm, X, y))["Lossy compression bound"]
+    assert rec["applicable"] and np.isinf(rec["value"]) and rec["trivial"]
+    assert "d = m = 60" in rec["reason"] and "nothing is compressed" in rec["reason"]
+
+
+def test_summary_ends_with_the_tightest_nontrivial_bound_beside_the_training_error():
+    X, y = separable(150, 5, margin=0.3, seed=4)
+    svm = SupportVectorMachine(hard_margin=True, fit_bias=False).fit(X, y)
+    recs = report(svm, X, y)
+    remp = float(np.mean(svm.predict(X) != y))
+    assert recs.training_error == remp == 0.0 and recs.m == 150 and recs.delta == DELTA
+    finite = [(r["value"], r["name"]) for r in recs if r["applicable"] and r["value"] < 1]
+    best_value, best_name = min(finite)
+    assert recs.tightest["name"] == best_name
+    last = format_report(recs).splitlines()[-1]
+    assert last == (f"training error 0 (m = 150); tightest non-trivial bound {best_value:.4g}: "
+                    f"{best_name} ({recs.tightest['source']})")
+    n_app = sum(r["applicable"] for r in recs)
+    assert f"{n_app} of 17 bounds apply" in format_report(recs, show_inapplicable=False)
+    assert format_report(recs).splitlines()[0].startswith(
+        "SupportVectorMachine (family 'svm', margin 'hard', bias False); m = 150")
+    # a plain list (e.g. filtered records) has no training error to show
+    plain = format_report(list(recs))
+    assert plain.splitlines()[-1].startswith("training error not recorded; tightest")
+
+
+def test_summary_says_when_every_bound_is_trivial():
+    X, y = noisy(120)
+    rvm = RelevanceVectorClassifier(RBF(1.0)).fit(X, y)
+    recs = report(rvm, X, y)
+    assert all(r["trivial"] for r in recs if r["applicable"]) and recs.tightest is None
+    remp = float(np.mean(rvm.predict(X) != y))
+    assert format_report(recs).splitlines()[-1] == (
+        f"training error {remp:.4g} (m = 120); every bound that applies is trivial (>= 1) at m = 120")
+
+
+def test_pipeline_is_reported_through_its_last_step():
+    from sklearn.pipeline import Pipeline, make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = noisy(80)
+    X = 3.0 * X + 1.0
+    pipe = make_pipeline(StandardScaler(), SupportVectorMachine(C=1.0, fit_bias=False)).fit(X, y)
+    # reference: the same two steps fitted by hand
+    mu, sd = X.mean(axis=0), X.std(axis=0)
+    Xs = (X - mu) / sd
+    svm = SupportVectorMachine(C=1.0, fit_bias=False).fit(Xs, y)
+    ref, got = report(svm, Xs, y), report(pipe, X, y)
+    np.testing.assert_allclose([r["value"] for r in got], [r["value"] for r in ref], rtol=1e-8,
+                               equal_nan=True)
+    assert got.estimator == "SupportVectorMachine"
+    nested = Pipeline([("outer", make_pipeline(StandardScaler(), "passthrough")),
+                       ("clf", SupportVectorMachine(C=1.0, fit_bias=False))]).fit(X, y)
+    np.testing.assert_allclose([r["value"] for r in report(nested, X, y)],
+                               [r["value"] for r in ref], rtol=1e-8, equal_nan=True)
+
+
+def test_unsupported_wrappers_are_refused_with_what_to_pass():
+    from sklearn.linear_model import Ridge
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = noisy(60)
+    with pytest.raises(TypeError, match="last step is a binary classifier"):
+        report(make_pipeline(StandardScaler(), "passthrough").fit(X, y), X, y)
+    with pytest.raises(TypeError, match="not a classifier.*Pipeline whose last step"):
+        report(make_pipeline(StandardScaler(), Ridge()).fit(X, y), X, y)
+    with pytest.raises(NotFittedError):
+        report(make_pipeline(StandardScaler(), SupportVectorMachine()), X, y)
+    search = GridSearchCV(SupportVectorMachine(fit_bias=False), {"C": [0.5, 1.0]}, cv=2).fit(X, y)
+    with pytest.raises(TypeError, match="best_estimator_"):
+        report(search, X, y)
+    report(search.best_estimator_, X, y)                  # what the message asks for works
+    from kernelclf.multiclass import OneVsRestClassifier
+    y3 = np.where(X[:, 0] > 0.3, 2, np.where(y > 0, 1, 0))
+    ovr = OneVsRestClassifier(SupportVectorMachine()).fit(X, y3)
+    with pytest.raises(ValueError, match="binary.*estimators_"):
+        report(ovr, X, y3)
+
+
+def test_scikit_learn_linear_classifier_gets_the_bounds_that_need_no_tags():
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = separable(120, 3, margin=0.3, seed=2)
+    m = len(y)
+    lr = LogisticRegression(C=100.0).fit(X, y)
+    recs = report(lr, X, y)
+    r = by_name(recs)
+    f = X @ lr.coef_.ravel() + lr.intercept_[0]
+    remp = float(np.mean(y * f <= 0))
+    assert recs.training_error == remp == 0.0
+    assert applicable(recs) == VC | MARGIN
+    assert r["VC bound"]["inputs"]["vartheta"] == 4      # affine in R^3: n + 1
+    assert r["VC bound"]["value"] == pytest.approx(float(vc.vc_dimension_bound(0.0, m, DELTA, 4)))
+    wn = np.sqrt(lr.coef_.ravel() @ lr.coef_.ravel() + lr.intercept_[0] ** 2)
+    vs = np.sqrt(np.max(np.sum(X**2, axis=1)) + 1.0)
+    assert r["Robust margin bound"]["value"] == pytest.approx(robust_min(y * f / wn, m, vs), rel=1e-6)
+    assert "family None" in r["Compression bound"]["reason"]
+    assert "canonical scale" in r["Soft-margin bound"]["reason"]
+    assert "LogisticRegression" in format_report(recs).splitlines()[0]
+
+
+@pytest.mark.parametrize("kind", ["tree", "rbf SVC"])
+def test_a_black_box_classifier_gets_its_training_error_and_the_reasons(kind):
+    from sklearn.svm import SVC
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, y = noisy(100)
+    est = DecisionTreeClassifier(max_depth=2, random_state=0) if kind == "tree" else SVC(C=0.3)
+    est.fit(X, y)
+    recs = report(est, X, y)
+    if kind == "tree":
+        remp = float(np.mean(est.predict(X) != y))
+    else:
+        remp = float(np.mean(y * est.decision_function(X) <= 0))
+    assert 0 < recs.training_error == pytest.approx(remp)
+    assert not applicable(recs)
+    assert all("neither a kernel expansion" in r["reason"] for r in by_name(recs).values()
+               if r["name"] in MARGIN | VC)
+    assert format_report(recs).splitlines()[-1].endswith("no bound applies")
+
+
+def test_stability_with_class_weights():
+    if "class_weight" not in SupportVectorMachine().get_params():
+        pytest.skip("this SupportVectorMachine has no class_weight")
+    X, y = noisy(90)
+    m = len(y)
+    svm = SupportVectorMachine(C=0.5, fit_bias=False, class_weight={-1.0: 2.0, 1.0: 0.5}).fit(X, y)
+    r = by_name(report(svm, X, y))["Stability bound"]
+    f = X @ X.T @ svm.alpha_
+    rtau = np.mean(np.clip(1 - y * f, 0, 1))
+    # loss 2 hinge or 0.5 hinge: Lipschitz 2, lambda = 1/(2 C m) as without weights
+    assert r["value"] == pytest.approx(float(sb.classification_stability_bound(
+        rtau, m, 1 / (2 * 0.5 * m), DELTA, tau=1.0, sup_k=np.max(np.sum(X**2, axis=1)),
+        loss_lipschitz=2.0)))
+    bal = SupportVectorMachine(C=0.5, fit_bias=False, class_weight="balanced").fit(X, y)
+    assert "sample" in by_name(report(bal, X, y))["Stability bound"]["reason"]
+
+
+def rbf_rmm(m, seed=3):
+    X, y = noisy(m, seed=seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return RelativeMarginMachine(RBF(1.0), C=1.0).fit(X, y), X, y   # B = None: fast
+
+
+def test_the_slow_rmm_row_warns_before_it_starts_above_the_threshold():
+    from kernelclf.bounds.report import SLOW_SECONDS, SlowBoundWarning, estimated_seconds
+
+    assert estimated_seconds("Rademacher bound RMM", 60) < SLOW_SECONDS
+    assert estimated_seconds("Rademacher bound RMM", 230) > SLOW_SECONDS
+    assert estimated_seconds("Rademacher bound RMM", 5000, n_features=13) < SLOW_SECONDS
+    # below: no warning, the row is evaluated
+    est, X, y = rbf_rmm(60)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SlowBoundWarning)
+        rec = by_name(report(est, X, y))["Rademacher bound RMM"]
+    assert rec["applicable"] and not rec["skipped"]
+    # above: the warning comes first; as an error it stops the report before the QP starts
+    est, X, y = rbf_rmm(230)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SlowBoundWarning)
+        with pytest.raises(SlowBoundWarning, match="m = 230.*skip_slow=True"):
+            report(est, X, y)
+        recs = report(est, X, y, skip_slow=True)          # no warning, the row is left out
+    rec = by_name(recs)["Rademacher bound RMM"]
+    assert rec["skipped"] and not rec["applicable"] and math.isnan(rec["value"])
+    assert rec["reason"].startswith("skipped (skip_slow=True)") and "m = 230" in rec["reason"]
+    text = format_report(recs)
+    assert "skipped (skip_slow=True)" in text and "1 skipped" in text
+    assert by_name(recs)["Rademacher bound F_E"]["applicable"]        # the other rows stay
+
+
+def test_slow_warning_points_at_the_caller_and_threshold_is_a_setting(monkeypatch):
+    import importlib
+
+    mod = importlib.import_module("kernelclf.bounds.report")
+    est, X, y = rbf_rmm(60)
+    monkeypatch.setattr(mod, "SLOW_SECONDS", 1e-4)
+    with pytest.warns(mod.SlowBoundWarning) as caught:
+        rec = by_name(report(est, X, y))["Rademacher bound RMM"]
+    assert rec["applicable"]                              # warned, then evaluated
+    assert [w.filename for w in caught] == [__file__]
+    Xp, yp = separable(80)
+    p = Perceptron().fit(Xp, yp)
+    r = by_name(report(p, Xp, yp, skip_slow=True))
+    assert r["Mistake bound (Novikoff)"]["skipped"] and r["Mistake bound (updates)"]["applicable"]

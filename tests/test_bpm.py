@@ -16,7 +16,8 @@ from kernelclf.bayespoint import BayesPointMachine, bpm, perceptron_samples, ver
 from kernelclf.datasets import make_teacher
 from kernelclf.experiments import bpm as experiments
 from kernelclf.kernels import RBF
-from kernelclf.margin import NotSeparableError, is_separable
+from kernelclf.margin import NotSeparableError
+from kernelclf.optim import solve_qp
 
 
 def _moons(m, seed=0):
@@ -39,7 +40,7 @@ def test_perceptron_samples_lie_in_version_space():
 def test_estimator_api_and_version_space(method):
     X, y = _moons(80)
     labels = np.array(["a", "b"])[y]
-    clf = BayesPointMachine(kernel=RBF(0.5), method=method, n_samples=10, tol=1e-2,
+    clf = BayesPointMachine(kernel=RBF(0.5), method=method, n_perceptrons=10, tol=1e-2,
                             random_state=0).fit(X, labels)
     assert list(clf.classes_) == ["a", "b"]
     assert np.all(clf.predict(X) == labels)  # hard boundaries: zero training error
@@ -71,9 +72,9 @@ def test_non_separable_sample_needs_soft_boundaries(method):
     X = np.vstack([X, X[:3]])
     y = np.r_[y, 1 - y[:3]]  # same inputs, opposite labels: nothing is consistent
     with pytest.raises(ValueError, match="lam > 0"):
-        BayesPointMachine(kernel=RBF(1.0), method=method, lam=0.0, n_samples=3, max_epochs=50,
+        BayesPointMachine(kernel=RBF(1.0), method=method, lam=0.0, n_perceptrons=3, max_epochs=50,
                           random_state=0).fit(X, y)
-    clf = BayesPointMachine(kernel=RBF(1.0), method=method, lam=0.5, n_samples=3, tol=1e-2,
+    clf = BayesPointMachine(kernel=RBF(1.0), method=method, lam=0.5, n_perceptrons=3, tol=1e-2,
                             random_state=0).fit(X, y)
     # separable in the augmented space: y_i ((G + lam I) alpha)_i > 0 for every i
     Gl = RBF(1.0)(X) + 0.5 * np.eye(len(X))
@@ -84,30 +85,178 @@ def test_non_separable_sample_needs_soft_boundaries(method):
     assert issubclass(NotSeparableError, ValueError)
 
 
+def _max_margin_qp(G, y):
+    """Reference for the largest margin gamma* (no bias): the hard-margin SVM dual (LKC eq.
+    2.46) solved by cvxopt. The margin of its solution is a lower bound on gamma*, and by
+    weak duality any dual point alpha >= 0 gives ``1/(2 gamma*^2) >= D(alpha)``, an upper
+    bound. Returns ``(lower, upper)``."""
+    H = (y[:, None] * G) * y[None, :]
+    a = np.clip(solve_qp(H, -np.ones(len(y)), l=0.0, tol=1e-10).x, 0.0, None)
+    w2 = a @ H @ a
+    D = a.sum() - 0.5 * w2
+    return np.min(H @ a) / np.sqrt(w2), (1.0 / np.sqrt(2.0 * D) if D > 0 else np.inf)
+
+
+def _tau(m):
+    """The margin (in units of R) below which lam='auto' fits soft boundaries."""
+    return bpm.AUTO_MARGIN / np.sqrt(m)
+
+
+def _lp_feasible(G, y):
+    """Reference: SciPy's HiGHS on the feasibility LP y_i (G beta)_i >= 1 (beta free)."""
+    from scipy.optimize import linprog
+
+    m = len(y)
+    res = linprog(np.zeros(m), A_ub=-(y[:, None] * G), b_ub=-np.ones(m),
+                  bounds=[(None, None)] * m, method="highs")
+    return res.status == 0
+
+
 @pytest.mark.parametrize("method", ["billiard", "perceptron"])
-def test_auto_ridge_hard_when_separable_soft_otherwise(method):
-    """lam='auto': lam_ = 0 exactly when the LP finds the sample separable."""
+def test_auto_ridge_hard_for_a_clear_margin(method):
+    """lam='auto' keeps hard boundaries when the margin is at least tau R, tau =
+    AUTO_MARGIN / sqrt(m); the bounds it reports bracket the hard-margin SVM's margin
+    (cvxopt, both sides), and the model is the one lam=0 gives."""
     X, y = _moons(40)
+    ypm = 2.0 * y - 1
     with warnings.catch_warnings():
-        warnings.simplefilter("error", UserWarning)
-        clf = BayesPointMachine(RBF(0.5), method=method, n_samples=5, tol=1e-2,
+        warnings.simplefilter("error")
+        clf = BayesPointMachine(RBF(0.5), method=method, n_perceptrons=5, tol=1e-2,
                                 random_state=0).fit(X, y)
-    assert clf.lam_ == 0.0 and is_separable(RBF(0.5)(X), 2.0 * y - 1, fit_bias=False)
+    assert clf.lam_ == 0.0 and "hard" in clf.lam_reason_
+    low, up = clf.margin_bounds_
+    q_low, q_up = _max_margin_qp(RBF(0.5)(X), ypm)
+    assert _tau(len(y)) <= low <= q_up * (1 + 1e-9) and q_low <= up * (1 + 1e-9)
+    hard = BayesPointMachine(RBF(0.5), method=method, lam=0.0, n_perceptrons=5, tol=1e-2,
+                             random_state=0).fit(X, y)
+    np.testing.assert_allclose(clf.alpha_, hard.alpha_, rtol=0, atol=1e-12)
+    assert hard.margin_bounds_ is None and hard.lam_reason_ == "lam=0 given"
+
+
+@pytest.mark.parametrize("method", ["billiard", "perceptron"])
+def test_auto_ridge_soft_when_not_separable(method):
+    """Contradictory duplicates: the LP (reference) finds no consistent classifier; 'auto'
+    fits the ridge mean k(x_i, x_i), with no warning, and the model lies in the version
+    space of G + lam I; it is the model of the same explicit ridge."""
+    X, y = _moons(40)
     Xn = np.vstack([X, X[:2]])
-    yn = np.r_[y, 1 - y[:2]]  # contradictory duplicates: version space is empty
+    yn = np.r_[y, 1 - y[:2]]
+    ypm = 2.0 * yn - 1
     G = RBF(0.5)(Xn)
-    assert not is_separable(G, 2.0 * yn - 1, fit_bias=False)
-    with pytest.warns(UserWarning, match="not separable"):
-        clf = BayesPointMachine(RBF(0.5), method=method, n_samples=5, tol=1e-2,
+    assert not _lp_feasible(G, ypm)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clf = BayesPointMachine(RBF(0.5), method=method, n_perceptrons=5, tol=1e-2,
                                 random_state=0).fit(Xn, yn)
     assert clf.lam_ == pytest.approx(np.mean(np.diag(G)))  # = 1 for the RBF kernel
+    assert clf.margin_bounds_[1] < _tau(len(yn)) and "soft" in clf.lam_reason_
     Gl = G + clf.lam_ * np.eye(len(yn))
-    assert np.min((2.0 * yn - 1) * (Gl @ clf.alpha_)) > 0  # in the version space of G + lam I
+    assert np.min(ypm * (Gl @ clf.alpha_)) > 0  # in the version space of G + lam I
     assert clf.alpha_ @ Gl @ clf.alpha_ == pytest.approx(1.0)
-    # the explicit ridge gives the same model
-    same = BayesPointMachine(RBF(0.5), method=method, lam=clf.lam_, n_samples=5, tol=1e-2,
+    same = BayesPointMachine(RBF(0.5), method=method, lam=clf.lam_, n_perceptrons=5, tol=1e-2,
                              random_state=0).fit(Xn, yn)
-    assert np.mean(same.predict(Xn) == clf.predict(Xn)) > 0.95
+    np.testing.assert_allclose(same.alpha_, clf.alpha_, rtol=0, atol=1e-10)
+
+
+@pytest.mark.parametrize("eps", [0.02, 0.05, 0.1, 0.3])
+def test_auto_ridge_threshold_on_a_closed_form_margin(eps):
+    """Two points with y_i x_i = (eps, +-1) (linear kernel): the convex hull of the y_i x_i
+    is the segment between them, nearest the origin at (eps, 0), so gamma* = eps and
+    R = sqrt(1 + eps^2) (closed form). Hard boundaries exactly when gamma* >= 0.1 R / sqrt(2)."""
+    X = np.array([[eps, 1.0], [-eps, 1.0]])
+    y = np.array([1, 0])
+    R = np.sqrt(1 + eps ** 2)
+    clf = BayesPointMachine(tol=1e-2, random_state=0).fit(X, y)
+    low, up = clf.margin_bounds_
+    assert low <= eps / R * (1 + 1e-9) and eps / R <= up * (1 + 1e-9)
+    hard = eps / R >= _tau(2)
+    assert clf.lam_ == (0.0 if hard else pytest.approx(R ** 2))
+
+
+def test_auto_ridge_soft_for_a_tiny_margin():
+    """Issue 27: 150 noisy moons under RBF(0.5) are separable (HiGHS finds a consistent
+    classifier, so the old rule fitted hard boundaries, which overfit), but the hard-margin
+    SVM's dual value proves the margin below tau R: 'auto' now fits soft ones."""
+    from kernelclf.datasets import make_moons as noisy_moons
+
+    X, y = noisy_moons(150, noise=0.3, random_state=0)
+    G = RBF(0.5)(X)
+    assert _lp_feasible(G, y)
+    q_low, q_up = _max_margin_qp(G, y)
+    assert 0 < q_low <= q_up < _tau(len(y)) / 10
+    clf = BayesPointMachine(RBF(0.5), tol=1e-2, random_state=0).fit(X, y)
+    assert clf.lam_ == 1.0 and "soft" in clf.lam_reason_
+    low, up = clf.margin_bounds_  # they bracket the reference, and never certify >= 1e-3 R
+    assert low <= q_up * (1 + 1e-9) and q_low <= up * (1 + 1e-9) and low < _tau(len(y))
+
+
+def test_noisy_moons_default_fits_without_a_linear_program(monkeypatch):
+    """Issue 27: the default on 500 noisy moons ran for minutes in the separability LP.
+    A stand-in linprog records every LP: the default solves none (the margin test alone
+    picks soft boundaries); lam=0 ends in a clear error, its LP capped in iterations, and
+    above LP_MAX_M examples without any LP."""
+    import scipy.optimize as so
+
+    from kernelclf.datasets import make_moons as noisy_moons
+    from kernelclf.margin.separability import LP_MAX_M, SeparabilityUndecidedError
+
+    real, caps = so.linprog, []
+
+    def recording(*args, **kwargs):
+        caps.append(kwargs.get("options", {}).get("maxiter"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(so, "linprog", recording)
+    X, y = noisy_moons(500, noise=0.3, random_state=0)
+    clf = BayesPointMachine(RBF(0.5), tol=1e-2, random_state=0).fit(X, y)
+    assert caps == []
+    assert clf.lam_ == 1.0 and clf.margin_bounds_[1] < _tau(len(y))
+    Gl = RBF(0.5)(X) + np.eye(len(y))
+    assert np.min(y * (Gl @ clf.alpha_)) > 0
+    with pytest.raises(NotSeparableError, match="lam > 0"):
+        BayesPointMachine(RBF(0.5), lam=0.0, tol=1e-2, random_state=0).fit(X, y)
+    assert caps and all(c is not None and c <= 5 * len(y) + 1000 for c in caps)
+    caps.clear()
+    Xl, yl = noisy_moons(LP_MAX_M + 10, noise=0.3, random_state=0)
+    with pytest.raises(SeparabilityUndecidedError, match="too large.*lam > 0"):
+        BayesPointMachine(RBF(0.5), lam=0.0, tol=1e-2, random_state=0).fit(Xl, yl)
+    assert caps == []
+    # columns on demand: a subsample settles it (its margin bounds the whole sample's)
+    Xb, yb = noisy_moons(1200, noise=0.3, random_state=1)
+    big = BayesPointMachine(RBF(0.5), tol=1e-2, precompute=False, random_state=0).fit(Xb, yb)
+    assert big.lam_ == 1.0 and "subsample" in big.lam_reason_
+    assert big.margin_bounds_[0] == -np.inf and big.margin_bounds_[1] < _tau(len(yb))
+
+
+@pytest.mark.parametrize("sigma", [1e3, 1e4])
+def test_wide_rbf_on_breast_cancer_fits_or_fails_clearly(monkeypatch, sigma):
+    """Issue 27: standardised breast-cancer data with sigma = 1e3 or 1e4 crashed with a
+    TypeError in solve_lp after HiGHS answered "Unknown". The default now fits soft
+    boundaries (a model in the version space of G + lam I); hard boundaries on a part small
+    enough for the LP (with a contradictory pair, so that the perceptron fails), with HiGHS
+    answering "Unknown" every time (a stand-in), end in a clear NotSeparableError."""
+    import scipy.optimize as so
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.preprocessing import StandardScaler
+
+    data = load_breast_cancer()
+    X = StandardScaler().fit_transform(data.data)
+    y = data.target
+    clf = BayesPointMachine(RBF(sigma), tol=1e-2, random_state=0).fit(X, y)
+    assert clf.lam_ == 1.0 and clf.margin_bounds_[1] < _tau(len(y))
+    ypm = 2.0 * y - 1
+    assert np.min(ypm * ((RBF(sigma)(X) + np.eye(len(y))) @ clf.alpha_)) > 0
+    calls = []
+
+    def unknown(c, **kwargs):
+        calls.append(kwargs.get("method"))
+        return so.OptimizeResult(status=4, message="model_status is Unknown", x=None, nit=0)
+
+    monkeypatch.setattr(so, "linprog", unknown)
+    Xd, yd = np.vstack([X[:300], X[:1]]), np.r_[y[:300], 1 - y[:1]]  # the perceptron fails
+    with pytest.raises(NotSeparableError, match="HiGHS stopped.*lam > 0"):
+        BayesPointMachine(RBF(sigma), lam=0.0, random_state=0).fit(Xd, yd)
+    assert len(calls) == 4  # the LP and its three fallbacks
 
 
 needs_data = pytest.mark.skipif(not os.environ.get("KERNELCLF_DATA"), reason="needs the data home")
@@ -132,14 +281,28 @@ def test_issue14_default_converges_on_thyroid_split0_without_warning():
 @needs_data
 @pytest.mark.parametrize("name", sorted(experiments.TABLE1_SIGMA))
 def test_default_converges_on_table1_data_without_warning(name):
-    """Chapter 12's data (split 0, standardised, Table 1 widths): no warning at defaults."""
+    """Chapter 12's data (split 0, standardised, Table 1 widths): the default converges
+    without a ConvergenceWarning (issue 14). lam='auto' (issue 27): the model lies in the
+    version space of G + lam_ I (hard boundaries: it classifies the sample correctly), and
+    the margin bounds that decided bracket the hard-margin SVM's margin (cvxopt; both of
+    its bounds hold for any dual point, however accurate)."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    sigma = experiments.TABLE1_SIGMA[name]
     Xtr, ytr, Xte, yte = experiments.table1_splits(name, 1)[0]
     Xtr, Xte = experiments._standardise(Xtr, Xte)
     with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        clf = BayesPointMachine(RBF(experiments.TABLE1_SIGMA[name]), random_state=0).fit(Xtr, ytr)
+        warnings.simplefilter("error", ConvergenceWarning)
+        clf = BayesPointMachine(RBF(sigma), random_state=0).fit(Xtr, ytr)
     assert clf.converged_
-    assert np.all(clf.predict(Xtr) == ytr)  # hard boundaries: consistent with the sample
+    G = RBF(sigma)(Xtr)
+    ypm = np.where(ytr == clf.classes_[1], 1.0, -1.0)
+    assert np.min(ypm * ((G + clf.lam_ * np.eye(len(ypm))) @ clf.alpha_)) > 0
+    if clf.lam_ == 0:
+        assert np.all(clf.predict(Xtr) == ytr)
+    low, up = clf.margin_bounds_
+    q_low, q_up = _max_margin_qp(G, ypm)
+    assert low <= q_up * (1 + 1e-6) and q_low <= up * (1 + 1e-6)
 
 
 def test_stopping_parameter_reaches_the_billiard():
@@ -166,22 +329,32 @@ def test_two_points_and_underflow_give_clear_answers():
             BayesPointMachine(method=method).fit(Xs * 1e-300, ys)
 
 
-def test_n_samples_is_validated_not_truncated():
+def test_n_perceptrons_is_validated_not_truncated():
     """Regression (issue 9): n_samples=2.7 used to run 2 perceptrons silently."""
     X, y = _moons(20)
     for bad in (2.7, True, "3", 0):
-        with pytest.raises(ValueError, match="n_samples"):
-            BayesPointMachine(method="perceptron", n_samples=bad).fit(X, y)
-        with pytest.raises(ValueError, match="n_samples"):
+        with pytest.raises(ValueError, match="n_perceptrons"):
+            BayesPointMachine(method="perceptron", n_perceptrons=bad).fit(X, y)
+        with pytest.raises(ValueError, match="n_perceptrons"):
             perceptron_samples(RBF(0.5)(X), 2.0 * y - 1, bad)
-    clf = BayesPointMachine(RBF(0.5), method="perceptron", n_samples=np.int64(3),
+    clf = BayesPointMachine(RBF(0.5), method="perceptron", n_perceptrons=np.int64(3),
                             random_state=0).fit(X, y)
     assert clf.samples_.shape == (3, 20)
 
 
+def test_n_samples_was_renamed_n_perceptrons():
+    """Issue 24: n_samples (the number of examples to scikit-learn) counted perceptron runs;
+    the parameter is n_perceptrons now, and the old name is refused (0.x: no alias)."""
+    assert "n_perceptrons" in BayesPointMachine().get_params()
+    assert "n_samples" not in BayesPointMachine().get_params()
+    with pytest.raises(TypeError, match="n_samples"):
+        BayesPointMachine(n_samples=4)
+
+
 def test_bad_parameters():
     X, y = _moons(20)
-    for kw in ({"method": "gibbs"}, {"lam": -1.0}, {"lam": "big"}, {"tol": 0.0}, {"n_samples": 0},
+    for kw in ({"method": "gibbs"}, {"lam": -1.0}, {"lam": "big"}, {"tol": 0.0},
+               {"n_perceptrons": 0}, {"n_perceptrons": "many"},
                {"max_bounces": 1.5}, {"refresh": 2.0}, {"precompute": "yes"}):
         with pytest.raises(ValueError):
             BayesPointMachine(**kw).fit(X, y)
@@ -207,7 +380,7 @@ def test_one_vs_rest_bpm_three_blobs():
     centres = np.array([[0, 0], [4, 0], [0, 4]])
     X = np.vstack([c + rng.normal(size=(15, 2)) * 0.5 for c in centres])
     y = np.repeat([0, 1, 2], 15)
-    pred, conf = experiments.one_vs_rest_bpm(X, y, X, RBF(1.0), n_samples=3, random_state=0)
+    pred, conf = experiments.one_vs_rest_bpm(X, y, X, RBF(1.0), n_perceptrons=3, random_state=0)
     assert np.all(pred == y)  # every one-vs-rest Bayes point is consistent with its sample
     assert np.all(np.abs(conf) <= 1 + 1e-12)
 

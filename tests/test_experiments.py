@@ -119,8 +119,12 @@ def test_makefile_hides_progress_bars_in_executed_chapters():
 
 
 def test_tqdm_is_a_declared_dependency():
+    """tqdm is declared: a dependency, or (since issue 24) an optional extra."""
     tomllib = pytest.importorskip("tomllib")
-    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    deps = list(project["dependencies"])
+    for extra in project.get("optional-dependencies", {}).values():
+        deps += extra
     assert any(d.startswith("tqdm") for d in deps)
     assert "tqdm" in (ROOT / "environment.yml").read_text()
 

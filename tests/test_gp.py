@@ -323,9 +323,9 @@ def test_gp_bad_parameters_and_inputs_give_clear_errors():
                         (GaussianProcessRegressor(kernel=bad), y.astype(float))):
         with pytest.raises(IndefiniteKernelError, match="positive semi-definite"):
             est.fit(X, target)
-    # kernel values that overflow: a clear error, never NaN predictions
-    for est, target in ((GaussianProcessClassifier(), y),
-                        (GaussianProcessRegressor(), y.astype(float))):
+    # kernel values that overflow (a fixed width on huge inputs): a clear error, never NaN
+    for est, target in ((GaussianProcessClassifier(kernel=RBF(1.0)), y),
+                        (GaussianProcessRegressor(kernel=ARDRBF(1.0)), y.astype(float))):
         with pytest.raises(ValueError, match="NaN or infinity.*rescale"), \
                 np.errstate(all="ignore"):
             est.fit(X * 1e300, target)
@@ -342,9 +342,15 @@ def test_gp_degenerate_inputs_give_correct_models():
     """All inputs equal (or scaled by 1e-300): the kernel is constant, the data carry no
     information beyond the labels' mean, so GPC predicts the same probability everywhere,
     on the side of the majority, and GPR predicts the shrunk target mean."""
+    from kernelclf.kernels.gram import DegenerateKernelWarning
+
     y = np.r_[np.ones(12), -np.ones(8)].astype(int)
-    for X in (np.ones((20, 2)), np.random.default_rng(0).normal(size=(20, 2)) * 1e-300):
-        gpc = GaussianProcessClassifier().fit(X, y)
+    # RBF(1.0) on inputs at 1e-300 is numerically constant (the default width 'scale'
+    # follows the inputs' scale instead: test_default_width_follows_the_scale_of_the_inputs)
+    for X, kernel in ((np.ones((20, 2)), None),
+                      (np.random.default_rng(0).normal(size=(20, 2)) * 1e-300, RBF(1.0))):
+        with pytest.warns(DegenerateKernelWarning, match="numerically constant"):
+            gpc = GaussianProcessClassifier(kernel=kernel).fit(X, y)
         p = gpc.predict_proba(X)[:, 1]
         assert np.ptp(p) < 1e-12 and 0.5 < p[0] < 0.6
         # constant kernel k = 1: the latent values are one N(0, 1) variable, so the model is
@@ -352,7 +358,8 @@ def test_gp_degenerate_inputs_give_correct_models():
         t = gpc.latent_mode_[0]
         assert t == pytest.approx(12 * expit(-t) - 8 * expit(t), abs=1e-8)
         t_y = y.astype(float)
-        gpr = GaussianProcessRegressor(kernel=RBF(1.0), noise=0.5).fit(X, t_y)
+        with pytest.warns(DegenerateKernelWarning, match="numerically constant"):
+            gpr = GaussianProcessRegressor(kernel=RBF(1.0), noise=0.5).fit(X, t_y)
         # constant kernel: posterior mean of a common offset, sum(t) / (m + noise)
         np.testing.assert_allclose(gpr.predict(X), t_y.sum() / (20 + 0.5), rtol=1e-9)
 

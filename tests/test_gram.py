@@ -22,6 +22,15 @@ from kernelclf.kernels import (
     gram_checks,
     set_gram_checks,
 )
+from kernelclf.kernels.gram import (
+    DegenerateKernelWarning,
+    GramMemoryError,
+    available_memory,
+    check_memory,
+    get_memory_limit,
+    memory_limit,
+    set_memory_limit,
+)
 from kernelclf.kernels.rows import n_rows, take_rows
 
 RNG = np.random.default_rng(0)
@@ -419,3 +428,167 @@ def test_column_slots_auto_switch_fraction_and_blocks():
     assert slots.switched
     np.testing.assert_allclose(slots.columns(idx), K[:, idx], rtol=1e-12)
     assert slots.columns([]).shape == (30, 0)
+
+
+# ---------------------------------------------------------------- degenerate Gram matrices
+def _caught(fn):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fn()
+    return [w for w in caught if issubclass(w.category, DegenerateKernelWarning)]
+
+
+@pytest.mark.parametrize("precompute", [True, False])
+def test_numerically_identity_gram_warns_with_sigma_distance_and_advice(precompute):
+    """Issue 27: RBF(1) on inputs ~20 apart gives the identity; the warning names sigma,
+    the typical squared distance (checked against scipy's pdist) and sigma='scale'."""
+    from scipy.spatial.distance import pdist
+
+    Z = RNG.normal(scale=10.0, size=(300, 4))
+    found = _caught(lambda: Gram(RBF(1.0), Z, precompute=precompute))
+    assert len(found) == 1
+    msg = str(found[0].message)
+    assert "RBF(sigma=1.0)" in msg and "numerically the identity" in msg
+    assert "for sigma = 1:" in msg and "sigma='scale'" in msg
+    d2 = float(msg.split("squared distance between inputs is ")[1].split(" ")[0])
+    assert d2 == pytest.approx(np.median(pdist(Z, "sqeuclidean")), rel=0.1)
+    # the width 'scale' would give (scikit-learn's gamma='scale'), and it passes silently
+    assert f"sigma = {np.sqrt(Z.shape[1] * Z.var() / 2):.3g} here" in msg
+    assert _caught(lambda: Gram(RBF(sigma="scale"), Z, precompute=precompute)) == []
+
+
+def test_numerically_constant_gram_warns():
+    found = _caught(lambda: Gram(RBF(1e6), X))               # kernel values 1 - 1e-12
+    assert len(found) == 1 and "numerically constant" in str(found[0].message)
+    found = _caught(lambda: Gram(Linear(), np.ones((12, 3))))
+    assert len(found) == 1 and "(nearly) all equal" in str(found[0].message)
+    found = _caught(lambda: check_gram(np.full((4, 4), 2.0)))
+    assert len(found) == 1 and "given as a matrix" in str(found[0].message)
+
+
+def test_usable_gram_matrices_do_not_warn_and_off_switches_the_check():
+    """Widths around the data's scale pass (the threshold is an effective neighbour
+    mass of 1/100 per row); so do string kernels and a 1-point matrix."""
+    for kernel in (RBF(0.3), RBF(1.0), RBF(30.0), Linear(), RBF(gamma="scale")):
+        assert _caught(lambda: Gram(kernel, X)) == [], kernel
+    assert _caught(lambda: Gram(SpectrumKernel(2), STRINGS)) == []
+    assert _caught(lambda: check_gram(np.array([[1.0]]))) == []
+    with gram_checks("off"):
+        assert _caught(lambda: Gram(RBF(0.001), X)) == []
+
+
+# ---------------------------------------------------------------- memory
+def _counting_rbf():
+    calls = []
+
+    def rbf(A, B):
+        calls.append((len(A), len(B)))
+        return RBF(1.0)(A, B)
+    return rbf, calls
+
+
+def test_a_gram_matrix_over_the_memory_limit_is_refused_before_it_is_computed():
+    Z = RNG.normal(size=(400, 2))                    # 400 x 400 floats: 1.22 MiB
+    kernel, calls = _counting_rbf()
+    with memory_limit(1):
+        assert get_memory_limit() == 1.0
+        with pytest.raises(GramMemoryError, match=r"400 x 400 entries, 1.22 MiB.*set_memory_limit"):
+            Gram(kernel, Z)
+        g = Gram(RBF(1.0), Z, precompute=False)      # columns on demand fit
+        assert len(g.column(3)) == 400
+        with pytest.raises(GramMemoryError, match=r"400 x 400.*2.44 MiB"):
+            g.full()                                 # the matrix and its copy
+        with pytest.raises(GramMemoryError, match=r"kernel matrix k\(X, Y\).*400 x 400"):
+            cross_gram(kernel, Z, Z)
+        Gram(RBF(1.0), Z[:300])                      # 0.69 MiB: allowed
+    assert calls == [] and get_memory_limit() == "auto"
+    assert isinstance(GramMemoryError("x"), MemoryError)
+    with memory_limit(None):
+        check_memory(10 ** 6, 10 ** 6)               # 7.3 TiB, but no check
+    with pytest.raises(ValueError, match="memory limit"):
+        set_memory_limit(-5)
+    with pytest.raises(ValueError, match="memory limit"):
+        set_memory_limit(True)
+
+
+def test_auto_limit_is_the_available_memory():
+    avail = available_memory()
+    assert avail is None or avail > 0
+    if avail is not None:
+        m = int(np.sqrt(2 * avail / 8))             # twice what is available
+        with pytest.raises(GramMemoryError, match="memory available on this machine"):
+            check_memory(m, m)
+        check_memory(10, 10)                          # small requests are not looked at
+
+
+@pytest.mark.parametrize("name", ["GaussianProcessClassifier", "GaussianProcessRegressor",
+                                  "RelevanceVectorClassifier", "RelevanceVectorRegressor",
+                                  "KernelFisherDiscriminant", "AdaptiveMarginMachine",
+                                  "LeaveOneOutMachine"])
+def test_cubic_fits_refuse_arrays_over_the_limit_before_any_kernel_value(name):
+    """Issue 27: nothing stopped a fit whose m x m arrays could not fit in memory; now the
+    fit fails at once, naming the size and the number of arrays it would hold."""
+    import kernelclf
+
+    Est = getattr(kernelclf, name)
+    Z = RNG.normal(size=(150, 2))                    # one 150 x 150 array: 0.17 MiB
+    y = (Z[:, 0] > 0).astype(float) if "Regressor" in name else (Z[:, 0] > 0).astype(int)
+    kernel, calls = _counting_rbf()
+    with memory_limit(0.3):
+        with pytest.raises(GramMemoryError,
+                           match=rf"{name} \(kernel .*\) has 150 x 150.*about \d+ such arrays"):
+            Est(kernel=kernel).fit(Z, y)
+    assert calls == []
+    with memory_limit(50):
+        Est(kernel=kernel).fit(Z, y)
+    assert calls
+
+
+# ---------------------------------------------------------------- progress of cubic fits
+CUBIC = [("GaussianProcessClassifier", {}, "GP classification, Laplace (Newton)"),
+         ("GaussianProcessRegressor", {}, "GP regression"),
+         ("GaussianProcessRegressor", {"optimize": True}, "GP regression"),
+         ("RelevanceVectorClassifier", {}, "RVM classification (fast solver)"),
+         ("RelevanceVectorClassifier", {"solver": "book"}, "RVM classification (book solver)"),
+         ("RelevanceVectorRegressor", {}, "RVM regression (fast solver)"),
+         ("KernelFisherDiscriminant", {}, "kernel Fisher discriminant"),
+         ("AdaptiveMarginMachine", {}, "AdaptiveMarginMachine LP"),
+         ("LeaveOneOutMachine", {}, "LeaveOneOutMachine LP")]
+
+
+@pytest.mark.parametrize("name,params,desc", CUBIC, ids=[f"{n}{p}" for n, p, _ in CUBIC])
+def test_cubic_fits_show_progress_on_long_fits_only(name, params, desc, monkeypatch, capsys):
+    """Issue 27: the O(m^3) fits ran for tens of seconds without a word. Their bars
+    (kernelclf.progress.fit_progress) appear from LONG_FIT_M examples on, under the
+    usual policy (here forced on with KERNELCLF_PROGRESS=1)."""
+    import kernelclf
+    from kernelclf import progress
+
+    Est = getattr(kernelclf, name)
+    Z = RNG.normal(size=(40, 2))
+    y = (Z[:, 0] > 0).astype(float) if "Regressor" in name else (Z[:, 0] > 0).astype(int)
+    monkeypatch.setenv(progress.ENV_VAR, "1")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        Est(kernel=RBF(1.0), **params).fit(Z, y)            # m = 40 < LONG_FIT_M: no bar
+        assert desc not in capsys.readouterr().err
+        monkeypatch.setattr(progress, "LONG_FIT_M", 30)
+        Est(kernel=RBF(1.0), **params).fit(Z, y)
+    assert desc in capsys.readouterr().err
+    monkeypatch.setenv(progress.ENV_VAR, "0")                # the policy still applies
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        Est(kernel=RBF(1.0), **params).fit(Z, y)
+    assert desc not in capsys.readouterr().err
+
+
+def test_fit_progress_threshold(monkeypatch):
+    from kernelclf.progress import LONG_FIT_M, fit_progress
+
+    monkeypatch.setenv("KERNELCLF_PROGRESS", "1")
+    small, large = fit_progress(LONG_FIT_M - 1, total=3), fit_progress(LONG_FIT_M, total=3)
+    assert small.disable and not large.disable
+    forced = fit_progress(5, total=3, enabled=True)
+    assert not forced.disable
+    for bar in (small, large, forced):
+        bar.close()

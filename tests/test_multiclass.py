@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy import stats
 from sklearn import multiclass as skm
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.datasets import make_blobs
 from sklearn.linear_model import LogisticRegression
 from sklearn.svm import SVC
@@ -24,6 +24,7 @@ from kernelclf.multiclass import (
     OneVsOneClassifier,
     OneVsRestClassifier,
     pairs,
+    pairwise_coupling,
     rejection_errors,
 )
 
@@ -360,6 +361,175 @@ def test_parallel_fit_gives_the_same_machines():
 @parametrize_with_checks([OneVsOneClassifier(), DAGClassifier(), OneVsRestClassifier(),
                           OneVsOneClassifier(SVC(), tie_break="confidence", random_state=0),
                           DAGClassifier(SupportVectorMachine(kernel="rbf")),
-                          OneVsRestClassifier(SupportVectorMachine(kernel="rbf", fit_bias=True))])
+                          OneVsRestClassifier(SupportVectorMachine(kernel="rbf", fit_bias=True)),
+                          # with predict_proba (scikit-learn then checks it too)
+                          OneVsRestClassifier(LogisticRegression()),
+                          OneVsOneClassifier(LogisticRegression(), random_state=0),
+                          DAGClassifier(LogisticRegression())])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
+
+
+# -- probabilities (issue 27) ------------------------------------------------------------
+def _libsvm_coupling(r, eps=1e-12, max_iter=10_000):
+    """libsvm's ``multiclass_probability``: the fixed-point iteration of Wu, Lin & Weng
+    (2004) for their second method, one point at a time (an independent algorithm)."""
+    K = r.shape[0]
+    Q = np.zeros((K, K))
+    for t in range(K):
+        for j in range(K):
+            if j != t:
+                Q[t, t] += r[j, t] ** 2
+                Q[t, j] = -r[j, t] * r[t, j]
+    p = np.full(K, 1.0 / K)
+    for _ in range(max_iter):
+        Qp = Q @ p
+        pQp = p @ Qp
+        if np.max(np.abs(Qp - pQp)) < eps:
+            break
+        for t in range(K):
+            diff = (-Qp[t] + pQp) / Q[t, t]
+            p[t] += diff
+            pQp = (pQp + diff * (diff * Q[t, t] + 2 * Qp[t])) / (1 + diff) ** 2
+            Qp = (Qp + diff * Q[t]) / (1 + diff)
+            p /= 1 + diff
+    return p
+
+
+def _random_pairwise(K, rng):
+    r = rng.uniform(0.02, 0.98, (K, K))
+    r = np.triu(r, 1)
+    return r + np.tril(1 - r.T, -1) + 0.5 * np.eye(K)
+
+
+def test_pairwise_coupling_against_libsvm_iteration_and_consistent_input():
+    rng = np.random.default_rng(0)
+    for K in (2, 3, 5, 8):
+        R = np.array([_random_pairwise(K, rng) for _ in range(20)])
+        P = pairwise_coupling(R)
+        assert P.shape == (20, K) and np.all(P >= 0)
+        np.testing.assert_allclose(P.sum(axis=1), 1.0, rtol=1e-12)
+        np.testing.assert_allclose(P, [_libsvm_coupling(r) for r in R], atol=1e-9)
+        np.testing.assert_allclose(pairwise_coupling(R[0]), P[0])
+        # pairwise probabilities of one distribution p: r_ij = p_i / (p_i + p_j) -> p
+        p = rng.dirichlet(np.ones(K))
+        np.testing.assert_allclose(pairwise_coupling(p[:, None] / (p[:, None] + p[None, :])), p,
+                                   atol=1e-6)
+    # K = 2: the pair's own probabilities
+    np.testing.assert_allclose(pairwise_coupling([[0.5, 0.3], [0.7, 0.5]]), [0.3, 0.7])
+    with pytest.raises(ValueError, match="NaN"):
+        pairwise_coupling(np.array([[0.5, np.nan], [0.5, 0.5]]))
+    with pytest.raises(ValueError, match="K >= 2"):
+        pairwise_coupling(np.ones((3, 2)))
+
+
+@pytest.mark.parametrize("base", [LogisticRegression(), "gp"], ids=["logistic", "gp"])
+def test_one_vs_rest_probabilities_equal_sklearn(base):
+    from kernelclf.bayes import GaussianProcessClassifier
+
+    base = GaussianProcessClassifier(RBF(2.0)) if base == "gp" else base
+    X, y = _blobs(K=4, std=2.0)
+    Xt, _ = _blobs(K=4, std=2.0, m=200, seed=1)
+    ours = OneVsRestClassifier(base).fit(X, y)
+    ref = skm.OneVsRestClassifier(base).fit(X, y)
+    P = ours.predict_proba(Xt)
+    np.testing.assert_allclose(P, ref.predict_proba(Xt), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, rtol=1e-12)
+    # each machine's probability is one increasing function of its output here
+    # (a logistic sigmoid; the GP's probit-type average): arg-max = predict
+    np.testing.assert_array_equal(ours.classes_[P.argmax(axis=1)], ours.predict(Xt))
+    # K = 2: the binary machine's probabilities
+    X2, y2 = _blobs(K=2, std=2.5, m=80)
+    two = OneVsRestClassifier(base).fit(X2, y2)
+    np.testing.assert_allclose(two.predict_proba(X2), clone(base).fit(X2, y2).predict_proba(X2))
+
+
+def _platt_pair_reference(X, y_idx, i, j, kernel, C):
+    """P(j | i or j) from scikit-learn: Platt scaling (CalibratedClassifierCV, sigmoid,
+    ensemble=False) of SVC on the same 5 stratified folds as the package's SVM."""
+    from sklearn.calibration import CalibratedClassifierCV
+    from sklearn.model_selection import StratifiedKFold
+
+    mask = (y_idx == i) | (y_idx == j)
+    cal = CalibratedClassifierCV(SVC(C=C, gamma=kernel.gamma, tol=1e-9), method="sigmoid",
+                                 ensemble=False, cv=StratifiedKFold(5, shuffle=True, random_state=0))
+    return cal.fit(X[mask], (y_idx[mask] == j).astype(int))
+
+
+@pytest.mark.parametrize("Meta", [OneVsOneClassifier, DAGClassifier])
+def test_pairwise_probabilities_equal_libsvm_pipeline(Meta):
+    """SVM with Platt scaling per pair, coupled as libsvm does (Wu, Lin & Weng 2004): the
+    reference is built from scikit-learn pieces and libsvm's coupling iteration."""
+    k, C = RBF(2.0), 1.0
+    X, y = _blobs(K=4, std=2.0, m=160)
+    Xt, _ = _blobs(K=4, std=2.0, m=100, seed=3)
+    base = SupportVectorMachine(k, C=C, tol=1e-9, probability=True, random_state=0)
+    meta = Meta(base).fit(X, y)
+    P = meta.predict_proba(Xt)
+    classes, y_idx = np.unique(y, return_inverse=True)
+    r = np.full((len(Xt), 4, 4), 0.5)
+    for i, j in pairs(4):
+        q = _platt_pair_reference(X, y_idx, i, j, k, C).predict_proba(Xt)[:, 1]
+        r[:, j, i], r[:, i, j] = q, 1 - q
+    want = np.array([_libsvm_coupling(np.clip(row, 1e-7, 1 - 1e-7)) for row in r])
+    np.testing.assert_allclose(P, want, atol=1e-5)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, rtol=1e-12)
+    assert np.all(P >= 0)
+    # the coupling is not the vote, but on these blobs they mostly agree
+    assert np.mean(classes[P.argmax(axis=1)] == meta.predict(Xt)) > 0.9
+
+
+class _ConsistentMachine(ClassifierMixin, BaseEstimator):
+    """Pairwise machine whose probabilities come from one fixed distribution ``p`` over
+    the classes (read from feature 0 of the training inputs, as in _TournamentMachine)."""
+
+    def __init__(self, p=None):
+        self.p = p
+
+    def fit(self, X, y):
+        X, y = validate_data(self, X, y)
+        self.classes_ = np.unique(y)
+        self.a_ = int(round(X[y == self.classes_[0], 0].mean()))
+        self.b_ = int(round(X[y == self.classes_[1], 0].mean()))
+        return self
+
+    def predict_proba(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False)
+        pa, pb = self.p[self.a_], self.p[self.b_]
+        return np.tile([pa / (pa + pb), pb / (pa + pb)], (len(X), 1))
+
+    def decision_function(self, X):
+        P = self.predict_proba(X)
+        return np.log(P[:, 1] / P[:, 0])
+
+    def predict(self, X):
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+
+
+def test_pairwise_coupling_recovers_a_consistent_distribution():
+    """If every pair's probabilities come from one p, pairwise coupling returns p and the
+    vote, the DAG and the arg-max of the probabilities all pick argmax p."""
+    p = np.array([0.1, 0.45, 0.05, 0.25, 0.15])
+    X, y, Xt = _tournament({}, 5, n_test=7)
+    for Meta in (OneVsOneClassifier, DAGClassifier):
+        meta = Meta(_ConsistentMachine(p)).fit(X, y)
+        np.testing.assert_allclose(meta.predict_proba(Xt), np.tile(p, (7, 1)), atol=1e-6)
+        np.testing.assert_array_equal(meta.predict(Xt), 1)
+
+
+def test_predict_proba_follows_the_estimator():
+    X, y = _blobs(K=3, std=2.0, m=90)
+    with_proba = [LogisticRegression(), SupportVectorMachine(probability=True, random_state=0)]
+    for Meta in (OneVsOneClassifier, DAGClassifier, OneVsRestClassifier):
+        assert not hasattr(Meta(), "predict_proba")                 # default SVM: no
+        assert not hasattr(Meta(_svm()), "predict_proba")
+        assert not hasattr(Meta(_svm()).fit(X, y), "predict_proba")
+        for base in with_proba:
+            assert hasattr(Meta(base), "predict_proba")
+            fitted = Meta(base).fit(X, y)
+            assert hasattr(fitted, "predict_proba")
+            P = fitted.predict_proba(X)
+            assert P.shape == (len(X), 3) and np.allclose(P.sum(axis=1), 1.0)
+        with pytest.raises(AttributeError, match="predict_proba"):
+            Meta(_svm()).fit(X, y).predict_proba(X)

@@ -96,7 +96,7 @@ def test_classification_hessian_includes_prior_term_e5():
     y01 = (y + 1) / 2
     w, t, pi, b, J = _rvc_mode(P, y01, a, np.zeros(15))
     g = P.T @ (y01 - expit(P @ w)) - a * w
-    assert np.linalg.norm(g) < 1e-7  # gradient vanishes at the mode
+    assert np.linalg.norm(g) / 15 < 1e-8  # gradient vanishes at the mode (the stopping rule)
 
     def grad(v):
         return P.T @ (y01 - expit(P @ v)) - a * v
@@ -197,6 +197,10 @@ def test_rvm_on_lists_of_strings_equal_the_explicit_feature_map(solver):
     kernel = Normalized(SpectrumKernel(2))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
+        # the fast solver learns little from these 70 sequences (both models alike), and
+        # says so (issue 27); the point here is that the two models are the same
+        warnings.filterwarnings("ignore", "RelevanceVectorClassifier learned almost nothing",
+                                UserWarning)
         rvc = RelevanceVectorClassifier(kernel=kernel, solver=solver).fit(S_tr, y_tr)
         ref = RelevanceVectorClassifier(kernel=Linear(), solver=solver).fit(F_tr, y_tr)
         rvr = RelevanceVectorRegressor(kernel=kernel, solver=solver).fit(S_tr, y_tr.astype(float))
@@ -227,11 +231,12 @@ def test_rvm_bad_parameters_and_inputs_give_clear_errors():
             Est(max_iter=0).fit(X, target)
         with pytest.raises(InvalidParameterError, match="bias"):
             Est(bias=1).fit(X, target)
-        # overflowing kernel values: an error at fit, not zero relevance vectors
+        # overflowing kernel values (a fixed width on huge inputs): an error at fit, not
+        # zero relevance vectors
         for solver in ("fast", "book"):
             with pytest.raises(ValueError, match="NaN or infinity.*rescale"), \
                     np.errstate(all="ignore"):
-                Est(solver=solver).fit(X * 1e300, target)
+                Est(kernel=RBF(1.0), solver=solver).fit(X * 1e300, target)
         with pytest.raises(IndefiniteKernelError, match="positive semi-definite"):
             Est(kernel=lambda A, B: -RBF(1.0)(A, B)).fit(X, target)
     with pytest.raises(ValueError, match="must be numbers"):
@@ -245,19 +250,29 @@ def test_rvc_degenerate_inputs_give_correct_models(solver):
     """Regression: solver='book' on all-equal inputs (or inputs scaled by 1e-300) failed with
     'zero-size array to reduction operation'. With a constant kernel the inputs carry no
     information: balanced labels must give P = 1/2 everywhere, 12 against 8 a constant
-    probability on the majority side, shrunk towards 1/2 by the prior (below 12/20)."""
+    probability on the majority side, shrunk towards 1/2 by the prior (below 12/20).
+    Issue 27: such a model (no better than the majority class) comes with a warning."""
     rng = np.random.default_rng(0)
-    for X in (np.ones((20, 2)), rng.normal(size=(20, 2)) * 1e-300):
+    # RBF(1.0) at 1e-300 is numerically constant; the default width 'scale' would follow
+    # the inputs' scale (test_default_width_follows_the_scale_of_the_inputs)
+    for X, kernel in ((np.ones((20, 2)), None), (rng.normal(size=(20, 2)) * 1e-300, RBF(1.0))):
         for y, lo, hi in ((np.r_[np.ones(10), -np.ones(10)], 0.5 - 1e-6, 0.5 + 1e-6),
                           (np.r_[np.ones(12), -np.ones(8)], 0.5, 0.6)):
-            model = RelevanceVectorClassifier(solver=solver).fit(X, y.astype(int))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)     # the constant Gram matrix
+                with pytest.warns(UserWarning, match="learned almost nothing .* 20 examples"):
+                    model = RelevanceVectorClassifier(kernel=kernel, solver=solver).fit(
+                        X, y.astype(int))
             p = model.predict_proba(X)[:, 1]
             assert model.n_relevance_ >= 1 and np.ptp(p) < 1e-12
             assert lo <= p[0] <= hi
-    # two points: a model whose probability of +1 is larger at the positive point
+    # two points: a model whose probability of +1 is larger at the positive point, but no
+    # better than a coin (issue 27: it used to come without a word)
     X2, y2 = np.array([[0.0, 0.0], [1.0, 0.5]]), np.array([-1, 1])
-    p2 = RelevanceVectorClassifier(solver=solver).fit(X2, y2).predict_proba(X2)[:, 1]
+    with pytest.warns(UserWarning, match="learned almost nothing from these 2 examples"):
+        p2 = RelevanceVectorClassifier(solver=solver).fit(X2, y2).predict_proba(X2)[:, 1]
     assert np.all(np.isfinite(p2)) and p2[1] > p2[0]
+    assert np.max(np.abs(p2 - 0.5)) < 0.05 or np.mean((p2 > 0.5) == (y2 > 0)) <= 0.5
 
 
 # ---- the marginalised weight prior (LKC Remark 3.14, Fig. 3.6) -----------------------

@@ -146,3 +146,83 @@ def test_shrinking_gives_the_same_optimum():
     assert a.objective == pytest.approx(b.objective, rel=1e-10)
     Q = y[:, None] * K * y[None, :]
     assert _kkt_gap(a.alpha, Q @ a.alpha - 1, 10.0, y) <= 1e-9 * 1.0001
+
+
+# -- per-example bounds and polishing (issue 27) ---------------------------------------
+
+def test_vector_C_with_equality_matches_qp_and_libsvm_weights():
+    """C_i = C w_i: the box of libsvm's weighted C-SVM (scikit-learn SVC sample_weight)."""
+    X, y = _data(9, m=100)
+    k = RBF(0.9)
+    K = k(X)
+    m = len(y)
+    w = np.random.default_rng(0).uniform(0.1, 4.0, m)
+    C = 1.5 * w
+    res = solve_smo(np.ones(m), C, K, s=y, tol=1e-10)
+    Q = y[:, None] * K * y[None, :]
+    qp = solve_qp(Q, -np.ones(m), A1=y[None, :], b1=[0.0], l=0.0, u=C, tol=1e-10)
+    assert res.converged
+    assert res.objective == pytest.approx(qp.objective, rel=1e-7)
+    assert np.all(res.alpha >= 0) and np.all(res.alpha <= C) and abs(y @ res.alpha) < 1e-10
+    assert _kkt_gap(res.alpha, Q @ res.alpha - 1, C, y) <= 1e-10 * 1.0001
+    sk = SVC(C=1.5, gamma=k.gamma, tol=1e-10).fit(X, y, sample_weight=w)
+    a = np.zeros(m)
+    a[sk.support_] = np.abs(sk.dual_coef_[0])
+    assert np.max(np.abs(a - res.alpha)) < 1e-5
+    assert res.bias == pytest.approx(sk.intercept_[0], abs=1e-6)
+
+
+@pytest.mark.parametrize("equality", [True, False])
+def test_polish_reaches_the_exact_optimum(equality):
+    """At a loose tolerance SMO stops early; the exact solve on the free set then gives
+    the KKT point to round-off (checked by the KKT conditions and cvxopt's optimum)."""
+    X, y = _data(10, m=120)
+    K = RBF(0.8)(X)
+    m = len(y)
+    C = np.where(y > 0, 2.0, 0.7)
+    tol = 1e-3 if equality else 1e-2      # coordinate descent is already exact at 1e-3 here
+    loose = solve_smo(np.ones(m), C, K, s=y, equality=equality, tol=tol)
+    pol = solve_smo(np.ones(m), C, K, s=y, equality=equality, tol=tol, polish=True)
+    assert loose.gap > 1e-6 and pol.gap < 1e-9
+    assert pol.objective <= loose.objective
+    Q = y[:, None] * K * y[None, :]
+    kw = {"A1": y[None, :], "b1": [0.0]} if equality else {}
+    qp = solve_qp(Q, -np.ones(m), l=0.0, u=C, tol=1e-11, **kw)
+    assert pol.objective == pytest.approx(qp.objective, rel=1e-9)
+    G = Q @ pol.alpha - 1
+    np.testing.assert_allclose(pol.gradient, G, atol=1e-9)
+    if equality:
+        assert _kkt_gap(pol.alpha, G, C, y) < 1e-9
+        free = (pol.alpha > 0) & (pol.alpha < C)
+        np.testing.assert_allclose(-y[free] * G[free], pol.bias, atol=1e-9)
+
+
+def test_polish_with_repeated_examples_and_nu_groups():
+    """Repeated examples make Q_FF singular (least squares then); the two-group nu
+    problem is polished under both equalities."""
+    X, y = _data(11, m=60)
+    X, y = np.vstack([X, X[:20]]), np.r_[y, y[:20]]
+    K = RBF(1.0)(X)
+    m = len(y)
+    res = solve_smo(np.ones(m), 1.0, K, s=y, tol=1e-3, polish=True)
+    Q = y[:, None] * K * y[None, :]
+    qp = solve_qp(Q, -np.ones(m), A1=y[None, :], b1=[0.0], l=0.0, u=1.0, tol=1e-11)
+    assert res.gap < 1e-9 and res.objective == pytest.approx(qp.objective, rel=1e-8)
+    nu = 0.4
+    a0 = np.zeros(m)
+    for cls in (y > 0, y < 0):
+        a0[np.flatnonzero(cls)[:int(nu * m / 2)]] = 1.0
+        a0[np.flatnonzero(cls)[int(nu * m / 2)]] = nu * m / 2 - int(nu * m / 2)
+    r = solve_smo(np.zeros(m), 1.0, K, s=y, groups=y, alpha0=a0, tol=1e-3, polish=True)
+    assert r.gap < 1e-9
+    assert r.alpha[y > 0].sum() == pytest.approx(nu * m / 2)
+    assert r.alpha[y < 0].sum() == pytest.approx(nu * m / 2)
+
+
+def test_bounds_of_the_wrong_shape_are_refused():
+    with pytest.raises(ValueError, match="vector of 3 upper bounds"):
+        solve_smo(np.ones(3), np.ones(2), np.eye(3))
+    with pytest.raises(ValueError, match="vector of 3 upper bounds"):
+        solve_smo(np.ones(3), np.ones((3, 1)), np.eye(3))
+    with pytest.raises(ValueError, match="must be > 0"):
+        solve_smo(np.ones(3), np.array([1.0, 0.0, 1.0]), np.eye(3))

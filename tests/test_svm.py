@@ -329,3 +329,308 @@ def test_peer_measurements_moons_m500():
     h = SupportVectorMachine(k, hard_margin=True, tol=1e-8).fit(Xh, yh)
     assert abs(h.dual_objective_ - 64.6806039688) <= 1e-6 * 64.6806039688
     assert len(h.support_) == 11 and h.margin_ == pytest.approx(0.0879, abs=1e-4)
+
+
+# ---------------------------------------------------------------- example weights (issue 27)
+
+def _weights(m, seed=0, zeros=8):
+    rng = np.random.default_rng(seed)
+    w = rng.uniform(0.2, 3.0, m)
+    w[rng.choice(m, zeros, replace=False)] = 0.0
+    return w
+
+
+def _sk_alpha(sk, m, sample_weight=None):
+    """sklearn's signed dual coefficients on the original indices.
+
+    libsvm drops examples of weight 0 and scikit-learn's ``support_`` then indexes the
+    reduced sample (scikit-learn issue #25380, PR #27763): map it back.
+    """
+    rows = np.arange(m) if sample_weight is None else np.flatnonzero(sample_weight > 0)
+    a = np.zeros(m)
+    a[rows[sk.support_]] = sk.dual_coef_[0]
+    return a, set(rows[sk.support_].tolist())
+
+
+WEIGHT_CASES = [
+    ("cancer-rbf", _cancer, RBF(3.0), 2.0),
+    ("gauss-linear", _gaussians, Linear(), 0.5),
+]
+
+
+@pytest.mark.parametrize("class_weight", [None, "dict", "balanced"])
+@pytest.mark.parametrize("weighted", [False, True], ids=["no-sw", "sw"])
+@pytest.mark.parametrize("name,data,kernel,C", WEIGHT_CASES, ids=[c[0] for c in WEIGHT_CASES])
+def test_weights_match_sklearn_svc(name, data, kernel, C, weighted, class_weight):
+    """Box C_i = C w_i (libsvm): same support vectors, dual coefficients, intercept as SVC."""
+    X, y = data()
+    m = len(y)
+    sw = _weights(m) if weighted else None
+    cw = {"dict": {y.min(): 2.5}, None: None, "balanced": "balanced"}[class_weight]
+    ours = SupportVectorMachine(kernel, C=C, tol=1e-9, class_weight=cw).fit(X, y, sample_weight=sw)
+    sk_cw = cw
+    if class_weight == "balanced":
+        # ours balances the weighted class totals: W / (2 W_c) (computed here by hand)
+        w = np.ones(m) if sw is None else sw
+        want = [w.sum() / (2 * w[y == c].sum()) for c in ours.classes_]
+        np.testing.assert_allclose(ours.class_weight_, want, rtol=1e-12)
+        if weighted:          # SVC's 'balanced' counts examples, ignoring sample_weight
+            sk_cw = dict(zip(ours.classes_.tolist(), ours.class_weight_))
+    sk = SVC(C=C, tol=1e-9, **_sk_kernel(kernel), class_weight=sk_cw).fit(X, y, sample_weight=sw)
+    a_sk, sv_sk = _sk_alpha(sk, m, sw)
+    assert set(ours.support_.tolist()) == sv_sk
+    np.testing.assert_allclose(ours.alpha_, a_sk, atol=1e-4 * C)
+    assert ours.intercept_ == pytest.approx(sk.intercept_[0], abs=1e-4)
+    np.testing.assert_allclose(ours.decision_function(X), sk.decision_function(X), atol=1e-4)
+    # the per-example box of the weighted dual holds: 0 <= alpha_i <= C w_i
+    Ci = C * (np.ones(m) if sw is None else sw) * ours.class_weight_[(y == ours.classes_[1]) * 1]
+    assert np.all(ours.dual_coef_ <= Ci * (1 + 1e-12)) and np.all(ours.dual_coef_[Ci == 0] == 0)
+
+
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+@pytest.mark.parametrize("fit_bias", [True, False])
+def test_weighted_kkt_and_qp(loss, fit_bias):
+    """KKT conditions of the weighted primal min 1/2||w||^2 + sum C_i xi_i (hinge) or
+    1/2||w||^2 + 1/2 sum C_i xi_i^2 (squared hinge), and the QP route agrees."""
+    X, y = _gaussians(120, seed=3)
+    C = 0.8
+    sw = _weights(len(y), seed=1, zeros=5)
+    kw = dict(kernel=RBF(1.5), C=C, loss=loss, fit_bias=fit_bias)
+    s = SupportVectorMachine(tol=1e-10, **kw).fit(X, y, sample_weight=sw)
+    q = SupportVectorMachine(solver="qp", tol=1e-10, **kw).fit(X, y, sample_weight=sw)
+    assert s.dual_objective_ == pytest.approx(q.dual_objective_, rel=1e-6)
+    np.testing.assert_allclose(s.decision_function(X), q.decision_function(X), atol=1e-4)
+    y_pm = np.where(y == s.classes_[1], 1.0, -1.0)
+    yf = y_pm * s.decision_function(X)
+    a, Ci = s.dual_coef_, C * sw
+    xi = np.maximum(0.0, 1.0 - yf)
+    assert np.all(a[sw == 0] == 0)
+    live = sw > 0
+    if loss == "hinge":
+        tol = 1e-7
+        assert np.all(a <= Ci + 1e-12)
+        assert np.all(yf[live & (a == 0)] >= 1 - tol)
+        free = (a > 0) & (a < Ci)
+        assert free.any() and np.all(np.abs(yf[free] - 1) <= tol)
+        assert np.all(yf[live & (a >= Ci)] <= 1 + tol)
+        primal = 0.5 / s.margin_ ** 2 + Ci @ xi
+    else:
+        # weighted eq. (2.50): xi_i = alpha_i / C_i on the live examples
+        np.testing.assert_allclose(xi[live], a[live] / Ci[live], atol=1e-7)
+        primal = 0.5 / s.margin_ ** 2 + 0.5 * Ci @ xi ** 2
+    assert primal == pytest.approx(s.dual_objective_, rel=1e-7)
+    if fit_bias:
+        assert abs(y_pm @ a) < 1e-9
+
+
+def test_integer_weights_equal_repeated_examples():
+    """Weight k = the example k times, weight 0 = no example (the primal is the same);
+    at the default tolerance, thanks to the exact solve on the free variables."""
+    X, y = make_moons(120, random_state=11)
+    w = np.random.default_rng(2).integers(0, 4, len(y))
+    weighted = SupportVectorMachine(RBF(0.5), C=1.0).fit(X, y, sample_weight=w)
+    repeated = SupportVectorMachine(RBF(0.5), C=1.0).fit(X.repeat(w, axis=0), y.repeat(w))
+    np.testing.assert_allclose(weighted.decision_function(X), repeated.decision_function(X),
+                               rtol=1e-7, atol=1e-9)
+    # unit weights change nothing; a common factor is the same as scaling C
+    plain = SupportVectorMachine(RBF(0.5), C=2.0).fit(X, y)
+    np.testing.assert_allclose(
+        SupportVectorMachine(RBF(0.5), C=2.0).fit(X, y, np.ones(len(y))).alpha_, plain.alpha_)
+    np.testing.assert_allclose(
+        SupportVectorMachine(RBF(0.5), C=1.0).fit(X, y, np.full(len(y), 2.0)).alpha_,
+        plain.alpha_, atol=1e-9)
+
+
+def test_class_weight_favours_the_weighted_class():
+    X, y = _gaussians(200, seed=4)
+    base = SupportVectorMachine(Linear(), C=0.05).fit(X, y)
+    heavy = SupportVectorMachine(Linear(), C=0.05, class_weight={1: 10.0}).fit(X, y)
+    recall = [np.mean(est.predict(X)[y == 1] == 1) for est in (base, heavy)]
+    assert recall[1] > recall[0]
+    np.testing.assert_array_equal(heavy.class_weight_, [1.0, 10.0])
+    # class_weight c = sample_weight c on that class
+    sw = np.where(y == 1, 10.0, 1.0)
+    same = SupportVectorMachine(Linear(), C=0.05).fit(X, y, sample_weight=sw)
+    np.testing.assert_allclose(heavy.decision_function(X), same.decision_function(X), atol=1e-9)
+
+
+def test_bad_weights_raise_clear_errors():
+    X, y = make_moons(40, random_state=0)
+    m = len(y)
+    svm_ = SupportVectorMachine(RBF(0.5))
+    cases = [
+        (np.ones(m - 1), r"sample_weight.shape == \(39,\), expected \(40,\)"),
+        (np.ones((m, 2)), "Sample weights must be 1D array or scalar"),
+        (np.r_[-1.0, np.ones(m - 1)], "Negative values in data passed to `sample_weight`"),
+        (np.r_[np.nan, np.ones(m - 1)], "Input sample_weight contains NaN"),
+        (np.r_[np.inf, np.ones(m - 1)], "Input sample_weight contains infinity"),
+        (np.zeros(m), "Sample weights must contain at least one non-zero number"),
+        (np.where(y > 0, 1.0, 0.0), r"sample_weight is 0 on every example of class -1"),
+    ]
+    for sw, msg in cases:
+        with pytest.raises(ValueError, match=msg):
+            svm_.fit(X, y, sample_weight=sw)
+    with pytest.raises(ValueError, match=r"class_weight has weights for labels that are not "
+                                         r"classes of y: \[3\]"):
+        SupportVectorMachine(class_weight={1: 2.0, 3: 1.0}).fit(X, y)
+    for bad in (-1.0, np.nan, np.inf, "heavy"):
+        with pytest.raises(ValueError, match="class_weight values must be finite numbers >= 0"):
+            SupportVectorMachine(class_weight={1: bad}).fit(X, y)
+    with pytest.raises(ValueError, match=r"sample_weight \* class_weight is 0 on every example "
+                                         r"of class 1"):
+        SupportVectorMachine(class_weight={1: 0.0}).fit(X, y)
+    with pytest.raises(ValueError, match="class_weight"):          # InvalidParameterError
+        SupportVectorMachine(class_weight="auto").fit(X, y)
+    for kw in ({"sample_weight": np.ones(m)}, {}):
+        est = SupportVectorMachine(RBF(0.5), hard_margin=True,
+                                   class_weight=None if kw else {1: 2.0})
+        with pytest.raises(ValueError, match="hard margin .* has no slack"):
+            est.fit(X, y, **kw)
+    with pytest.raises(TypeError, match="sample_weight"):
+        NuSupportVectorMachine().fit(X, y, sample_weight=np.ones(m))
+
+
+def test_weights_on_string_kernels_and_labels():
+    """Weights go with any input the kernel takes (lists of strings here); class_weight
+    keys are the labels; weight 0 is the same as leaving the string out."""
+    from kernelclf.kernels import Normalized, SpectrumKernel
+
+    rng = np.random.default_rng(0)
+    X = ["".join(rng.choice(list("acgt"), 20)) for _ in range(40)]
+    X = [s if i % 2 == 0 else s[:5] + "gattac" + s[11:] for i, s in enumerate(X)]
+    lab = np.where(np.arange(40) % 2, "pos", "neg")
+    k = Normalized(SpectrumKernel(3))
+    a = SupportVectorMachine(k, class_weight={"pos": 3.0}).fit(X, lab)
+    b = SupportVectorMachine(k).fit(X, lab, sample_weight=np.where(lab == "pos", 3.0, 1.0))
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-9)
+    w = np.ones(40)
+    w[:4] = 0.0
+    c = SupportVectorMachine(k, probability=True, random_state=0).fit(X, lab, sample_weight=w)
+    d = SupportVectorMachine(k).fit(X[4:], lab[4:])
+    np.testing.assert_allclose(c.decision_function(X), d.decision_function(X), atol=1e-9)
+    assert not set(c.support_.tolist()) & {0, 1, 2, 3}
+    assert np.allclose(c.predict_proba(X).sum(axis=1), 1.0)
+
+
+# ---------------------------------------------------------------- probabilities (issue 27)
+
+def _platt_reference(f, y):
+    """Platt's objective with his regularised targets, minimised by BFGS (scipy)."""
+    from scipy.optimize import minimize
+
+    pos = y > 0
+    n1, n0 = pos.sum(), (~pos).sum()
+    t = np.where(pos, (n1 + 1) / (n1 + 2), 1 / (n0 + 2))
+
+    def obj(ab):
+        z = ab[0] * f + ab[1]
+        p = 1 / (1 + np.exp(z))
+        return np.sum(t * z + np.logaddexp(0, -z)), np.array([f @ (t - p), np.sum(t - p)])
+
+    return minimize(obj, [0.0, 0.0], jac=True, method="BFGS", options={"gtol": 1e-10}).x
+
+
+def test_fit_platt_sigmoid_minimises_platts_objective():
+    rng = np.random.default_rng(0)
+    for n, shift in ((300, 0.3), (40, -1.0), (1000, 2.0)):
+        f = 2.0 * rng.normal(size=n)
+        y = np.where(f + rng.normal(size=n) > shift, 1, -1)
+        A, B = svm.fit_platt_sigmoid(f, y)
+        np.testing.assert_allclose([A, B], _platt_reference(f, y), atol=1e-5)
+        assert A < 0
+    # perfectly separated outputs: the regularised targets keep (A, B) finite
+    A, B = svm.fit_platt_sigmoid([-3.0, -2.0, 2.0, 3.0], [-1, -1, 1, 1])
+    assert np.isfinite(A) and np.isfinite(B) and A < 0
+    with pytest.raises(ValueError, match="NaN"):
+        svm.fit_platt_sigmoid([0.0, np.nan], [1, -1])
+
+
+def _calibrated_svc(C, kernel, class_weight=None, nu=None):
+    """scikit-learn's Platt scaling on cross-validated SVC outputs with the same folds
+    (scikit-learn 1.9 recommends exactly this in place of SVC(probability=True))."""
+    from sklearn.calibration import CalibratedClassifierCV
+    from sklearn.model_selection import StratifiedKFold
+
+    base = NuSVC(nu=nu, tol=1e-9, **_sk_kernel(kernel)) if nu else \
+        SVC(C=C, tol=1e-9, class_weight=class_weight, **_sk_kernel(kernel))
+    return CalibratedClassifierCV(base, method="sigmoid", ensemble=False,
+                                  cv=StratifiedKFold(5, shuffle=True, random_state=0))
+
+
+@pytest.mark.parametrize("class_weight", [None, {0: 3.0}])
+def test_probabilities_match_calibrated_svc(class_weight):
+    """Platt (1999) / Lin, Lin & Weng (2007): sigmoid on 5-fold cross-validated outputs.
+    Reference: scikit-learn's CalibratedClassifierCV(SVC, 'sigmoid', ensemble=False) on
+    the same folds; tolerance 1e-5 (both solve the same two-parameter problem, LBFGS
+    there and Newton here, on decision values that agree to ~1e-6)."""
+    X, y = _cancer(200)
+    Xt = StandardScaler().fit_transform(load_breast_cancer().data)[300:450]
+    k = RBF(3.0)
+    ours = SupportVectorMachine(k, C=2.0, tol=1e-9, probability=True, random_state=0,
+                                class_weight=class_weight).fit(X, y)
+    ref = _calibrated_svc(2.0, k, class_weight).fit(X, y)
+    P = ours.predict_proba(Xt)
+    np.testing.assert_allclose(P, ref.predict_proba(Xt), atol=1e-5)
+    assert np.all((P >= 0) & (P <= 1))
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, rtol=1e-12)
+    # monotone in the decision function (probA_ < 0 on sensible data)
+    f = ours.decision_function(Xt)
+    assert ours.probA_ < 0
+    order = np.argsort(f)
+    assert np.all(np.diff(P[order, 1]) >= 0) and P[order[-1], 1] > P[order[0], 1]
+    np.testing.assert_allclose(ours.predict_log_proba(Xt), np.log(P), rtol=1e-10)
+    # the model itself is the plain SVM; the same seed gives the same sigmoid
+    plain = SupportVectorMachine(k, C=2.0, tol=1e-9, class_weight=class_weight).fit(X, y)
+    np.testing.assert_array_equal(ours.alpha_, plain.alpha_)
+    again = clone(ours).fit(X, y)
+    assert (again.probA_, again.probB_) == (ours.probA_, ours.probB_)
+
+
+def test_nu_svm_probabilities():
+    """The nu-SVM's outputs are scaled by each fold's rho (book scaling) where NuSVC
+    divides by it, so the pooled cross-validated values differ slightly from libsvm's:
+    agreement with the calibrated NuSVC to 0.03."""
+    X, y = make_moons(300, random_state=3)
+    Xt, _ = make_moons(300, random_state=4)
+    k = RBF(0.5)
+    ours = NuSupportVectorMachine(k, nu=0.3, tol=1e-9, probability=True, random_state=0).fit(X, y)
+    P = ours.predict_proba(Xt)
+    np.testing.assert_allclose(P, _calibrated_svc(None, k, nu=0.3).fit(X, y).predict_proba(Xt),
+                               atol=0.03)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, rtol=1e-12)
+    order = np.argsort(ours.decision_function(Xt))
+    assert np.all(np.diff(P[order, 1]) >= 0)
+
+
+def test_predict_proba_only_with_probability_true():
+    X, y = make_moons(60, random_state=0)
+    for Est in (SupportVectorMachine, NuSupportVectorMachine):
+        assert not hasattr(Est(), "predict_proba")
+        assert not hasattr(Est(), "predict_log_proba")
+        assert hasattr(Est(probability=True), "predict_proba")
+        fitted = Est(RBF(0.5)).fit(X, y)
+        with pytest.raises(AttributeError, match="has no attribute 'predict_proba'") as exc:
+            fitted.predict_proba(X)
+        assert "probability=False" in str(exc.value.__cause__)
+        fitted.set_params(probability=True)       # not refitted: no sigmoid yet
+        with pytest.raises(NotFittedError, match="probability=False"):
+            fitted.predict_proba(X)
+        with pytest.raises(NotFittedError):
+            Est(probability=True).predict_proba(X)
+    with pytest.raises(ValueError, match="at least 5 training examples"):
+        SupportVectorMachine(probability=True).fit(X[:4], np.array([0, 1, 0, 1]))
+    with pytest.raises(ValueError, match="probability"):
+        SupportVectorMachine(probability="yes").fit(X, y)
+
+
+def test_probability_with_a_single_example_of_a_class():
+    """One example of class -1: the training part of its fold has no -1, so its held-out
+    point gets the output +1 (libsvm's rule) instead of a failing fit; the sigmoid is
+    still fitted and the probabilities are proper."""
+    X, y = make_moons(60, random_state=1)
+    y = np.where(np.arange(60) < 59, 1, -1)
+    with pytest.warns(UserWarning, match="least populated class"):
+        s = SupportVectorMachine(RBF(0.5), C=10.0, probability=True, random_state=0).fit(X, y)
+    P = s.predict_proba(X)
+    assert np.all(np.isfinite(P)) and np.allclose(P.sum(axis=1), 1.0)
+    assert np.all(P[:, 1] > 0.5)                 # 59 of 60 examples are +1

@@ -20,7 +20,12 @@ from kernelclf.bayespoint import (
 from kernelclf.datasets import make_teacher
 from kernelclf.kernels import RBF, Gram, Linear, Polynomial
 from kernelclf.margin import SupportVectorMachine
-from kernelclf.margin.separability import NotSeparableError, geometric_margin, is_separable
+from kernelclf.margin.separability import (
+    NotSeparableError,
+    geometric_margin,
+    hard_margin_bounds,
+    is_separable,
+)
 from kernelclf.optim import InfeasibleProblemError, solve_qp
 
 # --------------------------------------------------------------------------- sampling
@@ -163,6 +168,110 @@ def test_separability_closed_cases():
     assert not is_separable(Linear()(x), np.array([-1.0, -1.0, 1.0]), False)  # x=0 is on w.x=0
     # a Gram object is accepted as well
     assert is_separable(Gram(Polynomial(2), X), y, False)
+
+
+def _hard_margin_qp(K, y, fit_bias):
+    """Reference bounds on the largest margin gamma* from cvxopt's hard-margin SVM dual (LKC
+    eq. 2.46): the margin of its solution (with the best threshold) from below; from above,
+    by weak duality, ``gamma* <= 1 / sqrt(2 D(alpha))`` for any feasible dual point."""
+    H = (y[:, None] * K) * y[None, :]
+    kw = {"A1": y[None, :], "b1": [0.0]} if fit_bias else {}
+    a = np.clip(solve_qp(H, -np.ones(len(y)), l=0.0, tol=1e-10, **kw).x, 0.0, None)
+    if fit_bias:  # project back onto y'a = 0 (the clip may move it by round-off)
+        pos, neg = a[y > 0].sum(), a[y < 0].sum()
+        a[y > 0] *= 0.5 * (pos + neg) / pos
+        a[y < 0] *= 0.5 * (pos + neg) / neg
+    w2 = a @ H @ a
+    f = K @ (a * y)
+    if fit_bias:
+        low = (f[y > 0].min() - f[y < 0].max()) / (2.0 * np.sqrt(w2))
+    else:
+        low = (y * f).min() / np.sqrt(w2)
+    return low, 1.0 / np.sqrt(2.0 * (a.sum() - 0.5 * w2))
+
+
+@pytest.mark.parametrize("fit_bias", [False, True])
+@pytest.mark.parametrize("kernel", [Linear(), RBF(0.7)], ids=["linear", "rbf"])
+def test_hard_margin_bounds_bracket_the_hard_margin_svm(kernel, fit_bias):
+    """The nearest-point bounds contain gamma* (both cvxopt bounds), converge to it, give a
+    separator whose margin is the lower bound, and the two engines take the same steps."""
+    X, y = make_teacher(60, 3, random_state=5)
+    y = y.astype(float)
+    K = kernel(X + (0.3 if fit_bias else 0.0))  # an offset makes the threshold matter
+    q_low, q_up = _hard_margin_qp(K, y, fit_bias)
+    nb = hard_margin_bounds(K, y, fit_bias, tol=1e-8, max_iter=20_000)
+    assert nb.converged
+    assert nb.lower <= q_up * (1 + 1e-7) and q_low <= nb.upper * (1 + 1e-7)
+    assert nb.upper - nb.lower <= 1e-7 * nb.upper
+    f = K @ nb.coef + nb.bias
+    w = np.sqrt(nb.coef @ K @ nb.coef)
+    assert np.min(y * f) / w == pytest.approx(nb.lower, rel=1e-9)
+    assert nb.radius == pytest.approx(np.sqrt(np.diag(K).max()))
+    ref = hard_margin_bounds(Gram(G=K), y, fit_bias, tol=1e-8, max_iter=20_000, engine="numpy")
+    # the same steps (only the order of a sum differs, which may shift the last stop test)
+    assert abs(ref.iterations - nb.iterations) <= 2
+    np.testing.assert_allclose(ref.coef, nb.coef, rtol=0, atol=1e-6)
+    # with a threshold it stops as soon as the comparison is settled
+    early = hard_margin_bounds(K, y, fit_bias, threshold=0.5 * nb.lower / nb.radius)
+    assert early.lower >= 0.5 * nb.lower and early.iterations <= nb.iterations
+
+
+def test_hard_margin_bounds_upper_bound_drops_to_zero_when_not_separable():
+    """Contradictory duplicates put 0 in the convex hull of the y_i phi(x_i): the upper
+    bound falls towards 0, no separator is ever claimed (LP reference: infeasible)."""
+    X, y = make_teacher(30, 3, random_state=1)
+    X, y = np.vstack([X, X[:1]]), np.r_[y, -y[:1]].astype(float)
+    K = Linear()(X)
+    assert not _hard_margin_feasible(K, y, False)
+    nb = hard_margin_bounds(K, y, max_iter=5000)
+    assert nb.lower <= 0 and nb.upper < 1e-3 * nb.radius
+    with pytest.raises(ValueError, match="threshold"):
+        hard_margin_bounds(K, y, threshold=-1.0)
+    with pytest.raises(ValueError, match="both classes"):
+        hard_margin_bounds(K, np.ones(len(y)), fit_bias=True)
+
+
+def test_check_separability_is_bounded_without_the_lp_for_large_samples(monkeypatch):
+    """Issue 27: above LP_MAX_M no linear program runs (a stand-in linprog fails the test if
+    called); a sample with contradictory duplicates is then undecided (is_separable raises
+    SeparabilityUndecidedError), a separable one is certified by the nearest-point solver.
+    Reference for both: the LP solved directly on the same matrices beforehand."""
+    import scipy.optimize as so
+
+    from kernelclf.margin.separability import (
+        LP_MAX_M,
+        SeparabilityUndecidedError,
+        check_separability,
+    )
+
+    m = LP_MAX_M + 20
+    X, y = make_teacher(m, 3, random_state=2)
+    y = y.astype(float)
+    Kn, yn = Linear()(np.vstack([X, X[:1]])), np.r_[y, -y[:1]]
+    K = Linear()(X)
+    assert not _lp_feasible(Kn, yn) and _lp_feasible(K, y)
+
+    def no_lp(*args, **kwargs):
+        raise AssertionError("a linear program was solved")
+
+    monkeypatch.setattr(so, "linprog", no_lp)
+    res = check_separability(Kn, yn)
+    assert res.separable is None and res.method == "budget" and "too large" in res.message
+    with pytest.raises(SeparabilityUndecidedError, match="could not decide"):
+        is_separable(Kn, yn, fit_bias=False)
+    assert issubclass(SeparabilityUndecidedError, NotSeparableError)
+    ok = check_separability(K, y)
+    assert ok.separable and ok.method == "nearest point"
+    assert np.min(y * (K @ ok.coef)) > 0
+    assert is_separable(Gram(G=K), y, fit_bias=False)
+
+
+def _lp_feasible(K, y):
+    from scipy.optimize import linprog
+
+    res = linprog(np.zeros(len(y)), A_ub=-(y[:, None] * K), b_ub=-np.ones(len(y)),
+                  bounds=[(None, None)] * len(y), method="highs")
+    return res.status == 0
 
 
 def test_find_version_space_point():

@@ -18,9 +18,20 @@ Conventions
   model with kernel ``k / beta``.
 * Every linear system is solved through a Cholesky factor; no Gram matrix is
   ever inverted (LKC footnote 6, p. 91).
+* Cost: both fits are cubic in the number ``m`` of training examples (a Cholesky
+  factor of an ``m x m`` matrix per Newton step or evidence evaluation) and hold a
+  few ``m x m`` arrays (3, about 1.5 GB at ``m = 8000``; more for evidence
+  maximisation). A fit whose arrays would not fit in memory is refused before it
+  starts (:func:`kernelclf.kernels.gram.check_memory`);
+  fits on at least :data:`kernelclf.progress.LONG_FIT_M` examples show their progress
+  (:func:`kernelclf.progress.fit_progress`).
+* Default kernels: ``RBF(sigma='scale')`` (classification) and
+  ``ARDRBF(sigma='scale')`` (regression), scikit-learn's ``gamma='scale'`` width fixed
+  from the training inputs at ``fit``.
 """
 from __future__ import annotations
 
+import functools
 import numbers
 import warnings
 
@@ -36,7 +47,15 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..base import KERNEL_CONSTRAINT, BinaryKernelClassifier, Int, KernelMixin, Real
 from ..kernels.gram import IndefiniteKernelError
-from ..kernels.vector import RBF, Kernel, _check_vectors, check_length_scales, squared_distances
+from ..kernels.vector import (
+    RBF,
+    Kernel,
+    _check_vectors,
+    check_length_scales,
+    scale_sigma,
+    squared_distances,
+)
+from ..progress import fit_progress
 
 __all__ = ["ARDRBF", "GaussianProcessRegressor", "GaussianProcessClassifier",
            "laplace_mode", "stable_sigmoid", "softplus", "class_likelihood", "sigmoid_loss",
@@ -106,8 +125,11 @@ class ARDRBF(Kernel):
 
     Parameters
     ----------
-    sigma : float or array of shape (n_features,)
-        Length scales, all > 0.
+    sigma : float, array of shape (n_features,) or 'scale'
+        Length scales, all > 0. ``'scale'``: one length scale from the training inputs,
+        ``sqrt(N Var(X) / 2)`` (scikit-learn's ``gamma='scale'``,
+        :func:`kernelclf.kernels.vector.scale_sigma`), fixed by :meth:`resolve` when an
+        estimator fits (``kernel(X)`` uses ``X`` itself).
     amplitude : float > 0
         Prior variance ``k(x, x)``.
     """
@@ -116,7 +138,30 @@ class ARDRBF(Kernel):
         self.sigma = sigma
         self.amplitude = amplitude
 
+    def _is_scale(self):
+        if isinstance(self.sigma, str):
+            if self.sigma != "scale":
+                raise ValueError(f"sigma must be positive length scales or 'scale', got "
+                                 f"{self.sigma!r}")
+            return True
+        return False
+
+    def resolve(self, X):
+        """``sigma='scale'`` fixed from the training inputs ``X``; otherwise ``self``."""
+        if not self._is_scale():
+            return self
+        return ARDRBF(sigma=scale_sigma(X), amplitude=self.amplitude)
+
+    def _advice_width(self):
+        if self._is_scale() or np.ndim(self.sigma) != 0:
+            return None
+        return float(self.sigma)
+
     def _params(self, n_features):
+        if self._is_scale():
+            raise ValueError(f"{self!r} takes its length scale from the training inputs: an "
+                             "estimator fixes it when it fits (see its kernel_), and kernel(X) "
+                             "uses X; otherwise call kernel.resolve(X_train) first")
         sigma = check_length_scales(self.sigma, n_features)
         amp = self.amplitude
         if not isinstance(amp, numbers.Real) or not np.isfinite(amp) or amp <= 0:
@@ -125,7 +170,11 @@ class ARDRBF(Kernel):
 
     @property
     def theta(self):
-        """Log hyperparameters ``[ln amplitude, ln sigma_1, ...]``."""
+        """Log hyperparameters ``[ln amplitude, ln sigma_1, ...]`` (after :meth:`resolve`
+        for ``sigma='scale'``)."""
+        if self._is_scale():
+            raise ValueError(f"{self!r} has no numeric length scale yet; call "
+                             "resolve(X_train) first")
         return np.log(np.concatenate([[self.amplitude], np.atleast_1d(self.sigma)]))
 
     def with_theta(self, theta):
@@ -136,18 +185,24 @@ class ARDRBF(Kernel):
                       amplitude=float(np.exp(theta[0])))
 
     def _gram(self, X, Y):
+        if self._is_scale() and Y is X:
+            return self.resolve(X)._gram(X, Y)
         sigma, amp = self._params(X.shape[1])
         Xs = X / sigma
         return amp * np.exp(-0.5 * squared_distances(Xs, Xs if Y is X else Y / sigma))
 
     def diag(self, X):
         X, _ = self._validate(X, None)
+        if self._is_scale():
+            return self.resolve(X).diag(X)
         _, amp = self._params(X.shape[1])
         return np.full(len(X), amp)
 
     def gram_and_gradient(self, X):
         """Gram matrix ``K`` and ``dK / d theta_j`` stacked on the last axis."""
         X, _ = _check_vectors(X)
+        if self._is_scale():
+            return self.resolve(X).gram_and_gradient(X)
         sigma, amp = self._params(X.shape[1])
         K = self._gram(X, X)
         grads = [K]
@@ -192,10 +247,24 @@ class GaussianProcessRegressor(KernelMixin, RegressorMixin, BaseEstimator):
     ``1/2 tr((alpha alpha' - C^-1) dC/d theta)`` (LKC App. A.96–A.97).
     Other kernels are kept fixed and only the noise is adapted.
 
+    Cost in the number ``m`` of training examples: the fit is one Cholesky factorisation,
+    O(m^3) time, and holds about 3 ``m x m`` float arrays (the Gram matrix, ``G +
+    sigma_t^2 I`` and its factor ``L_``, kept for predictions): 1.5 GB at ``m = 8000``.
+    With ``optimize=True`` every evaluation of the evidence costs the same again, and the
+    gradient holds one more ``m x m`` array per hyperparameter (twice, while it is
+    built): ``5 + 2 p`` arrays for ``p`` kernel hyperparameters (9 for one width and the
+    amplitude; ARD on ``N`` inputs ``2 N + 7``). Predictions cost O(m) per
+    test point for the mean and O(m^2) with ``return_std``. A fit whose arrays would not
+    fit in memory is refused before it starts, naming the size
+    (:func:`kernelclf.kernels.gram.check_memory`); fits on at least
+    :data:`kernelclf.progress.LONG_FIT_M` examples show their stages or evidence
+    evaluations (:func:`kernelclf.progress.fit_progress`).
+
     Parameters
     ----------
     kernel : Kernel, str, callable or None
-        Covariance function; ``None`` means ``ARDRBF(1.0)``. String kernels on lists
+        Covariance function; ``None`` means ``ARDRBF(sigma='scale')`` (one length scale
+        from the training inputs, scikit-learn's ``gamma='scale'``). String kernels on lists
         of strings are accepted (only the noise is then adapted by ``optimize``).
     noise : float > 0
         Noise variance sigma_t^2 (initial value when ``optimize=True``).
@@ -228,7 +297,7 @@ class GaussianProcessRegressor(KernelMixin, RegressorMixin, BaseEstimator):
         "bounds": [tuple, list],
         "random_state": ["random_state"],
     }
-    _default_kernel = ARDRBF
+    _default_kernel = functools.partial(ARDRBF, sigma="scale")
 
     def __init__(self, kernel=None, noise=0.1, optimize=False, n_restarts=0,
                  bounds=(1e-5, 1e5), random_state=None):
@@ -278,26 +347,43 @@ class GaussianProcessRegressor(KernelMixin, RegressorMixin, BaseEstimator):
         """Fit to inputs ``X`` (m, n) (or a list of strings) and real targets ``y`` (m,)."""
         self._validate_params()
         lo, hi = _check_bounds(self.bounds)
-        kernel = self._fit_kernel()
+        self._fit_kernel()
         X, y = self._validate_Xy(X, _numeric_targets(y), y_numeric=True)
+        kernel = self.kernel_               # with 'scale' fixed from X
         noise = float(self.noise)
-        gram = self._training_gram(X)  # the numerical guard on the starting kernel
+        m = len(y)
+        copies = 3
         if self.optimize:
-            kernel, noise = self._maximise_evidence(kernel, noise, X, y, lo, hi)
-            if kernel is not self.kernel_:
-                self.kernel_ = kernel
-                gram = self._training_gram(X)
-        self.X_fit_, self.y_fit_ = X, y
-        self.noise_ = noise
-        self.L_ = _cholesky(gram.with_ridge(noise).full(), self.kernel_,
-                            "training covariance G + noise I")
+            copies = 5 + 2 * len(_kernel_theta(kernel))
+        bar = fit_progress(m, desc="GP regression", unit="step",
+                           total=None if self.optimize else 2)
+        try:
+            bar.set_postfix_str("Gram matrix")
+            # the numerical guard on the starting kernel (and the memory check)
+            gram = self._training_gram(X, copies=copies)
+            if self.optimize:
+                bar.set_postfix_str("evidence maximisation")
+                kernel, noise = self._maximise_evidence(kernel, noise, X, y, lo, hi, bar)
+                if kernel is not self.kernel_:
+                    self.kernel_ = kernel
+                    gram = self._training_gram(X)
+            else:
+                bar.update()
+            bar.set_postfix_str("Cholesky factor")
+            self.X_fit_, self.y_fit_ = X, y
+            self.noise_ = noise
+            self.L_ = _cholesky(gram.with_ridge(noise).full(), self.kernel_,
+                                "training covariance G + noise I")
+            bar.update()
+        finally:
+            bar.close()
         self.alpha_ = cho_solve((self.L_, True), y)
         self.log_marginal_likelihood_ = float(
             -0.5 * y @ self.alpha_ - np.log(np.diag(self.L_)).sum()
             - 0.5 * len(y) * np.log(2 * np.pi))
         return self
 
-    def _maximise_evidence(self, kernel, noise, X, y, lo, hi):
+    def _maximise_evidence(self, kernel, noise, X, y, lo, hi, bar=None):
         has_grad = hasattr(kernel, "gram_and_gradient")
         theta0 = np.concatenate([_kernel_theta(kernel), [np.log(noise)]])
         lo, hi = np.log(lo), np.log(hi)
@@ -305,6 +391,9 @@ class GaussianProcessRegressor(KernelMixin, RegressorMixin, BaseEstimator):
         def objective(theta):
             kern = kernel.with_theta(theta[:-1]) if has_grad else kernel
             val, grad = self._evidence(kern, theta[-1], X, y, True)
+            if bar is not None:
+                bar.update()
+                bar.set_postfix_str(f"log evidence {val:.6g}")
             if not np.isfinite(val):
                 return 1e25, np.zeros_like(theta)
             return -val, -grad
@@ -375,7 +464,7 @@ def _objective(alpha, t, y01):
     return float(y01 @ t - softplus(t).sum() - 0.5 * alpha @ t)
 
 
-def laplace_mode(G, y, tol=1e-10, max_iter=100, max_halvings=8):
+def laplace_mode(G, y, tol=1e-10, max_iter=100, max_halvings=8, bar=None):
     """Mode of the Laplace approximation for GP classification in alpha-space.
 
     Stabilised LKC Algorithm 5 (p. 326; App. B.7.3) with beta = 1: maximise
@@ -387,12 +476,17 @@ def laplace_mode(G, y, tol=1e-10, max_iter=100, max_halvings=8):
     by inverting ``G``; the step length is halved (eta = 2^-i, i <= max_halvings)
     until ``J`` increases.
 
+    Each Newton step costs O(m^3) (the Cholesky factor of ``B``); the iteration holds
+    ``G`` and ``B`` (factorised in place), two ``m x m`` arrays.
+
     Parameters
     ----------
     G : ndarray (m, m)
         Latent covariance matrix (kernel Gram matrix, plus noise if any).
     y : ndarray (m,)
         Labels in {-1, +1}.
+    bar : progress bar, optional
+        Updated once per Newton step (:func:`kernelclf.progress.fit_progress`).
 
     Returns
     -------
@@ -411,9 +505,13 @@ def laplace_mode(G, y, tol=1e-10, max_iter=100, max_halvings=8):
         pi = expit(t)
         g = y01 - pi - alpha
         w = np.sqrt(pi * (1.0 - pi))
-        B = w[:, None] * G * w[None, :]
+        B = G * w[None, :]                     # one m x m array: no temporaries, and its
+        B *= w[:, None]                        # symmetric transpose is factorised in place
         B[np.diag_indices_from(B)] += 1.0
-        L = cholesky(B, lower=True, overwrite_a=True, check_finite=False)
+        L = cholesky(B.T, lower=True, overwrite_a=True, check_finite=False)
+        if bar is not None:
+            bar.update()
+            bar.set_postfix_str(f"J {J:.6g}, |g|/m {np.linalg.norm(g) / m:.2g}")
         if np.linalg.norm(g) / m < tol:
             converged = True
             break
@@ -476,10 +574,22 @@ class GaussianProcessClassifier(BinaryKernelClassifier):
     latent mean (all three predictives are odd in ``mu``). The latent posterior mean
     itself is :meth:`latent_mean` (and :meth:`latent_mean_and_variance`).
 
+    Cost in the number ``m`` of training examples: every Newton step factorises an
+    ``m x m`` matrix, O(m^3) time (a few to a few dozen steps), and the fit holds at most
+    3 ``m x m`` float arrays (``G``, and ``B`` factorised in place into ``L_``, kept for
+    predictions; the Gram matrix and its copy while ``G`` is made): 1.5 GB at
+    ``m = 8000``. Predictions cost O(m) per test point for the latent mean and O(m^2)
+    for the variance (all three predictives need it except
+    ``'map'``). A fit whose arrays would not fit in memory is refused before it starts,
+    naming the size (:func:`kernelclf.kernels.gram.check_memory`); fits on at least
+    :data:`kernelclf.progress.LONG_FIT_M` examples show the Newton steps
+    (:func:`kernelclf.progress.fit_progress`).
+
     Parameters
     ----------
     kernel : Kernel, str, callable or None
-        Covariance function (``None``: ``RBF(1.0)``).
+        Covariance function (``None``: ``RBF(sigma='scale')``, scikit-learn's
+        ``gamma='scale'`` width fixed from the training inputs).
     noise : float >= 0
         Added to the diagonal of the latent covariance.
     predictive : {'williams-barber', 'mackay', 'map'}
@@ -506,6 +616,7 @@ class GaussianProcessClassifier(BinaryKernelClassifier):
         ``J`` after every accepted Newton step (non-decreasing).
     """
 
+    _bound_tags = {"family": "gp", "margin": None, "bias": False}  # kernelclf.bounds.report
     _parameter_constraints = {
         "kernel": KERNEL_CONSTRAINT,
         "noise": [Real(0, None, closed="left")],
@@ -513,7 +624,7 @@ class GaussianProcessClassifier(BinaryKernelClassifier):
         "tol": [Real(0, None, closed="left")],
         "max_iter": [Int(1, None, closed="left")],
     }
-    _default_kernel = RBF
+    _default_kernel = functools.partial(RBF, sigma="scale")
 
     def __init__(self, kernel=None, noise=0.0, predictive="williams-barber", tol=1e-10,
                  max_iter=100):
@@ -527,14 +638,18 @@ class GaussianProcessClassifier(BinaryKernelClassifier):
         """Find the Laplace mode for training inputs ``X`` and two-class labels ``y``."""
         X, y_pm = self._fit_binary(X, y)
         self.X_fit_, self.y_fit_ = X, y_pm
-        G = self._training_gram(X, ridge=self.noise).full()
+        G = self._training_gram(X, ridge=self.noise, copies=3).full()
+        bar = fit_progress(len(y_pm), total=self.max_iter + 1, unit="step",
+                           desc="GP classification, Laplace (Newton)")
         try:
-            res = laplace_mode(G, y_pm, tol=self.tol, max_iter=self.max_iter)
+            res = laplace_mode(G, y_pm, tol=self.tol, max_iter=self.max_iter, bar=bar)
         except LinAlgError:
             raise IndefiniteKernelError(
                 f"the latent covariance built from the kernel {self.kernel_!r} is not positive "
                 "semi-definite, so the Laplace approximation does not exist (LKC Prop. 2.18)"
             ) from None
+        finally:
+            bar.close()
         if not res["converged"]:
             warnings.warn(f"Laplace Newton iteration stopped after {self.max_iter} steps "
                           "without reaching tol", ConvergenceWarning, stacklevel=2)

@@ -27,9 +27,23 @@ the prior ``w_i ~ N(0, theta_i)``. Two solvers are offered:
 
 Pruned weights are exactly zero (LKC footnote 7); only the relevance vectors
 are kept in ``X_fit_``.
+
+Cost in the number ``m`` of training examples: the design matrix is the whole Gram
+matrix, and both solvers form ``Phi' Phi`` (or ``Phi' B Phi``), O(m^3) time; the book
+solver then spends O(m^3) per iteration until the pruning has removed most columns,
+the fast solver O(m n_active) plus O(n_active^3). Memory (peaks measured): 3 ``m x m``
+float arrays for the fast solver (1.5 GB at ``m = 8000``), 9 for the book solver while
+most columns are active (4.6 GB). A fit whose arrays would not fit in memory is refused before it starts,
+naming the size (:func:`kernelclf.kernels.gram.check_memory`); fits on at least
+:data:`kernelclf.progress.LONG_FIT_M` examples show their iterations
+(:func:`kernelclf.progress.fit_progress`).
+
+The default kernel is ``RBF(sigma='scale')``: scikit-learn's ``gamma='scale'`` width,
+fixed from the training inputs at ``fit``.
 """
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -42,6 +56,7 @@ from sklearn.utils._param_validation import StrOptions
 from ..base import KERNEL_CONSTRAINT, BinaryKernelClassifier, Int, KernelMixin, Real
 from ..kernels.rows import n_rows, take_rows
 from ..kernels.vector import RBF
+from ..progress import fit_progress
 from .gp import _numeric_targets
 
 __all__ = ["RelevanceVectorRegressor", "RelevanceVectorClassifier", "marginal_weight_prior"]
@@ -168,8 +183,22 @@ def _rvr_evidence(R, Phi_a, t, mu, theta_a, noise):
                          + np.log(theta_a).sum() + r @ r / noise + mu @ (mu / theta_a)))
 
 
+#: peak number of m x m float arrays of a fit: (classifier?, solver) -> copies
+_COPIES = {(False, "fast"): 3, (False, "book"): 9, (True, "fast"): 4, (True, "book"): 9}
+
+
+def _iteration_bar(m, kind, solver, max_iter):
+    return fit_progress(m, total=max_iter, unit="step", desc=f"RVM {kind} ({solver} solver)")
+
+
+def _tick(bar, n_active, evidence):
+    if bar is not None:
+        bar.update()
+        bar.set_postfix_str(f"{n_active} active, log evidence {evidence:.6g}")
+
+
 class _RVMBase:
-    _default_kernel = RBF
+    _default_kernel = functools.partial(RBF, sigma="scale")
 
     def _finish(self, X, idx, w, Sigma, theta, bias):
         """Keep only the relevance vectors; split off the bias weight."""
@@ -210,11 +239,16 @@ class RelevanceVectorRegressor(_RVMBase, KernelMixin, RegressorMixin, BaseEstima
     re-estimated by ``||t - Phi mu||^2 / (m - sum zeta)`` (Alg. 6) or, for
     ``update='em'``, by its EM form ``(||t - Phi mu||^2 + sigma_t^2 sum zeta) / m``.
 
+    Cost: O(m^3) time and 3 (fast) or 9 (book) ``m x m`` float arrays, about 1.5 / 4.6 GB
+    at ``m = 8000`` (module docstring); too large a fit is refused before it starts, and
+    long fits show their iterations.
+
     Parameters
     ----------
     kernel : Kernel, str, callable or None
-        Basis functions ``k(x_i, .)``; ``None`` means ``RBF(1.0)``. String kernels
-        take lists of strings. The kernel is cloned into ``kernel_`` at ``fit``.
+        Basis functions ``k(x_i, .)``; ``None`` means ``RBF(sigma='scale')``
+        (scikit-learn's ``gamma='scale'`` width, fixed from the training inputs). String
+        kernels take lists of strings. The kernel is cloned into ``kernel_`` at ``fit``.
     solver : {'fast', 'book'}
     update : {'mackay', 'em'}
         Re-estimation rule of the book solver (B.23 or B.22).
@@ -281,9 +315,13 @@ class RelevanceVectorRegressor(_RVMBase, KernelMixin, RegressorMixin, BaseEstima
                 "the default noise variance (10 % of the target variance) is 0 because the "
                 f"targets are constant{' (n_samples=1)' if len(t) == 1 else ''}; pass "
                 "noise=... explicitly")
-        Phi = _design(self._training_gram(X), self.bias)
+        Phi = _design(self._training_gram(X, copies=_COPIES[False, self.solver]), self.bias)
         run = self._fit_fast if self.solver == "fast" else self._fit_book
-        idx, mu, Sigma, noise, trace, n_iter, converged, theta = run(Phi, t, noise)
+        bar = _iteration_bar(len(t), "regression", self.solver, self.max_iter)
+        try:
+            idx, mu, Sigma, noise, trace, n_iter, converged, theta = run(Phi, t, noise, bar)
+        finally:
+            bar.close()
         if not converged:
             warnings.warn(f"RVM stopped after max_iter={self.max_iter} iterations before "
                           "convergence", ConvergenceWarning, stacklevel=2)
@@ -294,7 +332,7 @@ class RelevanceVectorRegressor(_RVMBase, KernelMixin, RegressorMixin, BaseEstima
         self._finish(X, idx, mu, Sigma, theta, self.bias)
         return self
 
-    def _fit_book(self, Phi, t, noise):
+    def _fit_book(self, Phi, t, noise, bar=None):
         m, N = Phi.shape
         theta = np.ones(N)
         trace = []
@@ -306,6 +344,7 @@ class RelevanceVectorRegressor(_RVMBase, KernelMixin, RegressorMixin, BaseEstima
             R, Sigma = _posterior(1.0 / theta[act], P.T @ P / noise)
             mu = Sigma @ (P.T @ t) / noise
             trace.append(_rvr_evidence(R, P, t, mu, theta[act], noise))
+            _tick(bar, len(act), trace[-1])
             zeta = 1.0 - np.diag(Sigma) / theta[act]
             old = theta[act].copy()
             res = t - P @ mu
@@ -335,7 +374,7 @@ class RelevanceVectorRegressor(_RVMBase, KernelMixin, RegressorMixin, BaseEstima
         trace.append(_rvr_evidence(R, P, t, mu, theta[act], noise))
         return act, mu, Sigma, noise, trace, it, converged, theta[act]
 
-    def _fit_fast(self, Phi, t, noise):
+    def _fit_fast(self, Phi, t, noise, bar=None):
         m, N = Phi.shape
         PtP = Phi.T @ Phi
         Ptt = Phi.T @ t
@@ -351,6 +390,7 @@ class RelevanceVectorRegressor(_RVMBase, KernelMixin, RegressorMixin, BaseEstima
             R, Sigma = _posterior(alpha[act], beta * PtP[np.ix_(act, act)])
             mu = beta * Sigma @ Ptt[act]
             trace.append(_rvr_evidence(R, Phi[:, act], t, mu, 1.0 / alpha[act], noise))
+            _tick(bar, len(act), trace[-1])
             if self.fit_noise and it > 1:
                 gamma = 1.0 - alpha[act] * np.diag(Sigma)
                 res = t - Phi[:, act] @ mu
@@ -441,6 +481,29 @@ def _rvc_mode(P, y01, a, w, tol=1e-8, max_iter=50, max_halvings=8):
     return w, t, pi, b, J
 
 
+def _warn_if_nothing_learned(f, y_pm, tol=0.01):
+    """Warn when the fitted classifier is (close to) the constant 50 % model: training
+    accuracy no better than the majority class, or all probabilities within ``tol`` of 1/2."""
+    p = expit(f)
+    m = len(y_pm)
+    accuracy = float(np.mean((f > 0) == (y_pm > 0)))
+    majority = float(max(np.mean(y_pm > 0), np.mean(y_pm < 0)))
+    reasons = []
+    if accuracy <= majority:
+        reasons.append(f"its training accuracy, {accuracy:.0%}, is no better than always "
+                       f"predicting the majority class ({majority:.0%})")
+    spread = float(np.max(np.abs(p - 0.5)))
+    if spread < tol:
+        reasons.append(f"every training probability lies within {spread:.2g} of 1/2")
+    if reasons:
+        warnings.warn(
+            f"RelevanceVectorClassifier learned almost nothing from these {m} examples: "
+            f"{' and '.join(reasons)}. The evidence is largest for (nearly) zero weights when "
+            "the sample is tiny (the sparsity prior outweighs it) or its inputs do not tell "
+            "the classes apart; use more examples, a kernel suited to the inputs, or "
+            "another classifier", UserWarning, stacklevel=3)
+
+
 def _rvc_evidence(J, R, a):
     """Laplace log evidence: J(w_hat) + 1/2 sum ln a_i - 1/2 ln|Sigma^-1|."""
     return float(J + 0.5 * np.log(a).sum() - np.log(np.diag(R)).sum())
@@ -459,6 +522,17 @@ class RelevanceVectorClassifier(_RVMBase, BinaryKernelClassifier):
 
     ``predict_proba`` returns the plug-in ``sigmoid(f(x))`` at the mode, as
     Tipping (2001) does; ``decision_function`` is ``f(x) = sum_i alpha_i k(x_i, x) + b``.
+
+    When the evidence is largest for (nearly) zero weights the model has learned
+    almost nothing, and ``fit`` says so with a ``UserWarning``: if the training
+    accuracy is no better than always predicting the majority class, or every training
+    probability lies within 0.01 of 1/2. This happens on tiny samples (two examples:
+    the sparsity prior outweighs them) and on inputs that do not tell the classes apart
+    (e.g. all equal).
+
+    Cost: O(m^3) time and 3 to 4 (fast) or 9 (book) ``m x m`` float arrays, about 2 /
+    4.6 GB at ``m = 8000`` (module docstring); too large a fit is refused before it
+    starts, and long fits show their iterations.
 
     Parameters
     ----------
@@ -489,20 +563,25 @@ class RelevanceVectorClassifier(_RVMBase, BinaryKernelClassifier):
     def fit(self, X, y):
         """Fit to inputs ``X`` and two-class labels ``y``."""
         X, y_pm = self._fit_binary(X, y)
-        Phi = _design(self._training_gram(X), self.bias)
+        Phi = _design(self._training_gram(X, copies=_COPIES[True, self.solver]), self.bias)
         y01 = (y_pm + 1.0) / 2.0
         run = self._fit_fast if self.solver == "fast" else self._fit_book
-        idx, w, Sigma, trace, n_iter, converged, theta = run(Phi, y01)
+        bar = _iteration_bar(len(y01), "classification", self.solver, self.max_iter)
+        try:
+            idx, w, Sigma, trace, n_iter, converged, theta = run(Phi, y01, bar)
+        finally:
+            bar.close()
         if not converged:
             warnings.warn(f"RVM stopped after max_iter={self.max_iter} iterations before "
                           "convergence", ConvergenceWarning, stacklevel=2)
+        _warn_if_nothing_learned(Phi[:, idx] @ w, y_pm)
         self.evidence_trace_ = np.array(trace)
         self.log_evidence_ = float(trace[-1])
         self.n_iter_ = n_iter
         self._finish(X, idx, w, Sigma, theta, self.bias)
         return self
 
-    def _fit_book(self, Phi, y01):
+    def _fit_book(self, Phi, y01, bar=None):
         N = Phi.shape[1]
         theta = np.ones(N)
         w = np.zeros(N)
@@ -518,6 +597,7 @@ class RelevanceVectorClassifier(_RVMBase, BinaryKernelClassifier):
             w[act] = w_a
             R, Sigma = _posterior(a, (P * b[:, None]).T @ P)
             trace.append(_rvc_evidence(J, R, a))
+            _tick(bar, len(act), trace[-1])
             old = theta[act].copy()
             if self.update == "em":
                 theta[act] = np.diag(Sigma) + w_a ** 2
@@ -543,7 +623,7 @@ class RelevanceVectorClassifier(_RVMBase, BinaryKernelClassifier):
         trace.append(_rvc_evidence(J, R, a))
         return act, w_a, Sigma, trace, it, converged, 1.0 / a
 
-    def _fit_fast(self, Phi, y01):
+    def _fit_fast(self, Phi, y01, bar=None):
         m, N = Phi.shape
         PhiT = np.ascontiguousarray(Phi.T)
         Phi2T = PhiT ** 2
@@ -563,6 +643,7 @@ class RelevanceVectorClassifier(_RVMBase, BinaryKernelClassifier):
             BP = P * b[:, None]
             R, Sigma = _posterior(a, BP.T @ P)
             trace.append(_rvc_evidence(J, R, a))
+            _tick(bar, len(act), trace[-1])
             CQ = PhiT @ np.column_stack([BP, y01 - pi])
             C, Q = CQ[:, :-1], CQ[:, -1]  # phi_i' B phi_j (j active) and phi_i'(y - pi)
             S = Phi2T @ b - np.einsum("ij,ij->i", C @ Sigma, C)

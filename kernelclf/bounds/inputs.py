@@ -327,13 +327,25 @@ class MarginInputs:
         once).
         """
         if gamma is None:
-            cands = np.unique(np.clip(self.geometric_margins, 0, None))
-            cands = cands[(cands > 0) & (cands <= self.varsigma)]
-            cands = np.r_[cands, self.varsigma]
-            values = [self.robust_margin_bound(delta, g) for g in cands]
-            return float(np.min(values))
+            return self.best_robust_margin(delta)[2]
         d = _margin.robust_d_eff(gamma, self.D(gamma), self.varsigma)
         return float(_margin.robust_margin_bound(self.m, d, delta))
+
+    def best_robust_margin(self, delta):
+        """``(gamma, d_eff, bound)`` of eq. (4.33) at the best ``gamma`` of the grid.
+
+        The grid is the observed geometrical margins in ``(0, varsigma]`` and ``varsigma``
+        itself; ``d_eff = 65 (varsigma + 3 D(z, w, gamma))^2 / gamma^2`` (Theorem 4.35).
+        Eq. (4.33) grows with ``d_eff`` wherever it is finite (``d_eff <= 2m``), so the
+        best ``gamma`` is the one with the smallest ``d_eff``; ``bound`` is ``inf`` when even
+        that ``d_eff`` exceeds ``2m``.
+        """
+        cands = np.unique(np.clip(self.geometric_margins, 0, None))
+        cands = np.r_[cands[(cands > 0) & (cands <= self.varsigma)], self.varsigma]
+        d = np.array([float(_margin.robust_d_eff(g, self.D(g), self.varsigma)) for g in cands])
+        values = np.array([float(_margin.robust_margin_bound(self.m, di, delta)) for di in d])
+        i = int(np.argmin(values)) if np.isfinite(values).any() else int(np.argmin(d))
+        return float(cands[i]), float(d[i]), float(values[i])
 
     def soft_margin_d_eff(self, norm=2):
         """Eq. (4.34) (``norm=2``) or (4.35) (``norm=1``) at the fitted scale."""

@@ -141,7 +141,8 @@ def _table1_split(Xtr, ytr, Xte, yte, sigma, tol, seed):
 
 
 def table1_tasks(datasets=None, n_splits=100, tol=1e-3, seed=0):
-    """The BPM Table 1 protocol as a list of :class:`Task` (one per data set and split).
+    """The BPM Table 1 protocol as a list of :class:`~kernelclf.experiments.runner.Task` (one per
+    data set and split).
 
     Task keys are ``"<data set>/<split>"``; split ``s`` of a data set is the same
     whatever ``n_splits`` is (fixed splits, or the ``s``-th draw of one seeded
@@ -163,7 +164,8 @@ def _sem(v):
 
 
 def table1_rows(records, datasets=None):
-    """Table 1 rows (errors in %) from the per-split records of :func:`run_tasks`.
+    """Table 1 rows (errors in %) from the per-split records of
+    :func:`~kernelclf.experiments.runner.run_tasks`.
 
     Splits are taken in their index order, so a resumed or parallel run gives the
     same numbers as an uninterrupted serial one. Data sets without any finished
@@ -225,7 +227,7 @@ def bpm_table1(datasets=None, n_splits=100, n_jobs=1, tol=1e-3, seed=0, verbose=
         Progress bar on ``sys.stderr`` (``None``: :func:`kernelclf.progress.progress_enabled`).
     backend, scheduler :
         Where the splits run: joblib (``'loky'``) or a ``dask.distributed`` cluster
-        (``'dask'``, at ``scheduler`` or a local one); see :func:`run_tasks`.
+        (``'dask'``, at ``scheduler`` or a local one); see :func:`~kernelclf.experiments.runner.run_tasks`.
 
     Raises
     ------
@@ -295,10 +297,10 @@ def soft_boundary_curve(splits, lambdas, sigma=None, kernel=None, tol=1e-2, seed
     return bpm_err, svm_err
 
 
-def one_vs_rest_bpm(Xtr, ytr, Xte, kernel, n_samples=10, lam=0.0, random_state=None):
+def one_vs_rest_bpm(Xtr, ytr, Xte, kernel, n_perceptrons=10, lam=0.0, random_state=None):
     """Perceptron-sampling BPM for several classes (BPM §4.3).
 
-    One Bayes point per class (``n_samples`` normalised perceptrons on
+    One Bayes point per class (``n_perceptrons`` normalised perceptrons on
     random permutations, class against the rest); each test point gets the
     cosine outputs ``f_y(x) = <w_y, phi(x)> / ||phi(x)||`` and is assigned to
     the arg-max.  Returns ``(predicted labels, max cosine)``; the second is
@@ -310,7 +312,7 @@ def one_vs_rest_bpm(Xtr, ytr, Xte, kernel, n_samples=10, lam=0.0, random_state=N
     classes = np.unique(ytr)
     scores = np.empty((len(Xte), len(classes)))
     for k, c in enumerate(classes):
-        clf = BayesPointMachine(kernel, method="perceptron", lam=lam, n_samples=n_samples,
+        clf = BayesPointMachine(kernel, method="perceptron", lam=lam, n_perceptrons=n_perceptrons,
                                 random_state=rng).fit(Xtr, (ytr == c).astype(int))
         scores[:, k] = clf.normalized_decision_function(Xte)
     return classes[np.argmax(scores, axis=1)], scores.max(axis=1)

@@ -195,14 +195,14 @@ class MarkovChainScore(BaseEstimator):
         X = self.check_X(X)
         p0, A = self._params()
         first, trans = self._counts(X)
-        return first @ np.log(p0) + trans.reshape(len(X), -1) @ np.log(A).ravel()
+        return first @ np.log(p0) + trans.reshape(len(X), A.size) @ np.log(A).ravel()
 
     def score(self, X):
         """Fisher score matrix of shape ``(m, A + A^2)``: initial, then transition entries."""
         X = self.check_X(X)
         p0, A = self._params()
         first, trans = self._counts(X)
-        return np.hstack([first / p0[None], (trans / A[None]).reshape(len(X), -1)])
+        return np.hstack([first / p0[None], (trans / A[None]).reshape(len(X), A.size)])
 
 
 def fisher_information(model, X):
@@ -213,6 +213,13 @@ def fisher_information(model, X):
     if len(F) == 0:
         raise ValueError("fisher_information needs at least one object")
     return F.T @ F / len(F)
+
+
+def _nonempty(X, name):
+    if len(X) == 0:
+        raise ValueError(f"the Fisher kernel needs at least one object in {name}, got an "
+                         "empty input (0 samples)")
+    return X
 
 
 class FisherKernel(Kernel):
@@ -242,10 +249,13 @@ class FisherKernel(Kernel):
         return bool(getattr(self.model, "accepts_strings", False))
 
     def _validate(self, X, Y):
-        Xv = self.model.check_X(X)
+        if not (hasattr(self.model, "score") and hasattr(self.model, "check_X")):
+            raise TypeError(f"the model of a FisherKernel needs score(X) and check_X(X), got "
+                            f"{self.model!r}")
+        Xv = _nonempty(self.model.check_X(X), "X")
         if Y is None or Y is X:
             return Xv, Xv
-        return Xv, self.model.check_X(Y)
+        return Xv, _nonempty(self.model.check_X(Y), "Y")
 
     def _metric_solve(self, F):
         """Return ``F I^{-1}`` (or ``F`` for the naive kernel)."""

@@ -32,8 +32,28 @@ A :class:`Gram` built on training data checks, once:
   sigmoid kernel, round-off beyond ``1e-8`` relative) gives a ``RuntimeWarning`` that
   names the kernel.
 
+* that the matrix is not degenerate: a :class:`DegenerateKernelWarning` when it is
+  numerically the identity (every input similar only to itself: the median over the
+  rows of ``sum_{j != i} |k_ij| / sqrt(k_ii k_jj)``, scaled up from the sample to all
+  ``m`` inputs, is below ``1e-3``; e.g. ``RBF(sigma=1)`` on the raw 8x8 digits, whose
+  typical squared distance is about 2400) or numerically constant (all entries agree to
+  8 digits: a very wide kernel, or identical inputs). The warning names the kernel's
+  ``sigma`` (RBF kernels), the median squared distance between inputs over a sample of
+  pairs, and the width ``sigma='scale'`` would give.
+
 Switch the guard off for speed with ``gram_checks("off")`` (a context manager) or
 ``set_gram_checks("off")``; ``"warn"`` downgrades the error to a warning.
+
+Memory
+------
+A kernel matrix that would not fit in memory is refused *before* it is allocated, with
+a :class:`GramMemoryError` that names its size: the whole training Gram matrix
+(:class:`Gram` with ``precompute``, :meth:`Gram.full`), test-time kernel rows
+(:func:`cross_gram`), and, through :func:`check_memory`, the several ``m x m`` arrays
+of the cubic fits (Gaussian processes, relevance vector machines, kernel Fisher
+discriminant, the LP machines). The limit is the memory available on the machine
+(``'auto'``, looked up only for requests above 64 MiB), a number of MiB, or ``None``
+(no check): :func:`set_memory_limit` or the context manager :func:`memory_limit`.
 """
 from __future__ import annotations
 
@@ -46,8 +66,9 @@ import numpy as np
 from .rows import n_rows, take_rows
 
 __all__ = ["Gram", "as_gram", "ColumnCache", "ColumnSlots", "IndefiniteKernelError",
-           "gram_checks", "set_gram_checks", "get_gram_checks", "check_gram", "take_rows", "n_rows",
-           "cross_gram"]
+           "gram_checks", "set_gram_checks", "get_gram_checks", "check_gram", "cross_gram",
+           "DegenerateKernelWarning", "GramMemoryError", "check_memory",
+           "available_memory", "set_memory_limit", "get_memory_limit", "memory_limit"]
 
 _MODES = ("raise", "warn", "off")
 _STATE = {"mode": "raise"}
@@ -55,10 +76,141 @@ _SAMPLE = 200
 _CLEAR = 0.5          # |lambda_min| >= 0.5 lambda_max: clearly indefinite
 _SLIGHT = 1e-8        # relative round-off allowed below zero
 _RANGE = (1e-100, 1e100)  # kernel values the solvers handle: products of two stay finite
+_IDENTITY = 1e-2      # median off-diagonal mass of a row (normalised) below this: identity
+_CONSTANT = 1e-8      # spread of the entries relative to the largest: constant
+_PAIRS = 1000         # pairs of inputs sampled for the typical squared distance
+_MEMORY = {"limit": "auto"}
+_QUIET = 64 * 2 ** 20  # 'auto' looks at the machine only for requests above this
 
 
 class IndefiniteKernelError(ValueError):
     """The kernel's Gram matrix on the training inputs is not positive semi-definite."""
+
+
+class DegenerateKernelWarning(RuntimeWarning):
+    """The training Gram matrix is numerically the identity or numerically constant."""
+
+
+class GramMemoryError(MemoryError):
+    """A kernel matrix would not fit in the memory allowed (see :func:`set_memory_limit`)."""
+
+
+# ---------------------------------------------------------------- memory
+def set_memory_limit(limit):
+    """Set the memory allowed for kernel matrices: ``'auto'`` (default: the memory
+    available on the machine), a number of MiB, or ``None`` (no check)."""
+    if limit is None or limit == "auto":
+        _MEMORY["limit"] = limit
+        return
+    if isinstance(limit, bool) or not isinstance(limit, (int, float)) or not limit > 0:
+        raise ValueError(f"the memory limit must be 'auto', None or a number of MiB > 0, "
+                         f"got {limit!r}")
+    _MEMORY["limit"] = float(limit)
+
+
+def get_memory_limit():
+    """The current memory limit (``'auto'``, MiB, or ``None``)."""
+    return _MEMORY["limit"]
+
+
+@contextlib.contextmanager
+def memory_limit(limit):
+    """Context manager: ``with memory_limit(512): est.fit(X, y)`` (MiB)."""
+    old = _MEMORY["limit"]
+    set_memory_limit(limit)
+    try:
+        yield
+    finally:
+        _MEMORY["limit"] = old
+
+
+def _read_int(path):
+    try:
+        with open(path) as f:
+            text = f.read().strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
+
+
+def available_memory():
+    """Bytes of memory available to this process now, or ``None`` when unknown.
+
+    Linux: ``MemAvailable`` of ``/proc/meminfo``, within the cgroup's limit (containers);
+    elsewhere psutil when installed, else ``os.sysconf``.
+    """
+    import os
+
+    avail = None
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    avail = int(line.split()[1]) * 1024
+                    break
+    except (OSError, ValueError, IndexError):
+        avail = None
+    for limit_file, used_file in (("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
+                                  ("/sys/fs/cgroup/memory/memory.limit_in_bytes",
+                                   "/sys/fs/cgroup/memory/memory.usage_in_bytes")):
+        cap, used = _read_int(limit_file), _read_int(used_file)
+        if cap is not None and used is not None and cap < 2 ** 60:
+            room = max(cap - used, 0)
+            avail = room if avail is None else min(avail, room)
+            break
+    if avail is not None:
+        return avail
+    try:
+        import psutil
+
+        return int(psutil.virtual_memory().available)
+    except Exception:
+        pass
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def _size_text(nbytes):
+    for unit, size in (("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
+        if nbytes >= size:
+            return f"{nbytes / size:.3g} {unit}"
+    return f"{nbytes} bytes"
+
+
+def check_memory(n_rows, n_cols, copies=1, what="kernel matrix", kernel=None):
+    """Refuse a request for ``copies`` float64 arrays of ``n_rows x n_cols`` that would not
+    fit in the memory allowed (:func:`set_memory_limit`); returns the bytes needed.
+
+    Called before anything is allocated, so a fit that cannot finish fails at once with
+    a :class:`GramMemoryError` naming the size, instead of swapping or being killed.
+    """
+    one = 8 * int(n_rows) * int(n_cols)
+    need = one * max(int(copies), 1)
+    limit = _MEMORY["limit"]
+    if limit is None:
+        return need
+    if limit == "auto":
+        if need <= _QUIET:
+            return need
+        cap = available_memory()
+        if cap is None:
+            return need
+        source = "the memory available on this machine"
+    else:
+        cap = int(limit * 2 ** 20)
+        source = f"the limit set with set_memory_limit({limit:g}) (MiB)"
+    if need > cap:
+        name = f" (kernel {_kernel_name(kernel)})" if kernel is not None else ""
+        many = "" if copies <= 1 else f"; this fit holds about {copies} such arrays, {_size_text(need)}"
+        raise GramMemoryError(
+            f"the {what}{name} has {n_rows} x {n_cols} entries, {_size_text(one)} as float64"
+            f"{many}: more than {source}, {_size_text(cap)}. Refused before allocating it. "
+            "Use fewer examples (a subsample, or batches at prediction time) or an explicit "
+            "low-rank feature map with a linear method; "
+            "kernelclf.kernels.gram.set_memory_limit(None) switches this check off")
+    return need
 
 
 def set_gram_checks(mode):
@@ -113,13 +265,130 @@ def _finite_columns(column, kernel, X):
     return checked
 
 
-def check_gram(G, kernel=None, X=None, mode=None, random_state=0):
-    """Check a (sub-)Gram matrix: finite, symmetric, positive semi-definite.
+def _asymmetry(G, block=1024):
+    """``max |G - G'|`` in row blocks (no second ``m x m`` array)."""
+    worst = 0.0
+    for s in range(0, G.shape[0], block):
+        worst = max(worst, float(np.max(np.abs(G[s:s + block] - G[:, s:s + block].T))))
+    return worst
+
+
+def _rbf_sigma(kernel, depth=0):
+    """The width sigma of the first RBF-type part of a kernel (for advice), or None."""
+    if kernel is None or depth > 8:
+        return None
+    width = getattr(kernel, "_advice_width", None)
+    if callable(width):
+        try:
+            return width()
+        except Exception:
+            return None
+    get = getattr(kernel, "get_params", None)
+    if get is None:
+        return None
+    try:
+        parts = get(deep=False).values()
+    except Exception:
+        return None
+    for part in parts:
+        if hasattr(part, "get_params") and not isinstance(part, type):
+            found = _rbf_sigma(part, depth + 1)
+            if found is not None:
+                return found
+    return None
+
+
+def _typical_sq_distance(X, random_state=0):
+    """Median squared distance over up to ``_PAIRS`` random pairs of different inputs."""
+    if not (isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype.kind in "fiu"
+            and X.shape[0] >= 2):
+        return None
+    m = X.shape[0]
+    n = min(_PAIRS, m * (m - 1) // 2)
+    rng = np.random.default_rng(random_state)
+    i = rng.integers(0, m, size=n)
+    j = (i + rng.integers(1, m, size=n)) % m
+    with np.errstate(over="ignore", invalid="ignore"):
+        diff = X[i].astype(float) - X[j]
+        return float(np.median(np.einsum("ij,ij->i", diff, diff))), n
+
+
+_COLUMNS = 20000     # columns used by the degeneracy check (a sample beyond this)
+
+
+def _degeneracy_sample(m, random_state=0):
+    """Rows (at most ``_SAMPLE``) and columns (at most ``_COLUMNS``) for the check."""
+    rng = np.random.default_rng(random_state)
+    rows = np.arange(m) if m <= _SAMPLE else np.sort(rng.choice(m, _SAMPLE, replace=False))
+    cols = np.arange(m) if m <= _COLUMNS else np.sort(rng.choice(m, _COLUMNS, replace=False))
+    return rows, cols
+
+
+def _check_degenerate(R, rows, cols, d_rows, d_cols, n_total, kernel, X):
+    """Warn when the Gram matrix is numerically the identity or numerically constant,
+    judged on its block ``R = G[rows][:, cols]`` with diagonals ``d_rows``, ``d_cols``
+    (module docstring)."""
+    if n_total < 2:
+        return
+    hi, lo = float(R.max()), float(R.min())
+    top = max(hi, -lo)
+    if top == 0.0:
+        return
+    if hi - lo <= _CONSTANT * top:
+        kind = "constant"
+        detail = (f"all its entries equal {float(R[0, 0]):.6g} to 8 digits, so the kernel "
+                  "does not tell the inputs apart")
+    else:
+        if not (np.all(d_rows > 0) and np.all(d_cols > 0)):
+            return
+        C = np.abs(R) * (1.0 / np.sqrt(d_rows))[:, None] * (1.0 / np.sqrt(d_cols))[None, :]
+        own = rows[:, None] == cols[None, :]
+        C[own] = 0.0
+        others = len(cols) - own.sum(axis=1)
+        mass = C.sum(axis=1) * (n_total - 1) / np.maximum(others, 1)
+        typical = float(np.median(mass))
+        if typical > _IDENTITY:
+            return
+        kind = "the identity"
+        detail = (f"each input is similar only to itself (in the median row the off-diagonal "
+                  f"values, normalised by the diagonal, sum to {typical:.2g}; the largest is "
+                  f"{float(C.max()):.2g}), so the model can memorise the training sample but "
+                  "says almost nothing about new inputs")
+    name = _kernel_name(kernel) if kernel is not None else "given as a matrix"
+    parts = [f"the training Gram matrix of the kernel {name} is numerically {kind}: {detail}."]
+    dist = _typical_sq_distance(X)
+    sigma = _rbf_sigma(kernel)
+    if dist is not None:
+        d2, pairs = dist
+        if d2 == 0.0:
+            parts.append(f"The inputs are (nearly) all equal: the median squared distance "
+                         f"between them is 0 ({pairs} random pairs).")
+        else:
+            text = (f"The typical squared distance between inputs is {d2:.3g} (median over "
+                    f"{pairs} random pairs)")
+            if isinstance(sigma, float):
+                text += (f", against 2 sigma^2 = {2 * sigma ** 2:.3g} for sigma = {sigma:.3g}: "
+                         f"the kernel is about exp(-{d2 / (2 * sigma ** 2):.3g}) there")
+            parts.append(text + ".")
+    if isinstance(sigma, float) and dist is not None and dist[0] > 0:
+        from .vector import scale_sigma
+
+        parts.append(f"Use sigma='scale' (scikit-learn's gamma='scale', what kernel='rbf' "
+                     f"uses): sigma = {scale_sigma(X):.3g} here; or standardise the inputs.")
+    elif dist is None or dist[0] > 0:
+        parts.append("Rescale the inputs or choose kernel parameters under which different "
+                     "inputs are somewhat similar (for RBF kernels: sigma='scale').")
+    warnings.warn(" ".join(parts), DegenerateKernelWarning, stacklevel=4)
+
+
+def check_gram(G, kernel=None, X=None, mode=None, random_state=0, degenerate=True):
+    """Check a (sub-)Gram matrix: finite, symmetric, positive semi-definite, not degenerate.
 
     Returns the smallest eigenvalue relative to the largest one. Raises
     :class:`IndefiniteKernelError` for a clearly indefinite kernel and warns for a
-    slightly indefinite one (see the module docstring); ``mode`` overrides the
-    global setting.
+    slightly indefinite one, and (``degenerate=True``) warns with a
+    :class:`DegenerateKernelWarning` when the matrix is numerically the identity or
+    constant (see the module docstring); ``mode`` overrides the global setting.
     """
     mode = get_gram_checks() if mode is None else mode
     G = np.asarray(G, dtype=float)
@@ -127,7 +396,7 @@ def check_gram(G, kernel=None, X=None, mode=None, random_state=0):
     if mode == "off" or G.size == 0:
         return 0.0
     name = _kernel_name(kernel) if kernel is not None else "given as a matrix"
-    scale = float(np.max(np.abs(G)))
+    scale = max(float(G.max()), -float(G.min()))
     if scale == 0.0:        # zero inputs with a linear kernel, centred constant inputs...
         return 0.0
     if not _RANGE[0] <= scale <= _RANGE[1]:
@@ -136,11 +405,15 @@ def check_gram(G, kernel=None, X=None, mode=None, random_state=0):
                   f"inputs, outside [{_RANGE[0]:.0e}, {_RANGE[1]:.0e}] where the solvers would "
                   f"{way}{_scale_text(X)}. Rescale the inputs (or the kernel); "
                   "kernelclf.kernels.gram.gram_checks('off') skips this check", error=True, kind=ValueError)
-    if float(np.max(np.abs(G - G.T))) > 1e-8 * scale:
+    if _asymmetry(G) > 1e-8 * scale:
         _complain(mode, f"the Gram matrix of the kernel {name} is not symmetric "
                   "(a kernel must satisfy k(x, x') = k(x', x))")
         G = 0.5 * (G + G.T)
     m = G.shape[0]
+    if degenerate:
+        rows, cols = _degeneracy_sample(m, random_state)
+        d = np.diag(G)
+        _check_degenerate(G[np.ix_(rows, cols)], rows, cols, d[rows], d[cols], m, kernel, X)
     if m > _SAMPLE:
         idx = np.sort(np.random.default_rng(random_state).choice(m, _SAMPLE, replace=False))
         G = G[np.ix_(idx, idx)]
@@ -176,7 +449,12 @@ def _complain(mode, message, error=True, kind=None):
 
 
 def cross_gram(kernel, X, Y):
-    """``k(X, Y)`` as a float matrix, checked for NaN/inf (test-time kernel rows)."""
+    """``k(X, Y)`` as a float matrix, checked for NaN/inf (test-time kernel rows).
+
+    A matrix that would not fit in memory is refused before it is computed
+    (:func:`check_memory`).
+    """
+    check_memory(n_rows(X), n_rows(Y), what="kernel matrix k(X, Y)", kernel=kernel)
     K = np.asarray(kernel(X, Y), dtype=float)
     _check_finite(K, kernel, X, "kernel matrix")
     return K
@@ -346,7 +624,8 @@ class Gram:
     ----------
     kernel : kernel object, optional
         A :class:`kernelclf.kernels.vector.Kernel` (or anything :func:`kernelclf.kernels.vector.as_kernel`
-        accepts). Needed unless ``G`` is given.
+        accepts). Needed unless ``G`` is given. Its data-driven parameters
+        (``RBF(sigma='scale')``) are fixed from ``X`` (:meth:`~kernelclf.kernels.vector.Kernel.resolve`).
     X : array or list of strings, optional
         The training inputs.
     G : (m, m) array, optional
@@ -398,11 +677,13 @@ class Gram:
         else:
             if X is None:
                 raise ValueError("pass a Gram matrix G or a kernel with inputs X")
-            self.kernel, self.X = as_kernel(kernel), X
+            # data-driven parameters (RBF(sigma='scale')) are fixed from these inputs
+            self.kernel, self.X = as_kernel(kernel).resolve(X), X
             self.m = n_rows(X)
             if precompute is None:
                 precompute = self.m <= 2000 or not isinstance(X, np.ndarray)
             if precompute:
+                check_memory(self.m, self.m, what="training Gram matrix", kernel=self.kernel)
                 self._G = np.asarray(self.kernel(X), dtype=float)
                 self.n_computed = self._G.size
                 if check:
@@ -419,7 +700,17 @@ class Gram:
                         idx = np.sort(np.random.default_rng(0).choice(self.m, _SAMPLE,
                                                                        replace=False))
                     sub = take_rows(X, idx)
-                    check_gram(np.asarray(self.kernel(sub), dtype=float), self.kernel, X)
+                    check_gram(np.asarray(self.kernel(sub), dtype=float), self.kernel, X,
+                               degenerate=False)
+                    if get_gram_checks() != "off":
+                        rows, cols = _degeneracy_sample(self.m)
+                        Xr, Xc = take_rows(X, rows), take_rows(X, cols)
+                        block = np.asarray(self.kernel(Xr, Xc), dtype=float)
+                        _check_finite(block, self.kernel, X)
+                        _check_degenerate(block, rows, cols,
+                                          np.asarray(self.kernel.diag(Xr), dtype=float),
+                                          np.asarray(self.kernel.diag(Xc), dtype=float),
+                                          self.m, self.kernel, X)
         if self._G is not None:
             base = np.diag(self._G).copy()
         else:
@@ -492,7 +783,10 @@ class Gram:
         return out + self.ridge * v
 
     def full(self):
-        """The whole matrix ``G + ridge I`` (a new array)."""
+        """The whole matrix ``G + ridge I`` (a new array; refused before it is allocated
+        when it would not fit in memory, see :func:`check_memory`)."""
+        check_memory(self.m, self.m, copies=1 if self._G is not None else 2,
+                     what="training Gram matrix", kernel=self.kernel)
         self.n_evaluations += self.m * self.m
         if self._G is None:
             self._G = np.asarray(self.kernel(self.X), dtype=float)

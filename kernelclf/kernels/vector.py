@@ -18,9 +18,17 @@ Kernels combine with the closure rules of LKC Theorem 2.20::
     Normalized(k)  k(x, x') / sqrt(k(x, x) k(x', x'))   (LKC eq. 2.22)
     Exponential(k) exp(k(x, x') / sigma^2)              (Cor. 2.21)
     InducedRBF(k)  exp(-d_k(x, x')^2 / (2 sigma^2))     (Cor. 2.21)
+
+Inputs are checked by every kernel: vector kernels take a 2-D, finite float array (and
+the second argument must have as many features as the first); only kernels that say so
+(``accepts_strings``) take lists of strings. Data-driven parameters (``RBF(sigma='scale')``)
+are fixed from the training inputs by :meth:`Kernel.resolve`, which every estimator of the
+package calls when it fits, so the fitted ``kernel_`` holds numbers.
 """
 from __future__ import annotations
 
+import functools
+import math
 import numbers
 
 import numpy as np
@@ -31,7 +39,7 @@ __all__ = [
     "Kernel", "Linear", "Polynomial", "RBF", "Mahalanobis", "Constant", "Sum", "Product", "Scaled",
     "Normalized", "Exponential", "InducedRBF", "CallableKernel", "as_kernel",
     "is_psd", "min_eigenvalue", "center_gram", "normalize_gram", "add_diagonal",
-    "feature_space_distances", "WhitenedKernel",
+    "feature_space_distances", "WhitenedKernel", "scale_sigma",
 ]
 
 
@@ -53,6 +61,29 @@ def _check_vectors(X, Y=None):
             f"X has {X.shape[1]} features but Y has {Y.shape[1]}; a kernel needs "
             "vectors of the same dimension")
     return X, Y
+
+
+def _is_strings(X):
+    """Whether ``X`` is a non-empty sequence of ``str`` (a list, tuple or 1-D string array)."""
+    if isinstance(X, np.ndarray):
+        return X.ndim == 1 and X.dtype.kind == "U" and X.size > 0
+    return (isinstance(X, (list, tuple)) and len(X) > 0
+            and all(isinstance(s, str) for s in X))
+
+
+def _check_strings_pair(X, Y):
+    from .rows import check_strings
+
+    Xs = check_strings(X, "X")
+    if Y is None or Y is X:
+        return Xs, Xs
+    return Xs, check_strings(Y, "Y")
+
+
+def _kernel_class_error(cls):
+    name = cls.__name__
+    return TypeError(f"{name} is a kernel class, not a kernel: pass an instance, e.g. "
+                     f"{name}() (kernel={name}() instead of kernel={name})")
 
 
 def _check_positive(value, name, strict=True):
@@ -83,6 +114,27 @@ class Kernel(BaseEstimator):
 
     def _gram(self, X, Y):  # pragma: no cover - abstract
         raise TypeError(f"{type(self).__name__} does not define a Gram matrix")
+
+    def resolve(self, X):
+        """This kernel with its data-driven parameters fixed from the training inputs ``X``.
+
+        ``RBF(sigma='scale')`` becomes ``RBF(sigma=s)`` with ``s`` from :func:`scale_sigma`;
+        kernels built from other kernels (sums, products, ...) resolve their parts. A kernel
+        without data-driven parameters is returned as it is (the same object). Every
+        estimator of the package calls this on its clone ``kernel_`` when it fits
+        (:class:`kernelclf.base.KernelMixin`), so the fitted kernel holds numbers and the
+        ``kernel`` parameter is not changed.
+        """
+        params = self.get_params(deep=False)
+        changed = {}
+        for name, value in params.items():
+            if isinstance(value, Kernel):
+                new = value.resolve(X)
+                if new is not value:
+                    changed[name] = new
+        if not changed:
+            return self
+        return type(self)(**{**params, **changed})
 
     def column_function(self, X):
         """Return ``i -> K[:, i]`` for the training inputs ``X`` (validated once).
@@ -191,47 +243,181 @@ class Polynomial(Kernel):
         return (np.einsum("ij,ij->i", X, X) + self.offset) ** self.degree
 
 
-class RBF(Kernel):
-    """Gaussian RBF kernel ``exp(-||x - x'||^2 / (2 sigma^2))`` (LKC Table 2.1).
+def scale_sigma(X):
+    """The RBF width of scikit-learn's ``gamma='scale'``: ``sigma = sqrt(N Var(X) / 2)``.
 
-    This is the book's parameterisation; scikit-learn's ``gamma`` equals
-    ``1 / (2 sigma^2)``.
+    scikit-learn's rule (``SVC(gamma='scale')``) is ``gamma = 1 / (N Var(X))`` with ``N``
+    features and ``Var(X)`` the variance of all entries of ``X``; with the book's
+    parameterisation ``k = exp(-||x - x'||^2 / (2 sigma^2))`` (LKC Table 2.1) this is
+    ``sigma = sqrt(1 / (2 gamma))``. The expected squared distance between two inputs
+    drawn from the sample is ``2 N Var(X)`` when the features have equal variances, so
+    the kernel value at a typical distance is about ``exp(-2)``: neither the identity
+    matrix (too narrow) nor a constant one (too wide).
+
+    The variance is computed on ``X`` divided by its largest magnitude, so the width
+    follows the inputs at any finite scale (scikit-learn's ``X.var()`` underflows to 0
+    below about ``1e-154`` and overflows above ``1e154``). Constant inputs (relative
+    spread below ``1e-10``) give any width the same constant Gram matrix; they get
+    ``sqrt(1/2)`` times their largest magnitude (scikit-learn: ``gamma = 1``).
 
     Parameters
     ----------
-    sigma : float > 0
+    X : array of shape (m, N)
+        Training inputs (2-D, finite).
+
+    Returns
+    -------
+    float
+    """
+    try:
+        X = _as_vectors(X)
+    except (TypeError, ValueError) as exc:
+        raise ValueError("sigma='scale' (scikit-learn's gamma='scale') takes the width from "
+                         f"the variance of vector inputs; these inputs cannot be used: {exc}"
+                         ) from exc
+    top = float(np.max(np.abs(X)))
+    if top == 0.0:
+        return math.sqrt(0.5)
+    var = float((X / top).var())
+    if var <= 1e-20:
+        return math.sqrt(0.5) * top
+    return top * math.sqrt(X.shape[1] * var / 2.0)
+
+
+_SCALE = "scale"
+
+
+def _width_value(value, name):
+    """A width parameter: ``'scale'`` or a finite number > 0 (as a float)."""
+    if isinstance(value, str):
+        if value == _SCALE:
+            return _SCALE
+        raise ValueError(f"{name} must be a number > 0 or 'scale', got {value!r}")
+    _check_positive(value, name)
+    return float(value)
+
+
+class RBF(Kernel):
+    """Gaussian RBF kernel ``exp(-||x - x'||^2 / (2 sigma^2))`` (LKC Table 2.1).
+
+    The width is given in the book's parameterisation, ``sigma``, or in
+    scikit-learn's, ``gamma = 1 / (2 sigma^2)`` (``exp(-gamma ||x - x'||^2)``): one of
+    them, not both. Without either, ``sigma = 1``.
+
+    ``'scale'`` (for either) is scikit-learn's data-driven default ``gamma='scale'``:
+    ``gamma = 1 / (N Var(X))`` on the training inputs, i.e.
+    ``sigma = sqrt(N Var(X) / 2)`` (:func:`scale_sigma`). An estimator fixes it when it
+    fits (:meth:`Kernel.resolve`: its ``kernel_`` holds the number, its ``kernel``
+    parameter keeps ``'scale'``); ``kernel(X)`` uses ``X`` itself, and ``kernel(X, Y)``
+    needs :meth:`resolve` first. The estimators' ``kernel='rbf'`` is
+    ``RBF(sigma='scale')``.
+
+    The attributes ``sigma`` and ``gamma`` read the width in either parameterisation
+    (``RBF(sigma=2.0).gamma == 0.125``, ``RBF(gamma=0.5).sigma == 1.0``; ``'scale'``
+    before it is resolved); ``get_params`` returns the parameters as given, so
+    ``clone``, ``set_params`` and grid searches over ``kernel__sigma`` or
+    ``kernel__gamma`` work.
+
+    Parameters
+    ----------
+    sigma : float > 0, 'scale' or None
         Kernel width.
+    gamma : float > 0, 'scale' or None
+        ``1 / (2 sigma^2)``, instead of ``sigma``.
     """
 
-    def __init__(self, sigma=1.0):
+    def __init__(self, sigma=None, gamma=None):
         self.sigma = sigma
+        self.gamma = gamma
+
+    def get_params(self, deep=True):
+        """The parameters as given (``None`` for the one not used)."""
+        return {"sigma": self._sigma, "gamma": self._gamma}
+
+    def _width(self):
+        """The width sigma as a float, or ``'scale'``; checks the parameters."""
+        sigma, gamma = self._sigma, self._gamma
+        if sigma is not None and gamma is not None:
+            raise ValueError(
+                f"RBF takes its width as sigma or as gamma = 1/(2 sigma^2), not both; got "
+                f"sigma={sigma!r} and gamma={gamma!r}: set one of them to None")
+        if gamma is not None:
+            g = _width_value(gamma, "gamma")
+            return g if g == _SCALE else math.sqrt(0.5 / g)
+        return 1.0 if sigma is None else _width_value(sigma, "sigma")
+
+    @property
+    def sigma(self):
+        """The width ``sigma`` (from ``gamma`` if that was given; ``'scale'`` unresolved)."""
+        return self._width()
+
+    @sigma.setter
+    def sigma(self, value):
+        self._sigma = value
 
     @property
     def gamma(self):
-        """scikit-learn's ``gamma = 1 / (2 sigma^2)``."""
-        return 1.0 / (2.0 * self.sigma ** 2)
+        """scikit-learn's ``gamma = 1 / (2 sigma^2)`` (``'scale'`` unresolved)."""
+        if self._gamma is not None and self._sigma is None and not isinstance(self._gamma, str):
+            return _width_value(self._gamma, "gamma")
+        w = self._width()
+        return w if w == _SCALE else 0.5 / w ** 2
+
+    @gamma.setter
+    def gamma(self, value):
+        self._gamma = value
+
+    def _advice_width(self):
+        """sigma as a float for the Gram guard's advice (None while it is ``'scale'``)."""
+        w = self._width()
+        return w if isinstance(w, float) else None
+
+    def _sigma_for(self, X, Y=None):
+        """The width for inputs ``X`` (and ``Y``): ``'scale'`` is taken from ``X`` only when
+        the Gram matrix is that of ``X`` with itself."""
+        w = self._width()
+        if w == _SCALE:
+            if Y is not None and Y is not X:
+                raise ValueError(
+                    f"{self!r} takes its width from the training inputs: an estimator fixes "
+                    "it when it fits (see its kernel_), and kernel(X) uses X; for "
+                    "kernel(X, Y) call kernel.resolve(X_train) first")
+            w = scale_sigma(X)
+        return w
+
+    def resolve(self, X):
+        """``RBF(sigma='scale')`` with the width fixed from ``X`` (see :func:`scale_sigma`);
+        any other RBF is returned as it is."""
+        if self._width() != _SCALE:
+            return self
+        sigma = scale_sigma(X)
+        if self._gamma is not None:
+            return RBF(gamma=0.5 / sigma ** 2)
+        return RBF(sigma=sigma)
 
     def _gram(self, X, Y):
-        _check_positive(self.sigma, "sigma")
-        d2 = squared_distances(X, Y)
-        return np.exp(-d2 / (2.0 * self.sigma ** 2))
+        sigma = self._sigma_for(X, Y)
+        # distances of the inputs in units of sigma: no under- or overflow of sigma^2
+        Xs = X / sigma
+        d2 = squared_distances(Xs, Xs if Y is X else Y / sigma)
+        d2 *= -0.5
+        return np.exp(d2, out=d2)
 
     def diag(self, X):
-        _check_positive(self.sigma, "sigma")
+        self._width()
         X, _ = self._validate(X, None)
         return np.ones(len(X))
 
     def column_function(self, X):
         """One column ``exp(-||x_j - x_i||^2 / (2 sigma^2))`` in O(m N) without the matrix."""
-        _check_positive(self.sigma, "sigma")
         Xv, _ = self._validate(X, None)
-        sq = np.einsum("ij,ij->i", Xv, Xv)
-        scale = -1.0 / (2.0 * float(self.sigma) ** 2)
+        Xs = Xv / self._sigma_for(Xv)
+        sq = np.einsum("ij,ij->i", Xs, Xs)
 
         def column(i):
-            d2 = sq + (sq[i] - 2.0 * (Xv @ Xv[i]))
+            d2 = sq + (sq[i] - 2.0 * (Xs @ Xs[i]))
             np.maximum(d2, 0.0, out=d2)
-            d2 *= scale
+            d2 *= -0.5
             return np.exp(d2, out=d2)
         return column
 
@@ -303,10 +489,14 @@ class Mahalanobis(Kernel):
 
 
 def squared_distances(X, Y):
-    """Squared Euclidean distances, clipped at 0 against round-off."""
-    xx = np.einsum("ij,ij->i", X, X)[:, None]
-    yy = np.einsum("ij,ij->i", Y, Y)[None, :]
-    d2 = xx + yy - 2.0 * (X @ Y.T)
+    """Squared Euclidean distances, clipped at 0 against round-off (one (m, n) array:
+    no temporary matrices)."""
+    xx = np.einsum("ij,ij->i", X, X)
+    yy = xx if Y is X else np.einsum("ij,ij->i", Y, Y)
+    d2 = X @ Y.T
+    d2 *= -2.0
+    d2 += xx[:, None]
+    d2 += yy[None, :]
     np.maximum(d2, 0.0, out=d2)
     if X is Y:
         np.fill_diagonal(d2, 0.0)
@@ -317,24 +507,42 @@ class _Composite(Kernel):
     """Kernel built from other kernels; validation is delegated to the parts."""
 
     def _validate(self, X, Y):
+        for value in self.get_params(deep=False).values():
+            if isinstance(value, type) and issubclass(value, Kernel):
+                raise _kernel_class_error(value)
         return X, (X if Y is None else Y)
 
     @property
     def accepts_strings(self):
-        return all(getattr(k, "accepts_strings", False) for k in self._parts())
+        """Strings when every part that looks at its inputs takes strings (a
+        :class:`Constant` takes anything, so ``string_kernel + c`` takes strings)."""
+        parts = [k for k in self._parts() if not getattr(k, "takes_any_input", False)]
+        return bool(parts) and all(getattr(k, "accepts_strings", False) for k in parts)
 
     def _parts(self):
         return [v for v in self.get_params(deep=False).values() if isinstance(v, Kernel)]
 
 
 class Constant(Kernel):
-    """Constant kernel ``k(x, x') = c`` with ``c >= 0`` (rank-one, PSD)."""
+    """Constant kernel ``k(x, x') = c`` with ``c >= 0`` (rank-one, PSD; LKC Theorem 2.20
+    with a constant feature map).
+
+    It checks its inputs like the vector kernels (a 2-D finite array, the same number
+    of features in both arguments), or, given a list of strings, like the string
+    kernels: so ``SpectrumKernel(3) + 1.0`` takes strings. Alone in an estimator it
+    takes vectors.
+    """
+
+    #: a constant ignores what the inputs are (composites do not count it, see _Composite)
+    takes_any_input = True
 
     def __init__(self, c=1.0):
         self.c = c
 
     def _validate(self, X, Y):
-        return X, (X if Y is None else Y)
+        if _is_strings(X):
+            return _check_strings_pair(X, Y)
+        return _check_vectors(X, Y)
 
     def _gram(self, X, Y):
         _check_positive(self.c, "c", strict=False)
@@ -469,28 +677,60 @@ class InducedRBF(_Composite):
 
 
 class CallableKernel(Kernel):
-    """Wrap a function ``f(X, Y) -> Gram`` so it behaves like a kernel object."""
+    """Wrap a function ``f(X, Y) -> Gram`` so it behaves like a kernel object.
 
-    def __init__(self, function):
+    The inputs are checked before ``f`` sees them, as for the vector kernels (2-D,
+    finite, the same number of features), or as lists of strings when
+    ``accepts_strings=True``; ``f`` must return the ``(len(X), len(Y))`` matrix.
+
+    Parameters
+    ----------
+    function : callable
+        ``f(X, Y)`` returning ``k(x_i, y_j)`` for all pairs.
+    accepts_strings : bool, default False
+        ``f`` takes lists of strings (estimators then keep ``X`` as strings).
+    """
+
+    def __init__(self, function, accepts_strings=False):
         self.function = function
+        self.accepts_strings = accepts_strings
 
     def _validate(self, X, Y):
-        return X, (X if Y is None else Y)
+        if isinstance(self.function, type) and issubclass(self.function, Kernel):
+            raise _kernel_class_error(self.function)
+        if self.accepts_strings:
+            return _check_strings_pair(X, Y)
+        return _check_vectors(X, Y)
 
     def _gram(self, X, Y):
-        return np.asarray(self.function(X, Y), dtype=float)
+        K = np.asarray(self.function(X, Y), dtype=float)
+        expected = (len(X), len(Y))
+        if K.shape != expected:
+            raise ValueError(
+                f"the kernel function {getattr(self.function, '__name__', self.function)!r} "
+                f"returned an array of shape {K.shape}; a kernel must return the "
+                f"(len(X), len(Y)) = {expected} matrix of the values k(x_i, y_j)")
+        return K
 
 
-_NAMED = {"linear": Linear, "rbf": RBF, "poly": Polynomial, "polynomial": Polynomial}
+_NAMED = {"linear": Linear, "rbf": functools.partial(RBF, sigma=_SCALE),
+          "poly": Polynomial, "polynomial": Polynomial}
 
 
 def as_kernel(kernel):
-    """Turn ``None``, a name (``'linear'``, ``'rbf'``, ``'poly'``), a callable
-    or a :class:`Kernel` into a :class:`Kernel` (``None`` means linear)."""
+    """Turn ``None``, a name, a callable or a :class:`Kernel` into a :class:`Kernel`.
+
+    ``None`` means ``Linear()``; the names are ``'linear'``, ``'rbf'``
+    (``RBF(sigma='scale')``, scikit-learn's default width) and ``'poly'``
+    (``Polynomial()``). A kernel *class* (``RBF`` instead of ``RBF()``) is refused
+    with a ``TypeError``.
+    """
     if kernel is None:
         return Linear()
     if isinstance(kernel, Kernel):
         return kernel
+    if isinstance(kernel, type) and issubclass(kernel, Kernel):
+        raise _kernel_class_error(kernel)
     if isinstance(kernel, str):
         try:
             return _NAMED[kernel.lower()]()
@@ -636,6 +876,7 @@ class WhitenedKernel(Kernel):
         base = as_kernel(self.kernel)
         if not base.accepts_strings:
             X = _as_vectors(X)
+        base = base.resolve(X)            # e.g. RBF(sigma='scale'): the reference sample's
         K = np.asarray(base(X), dtype=float)
         n = K.shape[0]
         col = K.mean(axis=0)
@@ -658,6 +899,13 @@ class WhitenedKernel(Kernel):
             G = Kc
         self.train_gram_ = 0.5 * (G + G.T)
         return self
+
+    def resolve(self, X):
+        """A fitted whitened kernel is returned as it is (its base kernel was resolved on
+        the reference sample by :meth:`fit`)."""
+        if hasattr(self, "X_ref_"):
+            return self
+        return super().resolve(X)
 
     def _centred_rows(self, X):
         """``(kc(x, x_j))_j`` and ``mean_j k(x, x_j)`` for the rows of ``X``."""

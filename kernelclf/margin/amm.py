@@ -13,6 +13,16 @@ All models here are bias-free, as in the book, and use the expansion
 Erratum E7: App. D.2.3 writes the constraint matrix with diagonal
 ``k_ii - lambda``, which equals eq. (2.58)'s ``(1 - lambda) k_ii`` only when
 ``k_ii = 1`` (normalised kernels). This module implements eq. (2.58).
+
+Cost in the number ``m`` of training examples: the linear program has ``2m`` variables
+and ``m`` dense constraints (``m^2`` non-zeros); HiGHS's simplex typically needs O(m)
+iterations of O(m^2) work, roughly O(m^3) time, with no better guarantee. Memory: the
+Gram matrix, the constraint matrix (``m x 2m``), its sparse copy and HiGHS's own models,
+about 22 ``m x m`` float arrays at the peak (measured; 11 GB at ``m = 8000``). A fit
+whose arrays would not fit in memory is refused before it starts, naming the size
+(:func:`kernelclf.kernels.gram.check_memory`); fits on at least
+:data:`kernelclf.progress.LONG_FIT_M` examples show their two stages, Gram matrix and
+LP (:func:`kernelclf.progress.fit_progress`; HiGHS reports no iterations while it runs).
 """
 from __future__ import annotations
 
@@ -20,6 +30,10 @@ import numpy as np
 
 from ..base import KERNEL_CONSTRAINT, BinaryKernelClassifier, Real
 from ..optim import solve_lp
+from ..progress import fit_progress
+
+#: peak number of m x m float arrays of an LP-machine fit (see the module docstring)
+_LP_COPIES = 22
 
 __all__ = [
     "LeaveOneOutMachine", "AdaptiveMarginMachine",
@@ -37,13 +51,21 @@ class _LPMachine(BinaryKernelClassifier):
         X, y = self._fit_binary(X, y)
         lam = self._diag_factor()
         m = len(y)
-        G = self._training_gram(X).full()
-        # eq. (2.58): y_i sum_j alpha_j y_j k_ij - lambda alpha_i k_ii >= 1 - xi_i
-        M = (y[:, None] * G) * y[None, :]
-        M[np.diag_indices(m)] -= lam * np.diag(G)
-        A2 = np.hstack([-M, -np.eye(m)])
-        c = np.r_[np.zeros(m), np.ones(m)]
-        sol = solve_lp(c, A2=A2, b2=-np.ones(m), l=0.0)
+        bar = fit_progress(m, total=2, unit="stage", desc=f"{type(self).__name__} LP")
+        try:
+            bar.set_postfix_str("Gram matrix")
+            G = self._training_gram(X, copies=_LP_COPIES).full()
+            bar.update()
+            bar.set_postfix_str(f"linear program, {2 * m} variables (HiGHS)")
+            # eq. (2.58): y_i sum_j alpha_j y_j k_ij - lambda alpha_i k_ii >= 1 - xi_i
+            M = (y[:, None] * G) * y[None, :]
+            M[np.diag_indices(m)] -= lam * np.diag(G)
+            A2 = np.hstack([-M, -np.eye(m)])
+            c = np.r_[np.zeros(m), np.ones(m)]
+            sol = solve_lp(c, A2=A2, b2=-np.ones(m), l=0.0)
+            bar.update()
+        finally:
+            bar.close()
         a = np.maximum(sol.x[:m], 0.0)
         xi = np.maximum(sol.x[m:], 0.0)
         self.X_fit_ = X
@@ -66,7 +88,8 @@ class LeaveOneOutMachine(_LPMachine):
     ``alpha, xi >= 0``, solved as a linear program with HiGHS
     (:func:`kernelclf.optim.solve_lp`). Equivalently an AMM with ``lam = 1``,
     or the same LP with the diagonal of the Gram matrix set to zero.
-    Book chapter 05.
+    Book chapter 05. Cost: roughly O(m^3) time and about 22 ``m x m`` float arrays
+    (11 GB at ``m = 8000``; see the module docstring).
 
     Attributes
     ----------
@@ -93,7 +116,8 @@ class AdaptiveMarginMachine(_LPMachine):
     with its own coefficient. ``lam = 1`` is the leave-one-out machine.
     Erratum E7: the constraint matrix has diagonal ``(1 - lam) k_ii`` as in
     eq. (2.58), not ``k_ii - lam`` as printed in D.2.3 (the two agree only for
-    ``k_ii = 1``). Book chapter 05.
+    ``k_ii = 1``). Book chapter 05. Cost: roughly O(m^3) time and about 22 ``m x m``
+    float arrays (11 GB at ``m = 8000``; see the module docstring).
 
     Parameters
     ----------
@@ -106,6 +130,7 @@ class AdaptiveMarginMachine(_LPMachine):
     as in :class:`LeaveOneOutMachine`.
     """
 
+    _bound_tags = {"family": "amm", "margin": "soft", "bias": False}  # kernelclf.bounds.report
     _parameter_constraints = {"kernel": KERNEL_CONSTRAINT, "lam": [Real(0, None, closed="left")]}
 
     def __init__(self, kernel=None, lam=1.0):

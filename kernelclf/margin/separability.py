@@ -1,24 +1,69 @@
-"""Separability and margins: is a sample linearly separable in feature space, and the
-geometric margin of a weight vector on it.
+"""Separability and margins: is a sample linearly separable in feature space, how large can
+its margin be, and the geometric margin of a weight vector on it.
 
 Book chapter 10 (``book/10_version_space_and_bayes_point.md``); also chapter 04.
 LKC Def. 2.12 and §2.4 (a sample is separable exactly when its version space is
-non-empty), Def. 2.30 (geometric margin). The hard-margin machines (SVM, perceptron)
-and the Bayes point machines ask these questions before they fit.
+non-empty), Def. 2.30 (geometric margin), eq. 2.45 (the hard-margin SVM, whose margin is
+the largest one). The hard-margin machines (SVM, perceptron) and the Bayes point machines
+ask these questions before they fit.
+
+Every test here is bounded in time and memory (issue 27):
+
+* :func:`hard_margin_bounds` - lower and upper bounds on the largest margin, from an
+  iteration-capped nearest-point solver that reads one kernel column at a time;
+* :func:`check_separability` - separable / not separable / undecided: a consistent
+  classifier from the nearest-point solver, else (only for ``m <= LP_MAX_M``) an
+  iteration-capped linear program;
+* :func:`is_separable` - the same as a ``bool``, raising
+  :class:`SeparabilityUndecidedError` when the budget does not settle the question.
 """
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
-from ..optim import InfeasibleProblemError, solve_lp
+from ..kernels.gram import as_gram
+from ..optim import InfeasibleProblemError, Solution, SolverStoppedError, solve_lp
 
-__all__ = ["NotSeparableError", "is_separable", "geometric_margin"]
+__all__ = ["NotSeparableError", "SeparabilityUndecidedError", "MarginBounds", "Separability",
+           "hard_margin_bounds", "check_separability", "is_separable", "geometric_margin",
+           "LP_MAX_M"]
+
+#: Largest sample for which :func:`check_separability` falls back on the linear program.
+#: HiGHS on the dense ``m x m`` constraint matrix of a nearly singular Gram matrix can run
+#: for minutes (500 noisy two-moons points, RBF(0.5)); the program is also capped at
+#: ``5 m + 1000`` iterations (about 0.7 ms each at m = 500).
+LP_MAX_M = 500
+
+_TAU = 1e-12
+
+try:  # numba compiles the pair steps on a stored matrix; without it NumPy runs them
+    from numba import njit as _njit
+
+    def _jit(f):
+        return _njit(cache=True, nogil=True)(f)
+    HAVE_NUMBA = True
+except ImportError:  # pragma: no cover - numba is a dependency; Pyodide has none
+    def _jit(f):
+        return f
+    HAVE_NUMBA = False
 
 
 class NotSeparableError(ValueError):
     """The training sample has an empty version space (no consistent classifier)."""
+
+
+class SeparabilityUndecidedError(NotSeparableError):
+    """Separability could not be decided within the iteration budget.
+
+    No classifier consistent with the sample was found, and none was ruled out either
+    (the sample is too large for the linear program, or HiGHS stopped at its iteration
+    cap). A subclass of :class:`NotSeparableError`: a hard-boundary learner has no
+    consistent classifier to start from either way, and the remedy is the same (soft
+    boundaries, or a larger budget).
+    """
 
 
 def _gram_matrix(K):
@@ -36,28 +81,432 @@ def _check_labels(y, m):
     return y
 
 
-def _separating_lp(K, y, fit_bias):
-    """Solve the feasibility LP ``y_i ((K beta)_i + b) >= 1``; ``None`` if infeasible."""
+def _as_columns(K):
+    """A Gram-access object (``column``, ``diag``, ``matvec``) for an array or a ``Gram``."""
+    if hasattr(K, "column") and hasattr(K, "diag") and hasattr(K, "matvec"):
+        return K
+    gram = as_gram(K)
+    if not hasattr(gram, "matvec"):
+        raise TypeError("K must be a square array or a kernelclf.kernels.gram.Gram")
+    return gram
+
+
+@dataclass
+class MarginBounds:
+    """Result of :func:`hard_margin_bounds` (margins in feature-space units).
+
+    Attributes
+    ----------
+    lower : float
+        Geometric margin (LKC Def. 2.30) of the classifier ``coef`` (with the threshold
+        ``bias`` when ``fit_bias``): a lower bound on the largest margin ``gamma*``.
+        Positive exactly when ``coef`` separates the sample.
+    upper : float
+        An upper bound on ``gamma*`` (``0`` when the sample is certainly not separable).
+    radius : float
+        ``R = max_i sqrt(k(x_i, x_i))``.
+    coef : (m,) array
+        Signed expansion coefficients, ``w = sum_i coef_i phi(x_i)``.
+    bias : float
+        Threshold (0 without ``fit_bias``).
+    iterations : int
+    converged : bool
+        ``upper - lower <= tol * upper`` was reached.
+    """
+
+    lower: float
+    upper: float
+    radius: float
+    coef: np.ndarray
+    bias: float
+    iterations: int
+    converged: bool
+
+    @property
+    def relative(self):
+        """``(lower / R, upper / R)``: the bounds in units of the data radius."""
+        R = self.radius if self.radius > 0 else 1.0
+        return self.lower / R, self.upper / R
+
+
+def _margin_of(g, wn2, groups, fit_bias):
+    """Lower and upper bound from ``g = Q u`` and ``wn2 = u'Q u`` (see hard_margin_bounds)."""
+    if not wn2 > 0:
+        return -math.inf, 0.0
+    wn = math.sqrt(wn2)
+    if fit_bias:
+        low = sum(float(g[mask].min()) for mask in groups) / (2.0 * wn)
+        return low, wn / 2.0
+    return float(g.min()) / wn, wn
+
+
+def hard_margin_bounds(K, y, fit_bias=False, *, threshold=None, max_iter=None, tol=1e-4,
+                       engine="auto"):
+    """Bounds on the largest geometric margin of a sample, by a capped nearest-point solver.
+
+    The largest margin ``gamma*`` of a classifier without threshold (the margin of the
+    hard-margin SVM, LKC eq. 2.45 and Def. 2.30) is the distance from the origin to the
+    convex hull of the points ``y_i phi(x_i)``; with a threshold it is half the distance
+    between the convex hulls of the two classes (the geometric reading of the hard-margin
+    SVM: Bennett & Bredensteiner, ICML 2000; Keerthi et al., IEEE TNN 11, 2000). This
+    function minimises ``||w_u||^2 = u' Q u``, ``Q = diag(y) K diag(y)``, over the weights
+    ``u >= 0`` with ``sum_i u_i = 1`` (per class with a threshold), by pair steps that move
+    weight from one example to another (the Mitchell-Demyanov-Malozemov step, with the
+    second-order choice of the partner of Fan, Chen & Lin, JMLR 6, 2005, WSS 2). One step
+    reads two kernel columns and costs ``O(m)``; with columns on demand nothing of size
+    ``m x m`` is stored (a stored matrix is used as it is, numba-compiled).
+
+    Every iterate gives both bounds. ``w_u = sum_i u_i y_i phi(x_i)``; for a unit ``w``
+    with margin ``gamma``, ``<w, w_u> >= gamma`` (``>= 2 gamma`` between the two hulls), so
+    ``gamma* <= ||w_u||`` (``||w_u|| / 2``) is the upper bound; the geometric margin of
+    ``w_u`` itself (with the best threshold) is the lower bound. At the minimiser both are
+    ``gamma*`` (for a sample that is not separable the minimum is 0 and the lower bound
+    stays negative).
+
+    Parameters
+    ----------
+    K : (m, m) array or :class:`kernelclf.kernels.gram.Gram`
+        Gram matrix (a ``Gram`` with a ridge gives the margins of ``G + ridge I``;
+        columns on demand are read one at a time, through its cache).
+    y : (m,) array of -1/+1
+    fit_bias : bool
+        Allow a threshold ``b`` (both classes must be present).
+    threshold : float >= 0, optional
+        Stop as soon as ``gamma* >= threshold * R`` or ``gamma* < threshold * R`` is
+        certain (``lower >= threshold R``, or ``upper < threshold R``); ``0`` stops at the
+        first classifier that separates the sample. ``R = max_i sqrt(k(x_i, x_i))``.
+    max_iter : int, optional
+        Pair steps at most (default ``10 m + 1000``).
+    tol : float
+        Stop when ``upper - lower <= tol * upper``.
+    engine : {'auto', 'numpy'}
+        ``'auto'``: the steps run numba-compiled on a stored matrix (an array, or a
+        ``Gram`` that holds its matrix) and in NumPy on columns computed on demand;
+        ``'numpy'``: always NumPy (what runs without numba). Same steps either way.
+
+    Returns
+    -------
+    MarginBounds
+    """
+    gram = _as_columns(K)
+    m = int(gram.m) if hasattr(gram, "m") else len(np.asarray(gram.diag))
+    y = _check_labels(y, m)
+    if max_iter is None:
+        max_iter = 10 * m + 1000
+    max_iter = int(max_iter)
+    if threshold is not None and not threshold >= 0:
+        raise ValueError(f"threshold must be >= 0, got {threshold!r}")
+    if engine not in ("auto", "numpy"):
+        raise ValueError(f"engine must be 'auto' or 'numpy', got {engine!r}")
+    kd = np.asarray(gram.diag, dtype=float)
+    R = math.sqrt(max(float(kd.max(initial=0.0)), 0.0))
+    if fit_bias:
+        groups = [y > 0, y < 0]
+        if not all(mask.any() for mask in groups):
+            raise ValueError("fit_bias=True needs examples of both classes")
+    else:
+        groups = [np.ones(m, dtype=bool)]
+    grp = np.zeros(m, dtype=np.int64)
+    if fit_bias:
+        grp[y < 0] = 1
+    ngroups = len(groups)
+    u = np.zeros(m)
+    for mask in groups:
+        u[mask] = 1.0 / mask.sum()
+    thr = -1.0 if threshold is None else float(threshold) * R
+    dense = None
+    if HAVE_NUMBA and engine != "numpy":
+        dense = np.ascontiguousarray(K, dtype=float) if isinstance(K, np.ndarray) \
+            else _stored_matrix(gram)
+    if dense is not None:
+        def run(budget):
+            return _pair_steps(dense, y, kd, u, g, grp, ngroups, budget, thr, float(tol))
+    else:
+        getter = getattr(gram, "column_getter", None)
+        column = getter() if getter is not None else gram.column
+
+        def run(budget):
+            return _pair_steps_np(column, y, kd, u, g, groups, budget, thr, float(tol))
+
+    g = y * np.asarray(gram.matvec(y * u), dtype=float)
+    it = 0
+    while True:
+        steps, code = run(max_iter - it)
+        it += int(steps)
+        low, up = _margin_of(g, float(u @ g), groups, fit_bias)
+        if steps and low > 0:
+            # a separator is claimed: recompute g exactly (one product K v), so that the
+            # certificate does not rest on accumulated updates
+            g[:] = y * np.asarray(gram.matvec(y * u), dtype=float)
+            low, up = _margin_of(g, float(u @ g), groups, fit_bias)
+            if it < max_iter and not _stop(low, up, thr, tol) and code != _OPTIMAL:
+                continue
+        break
+    converged = code == _OPTIMAL or up - low <= tol * up
+    coef = y * u
+    bias = 0.0
+    if fit_bias:
+        bias = -0.5 * (float(g[groups[0]].min()) - float(g[groups[1]].min()))
+    return MarginBounds(lower=float(low), upper=float(up), radius=R, coef=coef, bias=bias,
+                        iterations=it, converged=bool(converged))
+
+
+_BUDGET, _STOPPED, _OPTIMAL = 0, 1, 2
+
+
+def _stop(low, up, thr, tol):
+    """The stopping test of the pair steps (``thr < 0``: no threshold; ``0``: a separator)."""
+    if up - low <= tol * up:
+        return True
+    if thr == 0.0:
+        return low > 0
+    return thr > 0 and (low >= thr or up < thr)
+
+
+def _stored_matrix(gram):
+    """A copy of the whole matrix (with its ridge) when the Gram object holds it anyway and
+    the copy fits in memory, else ``None`` (the NumPy steps on columns then run)."""
+    if getattr(gram, "precomputed", False):
+        try:
+            return np.ascontiguousarray(gram.full())
+        except MemoryError:
+            return None
+    return None
+
+
+def _pair_steps_np(column, y, kd, u, g, groups, budget, thr, tol):
+    """Pair steps of :func:`hard_margin_bounds` with NumPy vector operations (columns from
+    ``column(i)``, on demand). ``u`` and ``g = Q u`` are updated in place; returns
+    ``(steps, code)``: ``_STOPPED`` when :func:`_stop` holds, ``_OPTIMAL`` when no pair
+    step lowers ``u'Qu``, ``_BUDGET`` when ``budget`` steps were made."""
+    fit_bias = len(groups) == 2
+    for steps in range(int(budget) + 1):
+        low, up = _margin_of(g, float(u @ g), groups, fit_bias)
+        if _stop(low, up, thr, tol):
+            return steps, _STOPPED
+        if steps == budget:
+            break
+        best = None
+        for mask in groups:
+            gm = g if not fit_bias else np.where(mask, g, np.inf)
+            i = int(gm.argmin())
+            b = g - g[i]
+            cand = (u > 0) & (b > 0)
+            if fit_bias:
+                cand &= mask
+            if not cand.any():
+                continue
+            qi = column(i) * (y * y[i])
+            a = kd + kd[i] - 2.0 * qi
+            np.maximum(a, _TAU, out=a)
+            score = np.where(cand, b * b / a, -1.0)
+            j = int(score.argmax())
+            if best is None or score[j] > best[0]:
+                best = (score[j], i, j, qi, b[j] / a[j])
+        if best is None:
+            return steps, _OPTIMAL
+        _, i, j, qi, step = best
+        t = min(float(u[j]), float(step))
+        u[i] += t
+        u[j] -= t
+        g += t * (qi - column(j) * (y * y[j]))
+    return int(budget), _BUDGET
+
+
+@_jit
+def _pair_steps(K, y, kd, u, g, grp, ngroups, budget, thr, tol):  # pragma: no cover - numba
+    """Compiled twin of :func:`_pair_steps_np` on a stored matrix ``K`` (the same
+    selection, step and stopping test, one loop over the examples per step)."""
+    m = y.shape[0]
+    mn = np.empty(2)
+    am = np.zeros(2, dtype=np.int64)
+    steps = 0
+    while True:
+        wn2 = 0.0
+        for k in range(m):
+            wn2 += u[k] * g[k]
+        mn[0] = np.inf
+        mn[1] = np.inf
+        for k in range(m):
+            c = grp[k]
+            if g[k] < mn[c]:
+                mn[c] = g[k]
+                am[c] = k
+        if wn2 > 0.0:
+            wn = math.sqrt(wn2)
+            if ngroups == 2:
+                low = (mn[0] + mn[1]) / (2.0 * wn)
+                up = wn / 2.0
+            else:
+                low = mn[0] / wn
+                up = wn
+        else:
+            low = -np.inf
+            up = 0.0
+        if up - low <= tol * up:
+            return steps, 1
+        if thr == 0.0:
+            if low > 0.0:
+                return steps, 1
+        elif thr > 0.0 and (low >= thr or up < thr):
+            return steps, 1
+        if steps == budget:
+            return steps, 0
+        best = -1.0
+        bi = -1
+        bj = -1
+        bstep = 0.0
+        for c in range(ngroups):
+            i = am[c]
+            gi = g[i]
+            yi = y[i]
+            for k in range(m):
+                if grp[k] != c or u[k] <= 0.0:
+                    continue
+                b = g[k] - gi
+                if b <= 0.0:
+                    continue
+                a = kd[k] + kd[i] - 2.0 * (K[i, k] * (y[k] * yi))
+                if a < 1e-12:
+                    a = 1e-12
+                sc = b * b / a
+                if sc > best:
+                    best = sc
+                    bi = i
+                    bj = k
+                    bstep = b / a
+        if bi < 0:
+            return steps, 2
+        t = min(u[bj], bstep)
+        u[bi] += t
+        u[bj] -= t
+        yi = y[bi]
+        yj = y[bj]
+        for k in range(m):
+            g[k] += t * (K[bi, k] * (y[k] * yi) - K[bj, k] * (y[k] * yj))
+        steps += 1
+
+
+@dataclass
+class Separability:
+    """Result of :func:`check_separability`.
+
+    Attributes
+    ----------
+    separable : bool or None
+        ``True``: ``coef`` (and ``bias``) classify every example correctly;
+        ``False``: the linear program certifies that no classifier does;
+        ``None``: undecided within the budget.
+    method : str
+        What decided: ``'nearest point'``, ``'linear program'`` or ``'budget'``.
+    coef : (m,) array or None
+        A consistent classifier ``w = sum_i coef_i phi(x_i)`` when ``separable``.
+    bias : float
+    bounds : MarginBounds or None
+        The nearest-point bounds on the largest margin.
+    message : str
+        The decision in words.
+    """
+
+    separable: bool | None
+    method: str
+    coef: np.ndarray | None
+    bias: float
+    bounds: MarginBounds | None
+    message: str
+
+
+def _lp_separator(K, y, fit_bias, max_iter):
+    """The feasibility LP ``y_i ((K beta)_i + b) >= 1`` (True/False/None, solution)."""
     m = len(y)
     A = -(y[:, None] * K)
     if fit_bias:
         A = np.hstack([A, -y[:, None]])
     try:
-        return solve_lp(np.zeros(A.shape[1]), A2=A, b2=-np.ones(m), l=None)
+        sol = solve_lp(np.zeros(A.shape[1]), A2=A, b2=-np.ones(m), l=None, max_iter=max_iter)
+    except SolverStoppedError:
+        return None, None
     except InfeasibleProblemError:
-        return None
+        return False, None
+    return True, sol
 
 
-def is_separable(K, y, fit_bias=True):
-    """Whether some ``f = K beta (+ b)`` has ``y_i f(x_i) >= 1`` for all ``i``.
+def check_separability(K, y, fit_bias=False, *, max_iter=None, lp_max_m=None, lp_max_iter=None):
+    """Is the sample separable in feature space? A test bounded in time and memory.
 
-    A linear-programming feasibility test (HiGHS through
-    :func:`kernelclf.optim.solve_lp`). Any ``f`` with ``y_i f(x_i) > 0`` can be
-    rescaled to reach 1, and by the representer theorem (LKC Theorem 2.29) the
-    weight vector may be taken in the span of the mapped inputs; so the sample is
-    separable in feature space (with or without bias) exactly when this LP is
-    feasible, i.e. when the version space (LKC Def. 2.12) is non-empty and the
-    hard-margin SVM (LKC eq. 2.45) has a solution.
+    Some ``f = K beta (+ b)`` with ``y_i f(x_i) > 0`` for all ``i`` exists exactly when the
+    version space is non-empty (LKC Def. 2.12; by the representer theorem, LKC Theorem
+    2.29, ``w`` may be taken in the span of the mapped inputs). The test:
+
+    1. :func:`hard_margin_bounds` with ``threshold=0``: pair steps until some iterate
+       separates the sample (checked with an exact product ``K coef``) or ``max_iter``
+       steps are done. A separable sample with margin ``gamma*`` is found quickly unless
+       ``gamma*`` is tiny compared with the radius.
+    2. Only if no separator was found and ``m <= lp_max_m``: the feasibility linear program
+       ``y_i ((K beta)_i + b) >= 1`` (HiGHS through :func:`kernelclf.optim.solve_lp`),
+       capped at ``lp_max_iter`` iterations. Feasible: separable; infeasible: certainly not.
+    3. Otherwise (a larger sample, or HiGHS at its cap) the answer is ``None``, undecided.
+
+    Parameters
+    ----------
+    K : (m, m) array or :class:`kernelclf.kernels.gram.Gram`
+    y : (m,) array of -1/+1
+    fit_bias : bool
+        Allow a threshold ``b``.
+    max_iter : int, optional
+        Nearest-point pair steps (default ``4 m + 100`` when the LP may follow, else
+        ``10 m + 1000``).
+    lp_max_m : int, optional
+        Largest ``m`` for the linear program (default :data:`LP_MAX_M`).
+    lp_max_iter : int, optional
+        HiGHS iteration cap (default ``5 m + 1000``).
+
+    Returns
+    -------
+    Separability
+    """
+    gram = _as_columns(K)
+    m = int(gram.m) if hasattr(gram, "m") else len(np.asarray(gram.diag))
+    y = _check_labels(y, m)
+    lp_max_m = LP_MAX_M if lp_max_m is None else int(lp_max_m)
+    use_lp = m <= lp_max_m
+    if max_iter is None:
+        max_iter = 4 * m + 100 if use_lp else 10 * m + 1000
+    if fit_bias and len(np.unique(y)) < 2:
+        return Separability(True, "nearest point", np.zeros(m), float(y[0]), None,
+                            "one class only: the threshold alone classifies every example")
+    nb = hard_margin_bounds(gram, y, fit_bias, threshold=0.0, max_iter=max_iter)
+    lo, up = nb.relative
+    if nb.lower > 0:
+        return Separability(True, "nearest point", nb.coef, nb.bias, nb,
+                            f"separable: a classifier with margin {lo:.3g} R was found "
+                            f"after {nb.iterations} nearest-point steps")
+    if use_lp:
+        ok, sol = _lp_separator(_gram_matrix(gram), y, bool(fit_bias),
+                                5 * m + 1000 if lp_max_iter is None else int(lp_max_iter))
+        if ok:
+            x = np.asarray(sol.x, dtype=float)
+            return Separability(True, "linear program", x[:m], float(x[m]) if fit_bias else 0.0,
+                                nb, "separable: the linear program found a consistent classifier")
+        if ok is False:
+            return Separability(False, "linear program", None, 0.0, nb,
+                                "not separable: the linear program is infeasible")
+        why = ("HiGHS stopped without an answer to the linear program (its iteration cap, "
+               "or numerical trouble)")
+    else:
+        why = f"m = {m} > {lp_max_m} is too large for the linear program"
+    return Separability(None, "budget", None, 0.0, nb,
+                        f"undecided: no consistent classifier after {nb.iterations} "
+                        f"nearest-point steps (the largest margin is at most {up:.3g} R, "
+                        f"R = {nb.radius:.3g}), and {why}")
+
+
+def is_separable(K, y, fit_bias=True, *, max_iter=None):
+    """Whether some ``f = K beta (+ b)`` has ``y_i f(x_i) > 0`` for all ``i``.
+
+    :func:`check_separability` as a ``bool``: the sample is separable in feature space
+    (with or without bias) exactly when its version space (LKC Def. 2.12) is non-empty and
+    the hard-margin SVM (LKC eq. 2.45) has a solution.
 
     Parameters
     ----------
@@ -66,14 +515,40 @@ def is_separable(K, y, fit_bias=True):
     y : (m,) array of -1/+1
     fit_bias : bool
         Allow a threshold ``b``.
+    max_iter : int, optional
+        Nearest-point budget, see :func:`check_separability`.
 
     Returns
     -------
     bool
+
+    Raises
+    ------
+    SeparabilityUndecidedError
+        When the budget does not decide (a large sample with no separator found).
     """
-    K = _gram_matrix(K)
-    y = _check_labels(y, K.shape[0])
-    return _separating_lp(K, y, bool(fit_bias)) is not None
+    res = check_separability(K, y, fit_bias, max_iter=max_iter)
+    if res.separable is None:
+        raise SeparabilityUndecidedError(
+            f"could not decide whether the sample is separable in feature space: "
+            f"{res.message}; it is not separable, or only with a negligible margin")
+    return bool(res.separable)
+
+
+def _separating_lp(K, y, fit_bias):
+    """A classifier ``y_i ((K x)_i + b) > 0`` (``x`` ends with ``b`` when ``fit_bias``), or
+    ``None`` when the sample is certainly not separable; raises
+    :class:`SeparabilityUndecidedError` when :func:`check_separability` cannot decide.
+    (Used by :func:`kernelclf.bayespoint.versionspace.find_version_space_point`.)"""
+    res = check_separability(K, np.asarray(y, dtype=float), bool(fit_bias))
+    if res.separable is None:
+        raise SeparabilityUndecidedError(
+            f"no classifier consistent with the sample was found: {res.message}; use soft "
+            "boundaries lam > 0 (BPM §3.3)")
+    if not res.separable:
+        return None
+    x = np.r_[res.coef, res.bias] if fit_bias else np.asarray(res.coef, dtype=float)
+    return Solution(x=x, objective=0.0, status=res.method, iterations=0)
 
 
 def geometric_margin(X_or_G, y, w_or_alpha, precomputed=False):

@@ -22,15 +22,37 @@ usual threshold ``b`` and with it the constraint ``y' alpha = 0``, as in
 libsvm / scikit-learn ``SVC``. The default solver is the SMO of
 :mod:`kernelclf.margin.smo`; ``solver='qp'`` uses :func:`kernelclf.optim.solve_qp`
 (App. D.2 settings) for checking and teaching.
+
+Example weights (C-SVM only). ``fit(X, y, sample_weight)`` and the ``class_weight``
+parameter give every example its own penalty ``C_i = C w_i`` with
+``w_i = sample_weight_i * class_weight[y_i]``: for the hinge loss the box of the
+dual becomes ``0 <= alpha_i <= C_i`` (libsvm's per-class weights, Chang & Lin 2011,
+and its per-instance-weight extension, which scikit-learn's ``SVC`` uses); for the
+squared hinge the slack term is ``(1/2) sum C_i xi_i^2`` and the ridge of eq. (2.50)
+becomes ``diag(1/C_i)``. Examples of weight 0 are left out of the dual (as libsvm
+does); they never become support vectors. The hard margin has no slack to weight:
+weights are refused there.
+
+Probabilities. ``probability=True`` adds Platt's sigmoid
+``P(y = classes_[1] | x) = 1 / (1 + exp(A f(x) + B))`` (Platt 1999), fitted as
+libsvm does (Lin, Lin & Weng 2007): on decision values of 5-fold cross-validation
+(not on the training outputs, which are biased towards the margin), with Platt's
+regularised targets and Newton's method with a backtracking line search
+(:func:`fit_platt_sigmoid`).
 """
 from __future__ import annotations
 
 import warnings
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
+from scipy.special import expit
+from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
+from sklearn.model_selection import StratifiedKFold
+from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import StrOptions
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.class_weight import compute_class_weight
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from ..base import KERNEL_CONSTRAINT, BinaryKernelClassifier, Int, Real
 from ..kernels.rows import take_rows
@@ -38,12 +60,87 @@ from ..optim import InfeasibleProblemError, solve_qp
 from .separability import is_separable
 from .smo import DualDivergenceError, solve_smo
 
-__all__ = ["SupportVectorMachine", "NuSupportVectorMachine", "is_separable"]
+__all__ = ["SupportVectorMachine", "NuSupportVectorMachine", "is_separable",
+           "fit_platt_sigmoid"]
 
 # hard margin: an alpha beyond this means the dual is running off to infinity
 _ALPHA_BOUND = 1e9
 # precompute the Gram matrix up to this many examples (else cached columns)
 _PRECOMPUTE_MAX = 200
+# cross-validation folds for Platt scaling (libsvm's svm_binary_svc_probability)
+_PLATT_FOLDS = 5
+
+
+def fit_platt_sigmoid(decision_values, y, *, max_iter=100, tol=1e-5):
+    """Fit Platt's sigmoid ``P(y = +1 | f) = 1 / (1 + exp(A f + B))`` to decision values.
+
+    Platt (1999), "Probabilistic outputs for support vector machines", with the
+    algorithm of Lin, Lin & Weng (2007), "A note on Platt's probabilistic outputs for
+    support vector machines" (Machine Learning 68), as in libsvm's ``sigmoid_train``:
+    the cross-entropy to Platt's regularised targets ``t_+ = (N_+ + 1)/(N_+ + 2)`` and
+    ``t_- = 1/(N_- + 2)`` is minimised by Newton's method on ``(A, B)`` (Hessian
+    ridged by ``1e-12``) with a backtracking line search (sufficient decrease
+    ``1e-4``, smallest step ``1e-10``), written so that no ``exp`` overflows.
+
+    Parameters
+    ----------
+    decision_values : (n,) array
+        The outputs ``f`` (for an SVM: cross-validated, see
+        :class:`SupportVectorMachine`).
+    y : (n,) array
+        Labels; ``y > 0`` is the positive class, anything else the negative one.
+    max_iter : int, default 100
+        Newton iterations (libsvm: 100).
+    tol : float, default 1e-5
+        Stop when both gradient components are below ``tol`` (libsvm: 1e-5).
+
+    Returns
+    -------
+    A, B : float
+        The sigmoid's slope and offset (``A < 0`` when larger ``f`` means ``+1``).
+    """
+    f = np.asarray(decision_values, dtype=float).ravel()
+    pos = np.asarray(y).ravel() > 0
+    if f.shape != pos.shape:
+        raise ValueError(f"decision_values has {f.size} entries but y has {pos.size}")
+    if not np.all(np.isfinite(f)):
+        raise ValueError("decision_values contains NaN or infinity")
+    n1 = float(pos.sum())
+    n0 = float(pos.size - n1)
+    t = np.where(pos, (n1 + 1.0) / (n1 + 2.0), 1.0 / (n0 + 2.0))
+
+    def objective(A, B):
+        z = A * f + B
+        return float(np.sum(t * z + np.logaddexp(0.0, -z)))
+
+    A, B = 0.0, float(np.log((n0 + 1.0) / (n1 + 1.0)))
+    fval = objective(A, B)
+    for _ in range(int(max_iter)):
+        z = A * f + B
+        p = expit(-z)                     # 1 / (1 + exp(z)), the model's P(+1)
+        d2 = p * (1.0 - p)
+        d1 = t - p
+        g1, g2 = float(f @ d1), float(d1.sum())
+        if abs(g1) < tol and abs(g2) < tol:
+            break
+        h11 = 1e-12 + float(f * f @ d2)
+        h22 = 1e-12 + float(d2.sum())
+        h21 = float(f @ d2)
+        det = h11 * h22 - h21 * h21
+        dA = -(h22 * g1 - h21 * g2) / det
+        dB = -(-h21 * g1 + h11 * g2) / det
+        gd = g1 * dA + g2 * dB
+        step = 1.0
+        while step >= 1e-10:
+            newA, newB = A + step * dA, B + step * dB
+            newf = objective(newA, newB)
+            if newf < fval + 1e-4 * step * gd:
+                A, B, fval = newA, newB, newf
+                break
+            step /= 2.0
+        else:                              # line search failed: at round-off level
+            break
+    return float(A), float(B)
 
 
 def _bias_from_gradient(F, a, C, s, eps):
@@ -60,8 +157,84 @@ def _bias_from_gradient(F, a, C, s, eps):
     return float(np.mean(vals)) if vals else 0.0
 
 
+def _probability_on(estimator):
+    """``available_if`` check: ``predict_proba`` exists only with ``probability=True``."""
+    if not estimator.probability:
+        raise AttributeError(f"predict_proba is not available when probability=False: "
+                             f"set {type(estimator).__name__}(probability=True) and fit again")
+    return True
+
+
 class _SVMBase(BinaryKernelClassifier):
-    """Shared pieces: Gram access, decision function over the support vectors."""
+    """Shared pieces: Gram access, decision function over the support vectors,
+    Platt scaling."""
+
+    def _fit_probability(self, X, labels, weights=None):
+        """Platt scaling as in libsvm (Lin, Lin & Weng 2007): fit the sigmoid on the
+        decision values of a 5-fold cross-validation of this estimator.
+
+        The folds are ``StratifiedKFold(5, shuffle=True, random_state)``; libsvm draws
+        plain random folds (stratification keeps both classes in every training part).
+        A training part holding (positive weight on) one class only gives its held-out
+        points the value +1 or -1, as libsvm does. Example weights, if any, are used
+        by the fold machines (libsvm passes them on) but not by the sigmoid fit
+        (libsvm's ``sigmoid_train`` has none).
+        """
+        m = len(labels)
+        if m < _PLATT_FOLDS:
+            raise ValueError(f"probability=True needs at least {_PLATT_FOLDS} training "
+                             f"examples ({_PLATT_FOLDS}-fold cross-validation for Platt "
+                             f"scaling), got {m}")
+        y_pm = np.where(labels == self.classes_[1], 1.0, -1.0)
+        sub = clone(self).set_params(probability=False)
+        if weights is not None:
+            sub.set_params(class_weight=None)     # the weights below include it
+        cv = StratifiedKFold(n_splits=_PLATT_FOLDS, shuffle=True,
+                             random_state=self.random_state)
+        f = np.zeros(m)
+        for k, (tr, te) in enumerate(cv.split(np.zeros((m, 1)), labels)):
+            live = y_pm[tr] if weights is None else y_pm[tr][weights[tr] > 0]
+            has_pos, has_neg = bool(np.any(live > 0)), bool(np.any(live < 0))
+            if not (has_pos and has_neg):
+                f[te] = 1.0 if has_pos else (-1.0 if has_neg else 0.0)
+                continue
+            kw = {} if weights is None else {"sample_weight": weights[tr]}
+            try:
+                model = clone(sub).fit(take_rows(X, tr), labels[tr], **kw)
+            except ValueError as exc:
+                raise ValueError(f"probability=True: fold {k + 1} of the {_PLATT_FOLDS}-fold "
+                                 f"cross-validation for Platt scaling failed: {exc}") from exc
+            f[te] = model.decision_function(take_rows(X, te))
+        self.probA_, self.probB_ = fit_platt_sigmoid(f, y_pm)
+
+    def _platt_logit(self, X):
+        check_is_fitted(self, "alpha_")
+        if not hasattr(self, "probA_"):
+            raise NotFittedError(f"This {type(self).__name__} was fitted with "
+                                 "probability=False; fit it again with probability=True "
+                                 "to use predict_proba")
+        return self.probA_ * self.decision_function(X) + self.probB_
+
+    @available_if(_probability_on)
+    def predict_proba(self, X):
+        """Platt's probabilities ``(n, 2)``: columns ``classes_[0]``, ``classes_[1]``.
+
+        ``P(classes_[1] | x) = 1 / (1 + exp(probA_ f(x) + probB_))`` (Platt 1999;
+        Lin, Lin & Weng 2007), monotone in :meth:`decision_function` (decreasing
+        if ``probA_ > 0``, which happens only when the cross-validated outputs point
+        the wrong way). Only with ``probability=True``. As in libsvm, the arg-max of
+        the probabilities may differ from :meth:`predict` (the sign of ``f``) for
+        points near the boundary, since the sigmoid's midpoint ``f = -probB_/probA_``
+        need not be 0.
+        """
+        z = self._platt_logit(X)
+        return np.column_stack([expit(z), expit(-z)])
+
+    @available_if(_probability_on)
+    def predict_log_proba(self, X):
+        """The logarithm of :meth:`predict_proba`, computed without underflow."""
+        z = self._platt_logit(X)
+        return np.column_stack([-np.logaddexp(0.0, -z), -np.logaddexp(0.0, z)])
 
     def _gram(self, X):
         """The training Gram matrix: whole for small samples (or the QP), else
@@ -119,11 +292,13 @@ class SupportVectorMachine(_SVMBase):
         ``1/2 ||w||^2 + C sum xi_i``, i.e. ``C = 1/(2 lambda m)`` in the book's
         eq. (2.47). Squared hinge: ``1/2 ||w||^2 + (C/2) sum xi_i^2``, i.e.
         ``lambda m = 1/C`` in eq. (2.49); the dual is the hard-margin dual on
-        ``G + I/C``. Ignored when ``hard_margin=True``.
+        ``G + I/C``. Ignored when ``hard_margin=True``. Per example it is multiplied
+        by the weights: ``C_i = C * sample_weight_i * class_weight[y_i]``.
     loss : {'hinge', 'squared_hinge'}
     hard_margin : bool
         Solve eq. (2.45) (no slack). A sample that is not separable in feature
-        space raises ``ValueError``.
+        space raises ``ValueError``. There is no slack to weight, so
+        ``sample_weight`` and ``class_weight`` raise ``ValueError`` here.
     fit_bias : bool, default True
         Add a threshold ``b`` (constraint ``y'alpha = 0``). The book's SVM has
         no bias (``fit_bias=False``).
@@ -131,31 +306,59 @@ class SupportVectorMachine(_SVMBase):
         SMO with second-order working-set selection (:func:`kernelclf.margin.smo.solve_smo`)
         or cvxopt's interior-point QP (:func:`kernelclf.optim.solve_qp`).
     tol : float
-        SMO: tolerance on the maximal KKT violation (libsvm's 1e-3 by default);
+        SMO: tolerance on the maximal KKT violation (libsvm's 1e-3 by default),
+        after which the KKT equations of the free variables are solved exactly when
+        that keeps the point feasible (``solve_smo(polish=True)``, at most 1000 free
+        variables), so the result is exact up to round-off whenever SMO has found
+        which variables sit at a bound;
         QP: gap tolerance handed to cvxopt (use ``tol <= 1e-8`` there).
     max_iter : int or None
         SMO iteration cap (default ``100_000 + 100 m``).
     cache_mb : float
         Kernel column cache for large samples.
+    class_weight : dict, 'balanced' or None, default None
+        Weight of each class in the slack penalty, ``C_i = C * class_weight[y_i]``
+        (libsvm's ``-wi``; scikit-learn ``SVC(class_weight=...)``). A dict maps labels
+        of ``y`` to finite weights ``>= 0`` (labels not named keep weight 1; naming a
+        label that is not in ``y`` is an error). ``'balanced'`` gives class ``c`` the
+        weight ``W / (2 W_c)`` with ``W_c`` the total ``sample_weight`` of the class
+        (the counts when there are no sample weights, then equal to ``SVC``'s
+        ``'balanced'``; with sample weights ``SVC`` uses the unweighted counts).
+        Hinge and squared hinge only.
+    probability : bool, default False
+        Fit Platt's sigmoid on 5-fold cross-validated decision values (Platt 1999;
+        Lin, Lin & Weng 2007; libsvm's ``-b 1``) and offer :meth:`predict_proba`.
+        Costs five more fits.
+    random_state : int, RandomState or None, default None
+        Shuffles the cross-validation folds of ``probability=True`` (unused
+        otherwise).
 
     Attributes
     ----------
     alpha_ : (m,) array
         Signed coefficients ``alpha_i y_i`` (LKC's ``alpha_i y_i``, eq. 2.54).
     dual_coef_ : (m,) array
-        The book's non-negative dual variables ``alpha_i``.
+        The book's non-negative dual variables ``alpha_i`` (``alpha_i <= C_i``).
     support_ : array of int
         Indices of the support vectors (``alpha_i > 0``).
     intercept_ : float
         Threshold ``b`` (0 when ``fit_bias=False``).
     dual_objective_ : float
-        Dual value ``sum alpha_i - 1/2 alpha' Y (G + r I) Y alpha`` (``r = 1/C``
+        Dual value ``sum alpha_i - 1/2 alpha' (Y G Y + R) alpha`` (``R = diag(1/C_i)``
         for the squared hinge, else 0); equals scikit-learn's / libsvm's dual.
     margin_ : float
         Geometric margin ``1/||w||`` in feature space (LKC Def. 2.30).
+    class_weight_ : (2,) array
+        The weight of ``classes_[0]`` and ``classes_[1]`` (ones without
+        ``class_weight``).
+    probA_, probB_ : float
+        Platt's sigmoid (only with ``probability=True``):
+        ``P(classes_[1] | x) = 1 / (1 + exp(probA_ f(x) + probB_))``.
     X_fit_, kernel_, classes_, n_iter_, converged_
     """
 
+    _bound_tags = {"family": "svm", "bias": lambda s: s.fit_bias,  # kernelclf.bounds.report
+                   "margin": lambda s: "hard" if s.hard_margin else "soft"}
     _parameter_constraints = {
         "kernel": KERNEL_CONSTRAINT,
         "C": [Real(0, None, closed="neither")],
@@ -166,10 +369,14 @@ class SupportVectorMachine(_SVMBase):
         "tol": [Real(0, None, closed="neither")],
         "max_iter": [Int(1, None, closed="left"), None],
         "cache_mb": [Real(0, None, closed="left")],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
+        "probability": ["boolean"],
+        "random_state": ["random_state"],
     }
 
     def __init__(self, kernel=None, C=1.0, loss="hinge", hard_margin=False, fit_bias=True,
-                 solver="smo", tol=1e-3, max_iter=None, cache_mb=200.0):
+                 solver="smo", tol=1e-3, max_iter=None, cache_mb=200.0, class_weight=None,
+                 probability=False, random_state=None):
         self.kernel = kernel
         self.C = C
         self.loss = loss
@@ -179,31 +386,118 @@ class SupportVectorMachine(_SVMBase):
         self.tol = tol
         self.max_iter = max_iter
         self.cache_mb = cache_mb
+        self.class_weight = class_weight
+        self.probability = probability
+        self.random_state = random_state
 
-    def fit(self, X, y):
-        """Solve the dual for the sample ``(X, y)`` (any two labels)."""
+    def fit(self, X, y, sample_weight=None):
+        """Solve the dual for the sample ``(X, y)`` (any two labels).
+
+        Parameters
+        ----------
+        X : array (m, d), or list of strings for a string kernel
+        y : (m,) array with two distinct labels
+        sample_weight : (m,) array of finite numbers >= 0, optional
+            Per-example factor of ``C`` (hinge: box ``0 <= alpha_i <= C w_i``;
+            squared hinge: ridge ``1/(C w_i)``), as in libsvm / scikit-learn ``SVC``.
+            Integer weights give the same model as repeating the examples; weight 0
+            removes an example. Both classes need some positive weight. Not for
+            ``hard_margin=True``.
+        """
         X, y = self._fit_binary(X, y)
+        labels = self.classes_[(y > 0).astype(int)]
+        w = self._example_weights(X, y, labels, sample_weight)
+        if w is None or np.all(w > 0):
+            keep = None
+            a, bias, obj, quad, n_iter, converged = self._solve(X, y, w)
+        else:                       # weight 0: the example is not in the dual (libsvm)
+            keep = np.flatnonzero(w > 0)
+            a_k, bias, obj, quad, n_iter, converged = self._solve(
+                take_rows(X, keep), y[keep], w[keep])
+            a = np.zeros(len(y))
+            a[keep] = a_k
+        self._finish(X, y, a, bias, obj, quad, max(int(n_iter), 1), converged)
+        if self.probability:
+            self._fit_probability(X, labels, w)
+        return self
+
+    def _example_weights(self, X, y, labels, sample_weight):
+        """``w_i = sample_weight_i * class_weight[y_i]`` (None: no weighting); sets
+        ``class_weight_``."""
+        self.class_weight_ = np.ones(2)
+        if sample_weight is None and self.class_weight is None:
+            return None
+        if self.hard_margin:
+            raise ValueError(
+                "sample_weight and class_weight scale the slack penalty C per example; the "
+                "hard margin (hard_margin=True) has no slack, so they cannot be used with it. "
+                "Use a soft margin (hard_margin=False) with a large C instead.")
+        sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        self._check_both_classes(sw, y, "sample_weight")
+        cw = self.class_weight
+        if isinstance(cw, dict):
+            known = set(self.classes_.tolist())
+            unknown = [k for k in cw if k not in known]
+            if unknown:
+                raise ValueError(f"class_weight has weights for labels that are not classes "
+                                 f"of y: {unknown!r} (the classes are "
+                                 f"{self.classes_.tolist()!r})")
+            try:
+                vals = np.array([float(v) for v in cw.values()])
+            except (TypeError, ValueError):
+                vals = np.array([np.nan])
+            if not np.all(np.isfinite(vals) & (vals >= 0)):
+                raise ValueError(f"class_weight values must be finite numbers >= 0, got {cw!r}")
+        if cw == "balanced":
+            # W / (2 W_c) with the weighted class totals W_c (written out: the
+            # sample_weight argument of compute_class_weight is new in scikit-learn 1.7,
+            # and the in-browser lab has 1.6)
+            totals = np.array([sw[y < 0].sum(), sw[y > 0].sum()])
+            self.class_weight_ = totals.sum() / (2.0 * totals)
+        elif cw is not None:
+            self.class_weight_ = np.asarray(
+                compute_class_weight(cw, classes=self.classes_, y=labels), dtype=float)
+        w = sw * self.class_weight_[(y > 0).astype(int)]
+        self._check_both_classes(w, y, "sample_weight * class_weight")
+        return w
+
+    def _check_both_classes(self, w, y, what):
+        for side, c in zip((y < 0, y > 0), self.classes_.tolist()):
+            if not np.any(w[side] > 0):
+                raise ValueError(f"{what} is 0 on every example of class {c!r}: the SVM needs "
+                                 "examples of both classes with positive weight")
+
+    def _solve(self, X, y, w):
+        """The dual for ``(X, y)`` with example weights ``w`` (None or all > 0).
+
+        Returns ``(a, bias, dual objective, a' Y G Y a, iterations, converged)``.
+        """
         tol = float(self.tol)
         m = len(y)
+        C = float(self.C) if w is None else float(self.C) * w
         if self.hard_margin:
             box, shift = np.inf, 0.0
         elif self.loss == "hinge":
-            box, shift = float(self.C), 0.0
+            box, shift = C, 0.0
         else:
-            box, shift = np.inf, 1.0 / float(self.C)
+            box, shift = np.inf, 1.0 / C
         gram = self._gram(X)
         if self.solver == "qp":
             a, bias, obj, n_iter = self._fit_qp(gram.full(), y, box, shift, tol)
             converged = True
         else:
             max_iter = 100_000 + 100 * m if self.max_iter is None else int(self.max_iter)
-            hard = np.isinf(box) and shift == 0.0
+            hard = bool(self.hard_margin)
             bound = _ALPHA_BOUND if hard else np.inf
             # hard margin: a short first run; if it has not converged, an LP decides
             # whether the sample is separable before the remaining budget is spent
             first = min(max_iter, 20 * m + 1000) if hard else max_iter
-            kw = dict(s=y, equality=bool(self.fit_bias), tol=tol, alpha_bound=bound)
-            solver_gram = gram.with_ridge(shift) if shift else gram
+            kw = dict(s=y, equality=bool(self.fit_bias), tol=tol, alpha_bound=bound,
+                      polish=True)
+            if np.ndim(shift):
+                solver_gram = _DiagonalRidge(gram, shift)
+            else:
+                solver_gram = gram.with_ridge(shift) if shift else gram
             try:
                 res = solve_smo(np.ones(m), box, solver_gram, max_iter=first, **kw)
                 if hard and not res.converged:
@@ -220,10 +514,9 @@ class SupportVectorMachine(_SVMBase):
                                                res.iterations, res.converged)
         if not self.fit_bias:
             bias = 0.0
-        # ||w||^2 = a'YGYa = 2 (sum a - D) - shift ||a||^2
-        quad = 2.0 * (a.sum() - obj) - shift * float(a @ a)
-        self._finish(X, y, a, bias, obj, quad, max(int(n_iter), 1), converged)
-        return self
+        # ||w||^2 = a'YGYa = 2 (sum a - D) - a' R a  (R = diag(shift))
+        quad = 2.0 * (a.sum() - obj) - float(a @ (shift * a))
+        return a, bias, obj, quad, n_iter, converged
 
     def _raise_not_separable(self, gram, y):
         if not is_separable(gram.full(), y, bool(self.fit_bias)):
@@ -236,11 +529,11 @@ class SupportVectorMachine(_SVMBase):
     def _fit_qp(self, K, y, box, shift, tol):
         m = len(y)
         H = (y[:, None] * K) * y[None, :]
-        if shift:
+        if np.any(shift):
             H[np.diag_indices(m)] += shift
         kw = {"A1": y[None, :], "b1": [0.0]} if self.fit_bias else {}
         try:
-            sol = solve_qp(H, -np.ones(m), l=0.0, u=None if np.isinf(box) else box,
+            sol = solve_qp(H, -np.ones(m), l=0.0, u=None if np.all(np.isinf(box)) else box,
                            tol=min(tol, 1e-8), **kw)
         except InfeasibleProblemError as exc:
             if self.hard_margin and not is_separable(K, y, bool(self.fit_bias)):
@@ -255,6 +548,20 @@ class SupportVectorMachine(_SVMBase):
         bias = _bias_from_gradient(-y * G, a, box, y, eps) if self.fit_bias else 0.0
         obj = float(a.sum() - 0.5 * a @ H @ a)
         return a, bias, obj, sol.iterations
+
+
+class _DiagonalRidge:
+    """``G + diag(r)`` column by column: the squared hinge with example weights
+    (``r_i = 1/C_i``, the weighted form of the ridge of LKC eq. 2.50)."""
+
+    def __init__(self, gram, r):
+        self.gram, self.r = gram, np.asarray(r, dtype=float)
+        self.diag = np.asarray(gram.diag, dtype=float) + self.r
+
+    def column(self, i):
+        col = np.array(self.gram.column(i), dtype=float)
+        col[i] += self.r[i]
+        return col
 
 
 class _SignedGram:
@@ -289,6 +596,10 @@ class NuSupportVectorMachine(_SVMBase):
     fit_bias : bool, default True
     solver : {'smo', 'qp'}
     tol, max_iter, cache_mb : as in :class:`SupportVectorMachine`
+    probability, random_state : as in :class:`SupportVectorMachine`
+        Platt scaling on 5-fold cross-validated decision values (libsvm offers it
+        for the nu-SVM too); every fold machine is a nu-SVM with the same ``nu``,
+        which must be feasible on each training part.
 
     Attributes
     ----------
@@ -297,7 +608,14 @@ class NuSupportVectorMachine(_SVMBase):
     rho_ : float, the margin parameter ``rho``
     intercept_ : float
     dual_objective_ : float, ``-1/2 alpha' Y G Y alpha`` (book scaling)
+    probA_, probB_ : float, Platt's sigmoid (``probability=True`` only)
     support_, margin_, X_fit_, kernel_, classes_, n_iter_
+
+    Notes
+    -----
+    No example weights here (``fit`` takes no ``sample_weight``): the book's nu-SVM
+    gives every example the same box ``1/m``. For weighted examples use
+    :class:`SupportVectorMachine` with ``sample_weight`` / ``class_weight``.
     """
 
     _parameter_constraints = {
@@ -308,10 +626,12 @@ class NuSupportVectorMachine(_SVMBase):
         "tol": [Real(0, None, closed="neither")],
         "max_iter": [Int(1, None, closed="left"), None],
         "cache_mb": [Real(0, None, closed="left")],
+        "probability": ["boolean"],
+        "random_state": ["random_state"],
     }
 
     def __init__(self, kernel=None, nu=0.5, fit_bias=True, solver="smo", tol=1e-3,
-                 max_iter=None, cache_mb=200.0):
+                 max_iter=None, cache_mb=200.0, probability=False, random_state=None):
         self.kernel = kernel
         self.nu = nu
         self.fit_bias = fit_bias
@@ -319,9 +639,12 @@ class NuSupportVectorMachine(_SVMBase):
         self.tol = tol
         self.max_iter = max_iter
         self.cache_mb = cache_mb
+        self.probability = probability
+        self.random_state = random_state
 
     def fit(self, X, y):
-        """Solve the nu-SVM dual for ``(X, y)``."""
+        """Solve the nu-SVM dual for ``(X, y)`` (and Platt's sigmoid with
+        ``probability=True``)."""
         X, y = self._fit_binary(X, y)
         tol = float(self.tol)
         nu = float(self.nu)
@@ -376,6 +699,8 @@ class NuSupportVectorMachine(_SVMBase):
         self.rho_ = float(rho) / m
         self._finish(X, y, alpha, float(bias) / m, -0.5 * quad, quad, max(int(n_iter), 1),
                      converged)
+        if self.probability:
+            self._fit_probability(X, self.classes_[(y > 0).astype(int)])
         return self
 
     @staticmethod
