@@ -6,6 +6,16 @@ the frequency is below it plus four binomial standard errors), exact binomial an
 exponential tails, closed forms (Hoeffding = McDiarmid's original form for the mean),
 exact binomial sums, and the orderings the appendix derives (Bennett <= Bernstein;
 Bernstein < Hoeffding iff the variance is small).
+
+Power (issue 25): a check that a tail bound holds proves little if a wrong bound would
+pass too. Every Monte-Carlo check below therefore also asserts that a *weakened* bound,
+with a stated factor k (exponent exp(-x) replaced by exp(-k x), or a power-law bound
+divided by k), is violated by the same simulated frequencies, beyond the Monte-Carlo
+slack. ``test_power_in_tight_regimes`` runs each inequality where it is within a small
+factor of the truth (lattice-adapted deviations of Bernoulli sums, the extremal two- and
+three-point laws) and catches k = 1.2-2 (Bernstein 2, Bennett 1.75, Hoeffding and
+McDiarmid's original form 1.5, the binomial tail 1.2, Chebyshev and Markov 1.25); the
+sweeps over other regimes state their own, larger k.
 """
 import math
 
@@ -26,6 +36,17 @@ def _slack(bound, n=N_MC):
 
 def _assert_tail_ok(freq, bound):
     assert freq <= float(bound) + _slack(bound), (freq, float(bound))
+
+
+def _violated(freq, weakened, n=N_MC):
+    """The simulated frequency exceeds a weakened bound by more than the Monte-Carlo slack."""
+    return freq > float(weakened) + _slack(weakened, n)
+
+
+def _assert_caught(freqs, weakened, n=N_MC):
+    """At least one point of a sweep violates the weakened bound (so the sweep has power)."""
+    hits = [_violated(f, w, n) for f, w in zip(freqs, np.broadcast_to(weakened, np.shape(freqs)))]
+    assert any(hits), (list(freqs), np.asarray(weakened).tolist())
 
 
 # --- printed / closed-form values ------------------------------------------------------
@@ -85,27 +106,49 @@ def test_union_bound():
     events[:, 1] = U[:, 0] < 0.15             # overlapping events
     freq = events.any(axis=1).mean()
     _assert_tail_ok(freq, C.union_bound(events.mean(axis=0)))
+    # power: for disjoint events the union bound is exact, so 1/1.1 of it is violated
+    disjoint = np.stack([U[:, 0] < 0.1, (U[:, 0] >= 0.1) & (U[:, 0] < 0.25),
+                         (U[:, 0] >= 0.25) & (U[:, 0] < 0.45)], axis=1)
+    freq = disjoint.any(axis=1).mean()
+    bound = C.union_bound(disjoint.mean(axis=0))
+    _assert_tail_ok(freq, bound)
+    assert _violated(freq, bound / 1.1)
 
 
 # --- Monte-Carlo validity ---------------------------------------------------------------
 
 def test_markov_monte_carlo():
+    # the exponential law is far from Markov's extremal law: the bound is loose by about 4
+    # here (it would pass divided by 3.5), see test_power_in_tight_regimes for k = 1.25
     rng = np.random.default_rng(1)
     X = rng.exponential(2.0, N_MC)                  # E X = 2
-    for t in [1.0, 2.0, 4.0, 8.0]:
-        _assert_tail_ok((X > t).mean(), C.markov(t, 2.0))
+    ts = np.array([1.0, 2.0, 4.0, 8.0])
+    freqs = [(X > t).mean() for t in ts]
+    for t, f in zip(ts, freqs):
+        _assert_tail_ok(f, C.markov(t, 2.0))
         assert math.exp(-t / 2) <= C.markov(t, 2.0)  # exact tail below the bound
+    _assert_caught(freqs, C.markov(ts, 2.0) / 4.5)
 
 
 @pytest.mark.parametrize("n", [5, 20, 100])
 def test_chebyshev_and_hoeffding_monte_carlo(n):
+    # the two-point law on {-1, 3} (mean 1, variance 4) is the extremal law of range 4 for
+    # Hoeffding; deviations just below the lattice points 4j/n of the mean. A uniform law on
+    # [-1, 3] would leave Hoeffding loose by an exponent factor of 5-6 (no power).
     rng = np.random.default_rng(n)
-    X = rng.uniform(-1, 3, size=(N_MC, n))          # mean 1, variance 16/12
+    X = np.where(rng.random((N_MC, n)) < 0.5, -1.0, 3.0)
     dev = X.mean(axis=1) - 1.0
-    for eps in [0.1, 0.3, 0.6, 1.0]:
-        _assert_tail_ok((np.abs(dev) > eps).mean(), C.chebyshev(eps, 16 / 12, n))
-        _assert_tail_ok((dev > eps).mean(), C.hoeffding(n, eps, a=-1, b=3))
-        _assert_tail_ok((np.abs(dev) > eps).mean(), C.hoeffding(n, eps, a=-1, b=3, two_sided=True))
+    eps = np.array([0.3, 0.6, 1.0, 1.5]) - 1e-9
+    up = [(dev > e).mean() for e in eps]
+    both = [(np.abs(dev) > e).mean() for e in eps]
+    for e, f_up, f_both in zip(eps, up, both):
+        _assert_tail_ok(f_both, C.chebyshev(e, 4.0, n))
+        _assert_tail_ok(f_up, C.hoeffding(n, e, a=-1, b=3))
+        _assert_tail_ok(f_both, C.hoeffding(n, e, a=-1, b=3, two_sided=True))
+    # power: an exponent 3x too large, or Chebyshev divided by 4, is violated
+    _assert_caught(up, C.hoeffding(n, eps, a=-1, b=3) ** 3)
+    _assert_caught(both, 2 * (C.hoeffding(n, eps, a=-1, b=3) ** 3))
+    _assert_caught(both, C.chebyshev(eps, 4.0, n) / 4)
 
 
 @pytest.mark.parametrize("n,p", [(10, 0.5), (50, 0.1), (200, 0.02)])
@@ -122,13 +165,18 @@ def test_bennett_bernstein_monte_carlo(n, p):
     rng = np.random.default_rng(7)
     S = rng.binomial(n, p, N_MC) - n * p              # sum of the X_i
     var, c = p * (1 - p), max(p, 1 - p)
-    for eps_mean in [0.02, 0.05, 0.1, 0.2]:
-        freq = (S / n > eps_mean).mean()
+    eps_grid = np.array([0.02, 0.05, 0.1, 0.2])
+    freqs = [(S / n > e).mean() for e in eps_grid]
+    for eps_mean, freq in zip(eps_grid, freqs):
         _assert_tail_ok(freq, C.bernstein(n, eps_mean, var, c))
         _assert_tail_ok(freq, C.bennett(n, eps_mean, var, c, mean=True))
         _assert_tail_ok(freq, C.bennett(n, n * eps_mean, var, c))          # sum form
         exact = stats.binom.sf(math.floor(n * p + n * eps_mean), n, p)
         assert exact <= C.bennett(n, n * eps_mean, var, c) + 1e-15
+    # power on this grid (not lattice-adapted): exponents 4x (Bernstein) and 2.5x
+    # (Bennett) too large are violated; the tight regimes catch 2 and 1.75
+    _assert_caught(freqs, C.bernstein(n, eps_grid, var, c) ** 4)
+    _assert_caught(freqs, C.bennett(n, eps_grid, var, c, mean=True) ** 2.5)
 
 
 def test_binomial_tail_monte_carlo():
@@ -138,6 +186,8 @@ def test_binomial_tail_monte_carlo():
         for eps in [0.5 * mu, 0.9 * mu]:
             _assert_tail_ok(allzero.mean(), C.binomial_tail(n, eps))
             assert (1 - mu) ** n < C.binomial_tail(n, eps)
+        # power: at eps = 0.9 mu an exponent 1.35x too large is violated
+        assert _violated(allzero.mean(), C.binomial_tail(n, 0.9 * mu) ** 1.35)
 
 
 def test_mcdiarmid_monte_carlo_empty_bins():
@@ -151,10 +201,92 @@ def test_mcdiarmid_monte_carlo_empty_bins():
     f = k - occupied.sum(axis=1)
     Ef = k * (1 - 1 / k) ** n
     assert f.mean() == pytest.approx(Ef, abs=0.05)
-    for eps in [1.0, 2.0, 3.0, 5.0]:
-        freq = (f - Ef > eps).mean()
+    eps_grid = np.array([1.0, 2.0, 3.0, 5.0])
+    freqs = [(f - Ef > eps).mean() for eps in eps_grid]
+    for eps, freq in zip(eps_grid, freqs):
         _assert_tail_ok(freq, C.mcdiarmid(eps, np.ones(n), form="original"))
         _assert_tail_ok(freq, C.mcdiarmid(eps, np.ones(n), form="book"))
+    # the empty-bin count varies far less than c_i = 1 allows: both forms are loose here
+    # (an exponent 8x, resp. 32x too large still passes at some eps); this only catches
+    # errors beyond that. McDiarmid's power for the mean is in test_power_in_tight_regimes.
+    _assert_caught(freqs, C.mcdiarmid(eps_grid, np.ones(n), form="original") ** 10)
+    _assert_caught(freqs, C.mcdiarmid(eps_grid, np.ones(n), form="book") ** 35)
+
+
+# --- power: each inequality where it is close to the simulated tail ------------------
+
+N_POWER = 200_000
+
+
+def _sum_tail(rng, n, p, k):
+    """Frequency of Bernoulli(p) sums S >= k, i.e. of mean - p > eps for eps just below k/n - p."""
+    return (rng.binomial(n, p, N_POWER) >= k).mean(), k / n - p - 1e-9
+
+
+def _case_hoeffding(rng):
+    freq, eps = _sum_tail(rng, 12, 0.4, 10)                      # exact tail 0.0028
+    b = C.hoeffding(12, eps)                                       # 0.0110
+    return freq, b, b**1.5, 1.5
+
+
+def _case_mcdiarmid_original(rng):
+    freq, eps = _sum_tail(rng, 12, 0.4, 10)                      # f = mean, c_i = 1/n
+    b = C.mcdiarmid(eps, np.full(12, 1 / 12), form="original")
+    return freq, b, b**1.5, 1.5
+
+
+def _case_mcdiarmid_book(rng):
+    freq, eps = _sum_tail(rng, 12, 0.4, 10)                      # a quarter of the exponent
+    b = C.mcdiarmid(eps, np.full(12, 1 / 12))
+    return freq, b, b**6, 6.0
+
+
+def _case_bennett(rng):
+    freq, eps = _sum_tail(rng, 20, 0.1, 7)                       # exact tail 0.0024
+    b = C.bennett(20, eps, 0.09, 0.9, mean=True)                   # 0.0152
+    return freq, b, b**1.75, 1.75
+
+
+def _case_bernstein(rng):
+    freq, eps = _sum_tail(rng, 40, 0.3, 21)                      # exact tail 0.0024
+    b = C.bernstein(40, eps, 0.21, 0.7)                            # 0.030
+    return freq, b, b**2, 2.0
+
+
+def _case_binomial_tail(rng):
+    freq = ((rng.random((N_POWER, 20)) < 0.05).sum(axis=1) == 0).mean()   # 0.95^20 = 0.358
+    b = C.binomial_tail(20, 0.049)                                  # 0.375
+    return freq, b, b**1.2, 1.2
+
+
+def _case_chebyshev(rng):
+    X = rng.choice([-1.0, 0.0, 1.0], p=[0.05, 0.9, 0.05], size=N_POWER)   # variance 0.1
+    b = C.chebyshev(0.95, 0.1, 1)                                   # 0.111 vs P = 0.1
+    return (np.abs(X) > 0.95).mean(), b, b / 1.25, 1.25
+
+
+def _case_markov(rng):
+    X = rng.choice([0.0, 4.0], size=N_POWER)                        # mean 2
+    b = C.markov(3.8, 2.0)                                          # 0.526 vs P = 0.5
+    return (X > 3.8).mean(), b, b / 1.25, 1.25
+
+
+@pytest.mark.parametrize("case", [_case_hoeffding, _case_mcdiarmid_original, _case_mcdiarmid_book,
+                                  _case_bennett, _case_bernstein, _case_binomial_tail,
+                                  _case_chebyshev, _case_markov])
+def test_power_in_tight_regimes(case):
+    """Each bound holds, is below 1, and a version weakened by the factor k fails.
+
+    Weakened means exp(-x) -> exp(-k x) for the exponential bounds and bound / k for
+    Chebyshev and Markov. The regimes are the tightest found on a scan of Bernoulli sums
+    (deviation just below a lattice point; ln(tail)/ln(bound) is 1.23 for Hoeffding, 1.44
+    for Bennett, 1.71 for Bernstein, 1.05 for the binomial tail) and the extremal two-
+    and three-point laws of Markov and Chebyshev.
+    """
+    freq, bound, weakened, k = case(np.random.default_rng(25))
+    assert float(bound) < 1
+    assert freq <= float(bound) + _slack(bound, N_POWER), (freq, float(bound))
+    assert _violated(freq, weakened, N_POWER), (freq, float(weakened), k)
 
 
 # --- orderings the appendix states ----------------------------------------------------

@@ -2,8 +2,17 @@
 
 References: the piecewise definition of eq. (5.20) re-typed, Lipschitz constants checked
 numerically, Theorem 5.32 inverted by hand (McDiarmid's exponent), brute-force retraining
-of an SVM without bias (the eq. 5.19 setting) with one example removed or replaced, and a
-simulation with a known Bayes-optimal target.
+of an SVM without bias (the eq. 5.19 setting) with one example removed or replaced, and
+simulations with the exact risk of a known target.
+
+Power (issue 25): Theorem 5.31's beta_m is nearly attained (``test_e9_sup_k_not_squared``).
+Theorem 5.32 is run where its McDiarmid term is within a factor of about 3 of the simulated
+deviation (``test_stability_bound_has_power``: the deviation term divided by 3 fails).
+Theorem 5.34 for an SVM cannot get that close: its stability term 2 sup_k/(lambda tau) is
+at least 4 whenever the clipped loss is informative (tau below the output scale
+1/(2 lambda)), so the bound is trivial for m in the hundreds (6.2 or more for the RBF SVM of
+``test_thm_5_34_is_trivial_for_the_rbf_svm_at_m_200``) and, where m = 5000 makes it
+non-trivial, about 40 times the simulated deviation; that test states the factor.
 """
 import numpy as np
 import pytest
@@ -175,21 +184,92 @@ def test_empirical_stability_below_beta_m_rbf():
     assert clip.beta <= beta / tau * (1 + 1e-6)
 
 
-def test_simulation_thm_5_34_holds():
-    """R[sign f] <= bound in >= 1 - delta of draws (RBF SVM, hinge loss, so loss_lipschitz=1)."""
-    delta, m, lam, tau = 0.1, 200, 0.05, 1.0
+def test_thm_5_34_is_trivial_for_the_rbf_svm_at_m_200():
+    """RBF SVM, m = 200, lambda = 0.05, tau = 1, delta = 0.1: Theorem 5.34's deviation term
+    (2 sup_k/(lambda tau^2) + 1) sqrt(2 ln(1/delta)/m) alone is 6.2, so the bound is trivial
+    whatever the training error and no simulation there can test it (it used to be checked
+    to "hold" with values 6.7-6.9)."""
+    assert S.classification_stability_bound(0.0, 200, 0.05, 0.1, 1.0, 1.0, loss_lipschitz=1.0) > 6
+
+
+# -- simulations with the exact risk: points on a grid of the unit circle ----------------------
+K_GRID = 360
+_TH = 2 * np.pi * (np.arange(K_GRID) + 0.5) / K_GRID
+X_GRID = np.c_[np.cos(_TH), np.sin(_TH)]                  # ||x|| = 1, sup_k = 1 (linear kernel)
+S_GRID = np.where(X_GRID[:, 0] > 0, 1.0, -1.0)             # target sign(x_1)
+
+
+def _draw_centroids(rng, runs, m, eta, lam):
+    """runs samples of size m (x uniform on the grid, labels flipped with prob. eta) and
+    w = (1/(2 lam m)) sum_i y_i x_i for each."""
+    idx = rng.integers(0, K_GRID, (runs, m))
+    y = S_GRID[idx] * np.where(rng.random((runs, m)) < eta, -1.0, 1.0)
+    w = np.einsum("rm,rmd->rd", y, X_GRID[idx]) / (2 * lam * m)
+    return idx, y, w
+
+
+def _exact_clipped_risk(f_grid, tau, eta):
+    """E l_tau(f(x), y) over the uniform grid and the label noise, for each row of outputs."""
+    return ((1 - eta) * S.clipped_loss(f_grid, S_GRID, tau)
+            + eta * S.clipped_loss(f_grid, -S_GRID, tau)).mean(axis=1)
+
+
+def test_svm_with_large_lambda_is_the_centroid():
+    """With ||x|| <= 1 and lambda >= 1/2 every hinge term stays active, so the bias-free SVM of
+    eq. (5.19) is w = (1/(2 lambda m)) sum_i y_i x_i: what the simulation below uses."""
+    rng = np.random.default_rng(3)
+    m, lam = 200, 1.0
+    idx, y, w = _draw_centroids(rng, 1, m, 0.1, lam)
+    est = svm(lam, m).fit(X_GRID[idx[0]], y[0])
+    assert np.allclose(est.alpha_ @ est.X_fit_, w[0], atol=1e-6)
+
+
+def test_simulation_thm_5_34_holds_where_nontrivial():
+    """Theorem 5.34 for the SVM where it is below 1: m = 5000, lambda = 1, tau = 1/4, 10 %
+    label noise, delta = 0.1, 200 draws, exact risks on the circle grid.
+
+    The bound (about 0.69) holds for R[sign f] (about 0.104, the bound is 6 times its
+    90 % quantile) and for the clipped risk R^tau it bounds on the way (about 0.42). Power:
+    the bound's excess over R^tau_emp is about 40 times the 90 % quantile of the simulated
+    R^tau - R^tau_emp; divided by 50 it fails in more than delta of the draws. That is all
+    this theorem can show for an SVM (see the module docstring).
+    """
     rng = np.random.default_rng(7)
-    fails = 0
-    for s in range(10):
-        X = rng.uniform(-1, 1, (m, 2))
-        y = np.where(X[:, 0] * X[:, 1] > 0, 1.0, -1.0)
-        flip = rng.random(m) < 0.1
-        y[flip] *= -1
-        est = svm(lam, m, RBF(0.5)).fit(X, y)
-        Xt = rng.uniform(-1, 1, (20_000, 2))
-        yt = np.where(Xt[:, 0] * Xt[:, 1] > 0, 1.0, -1.0)
-        r = 0.1 + 0.8 * np.mean(np.sign(est.decision_function(Xt)) != yt)
-        remp = S.clipped_empirical_risk(est.decision_function(X), y, tau)
-        fails += r > S.classification_stability_bound(remp, m, lam, delta, tau, 1.0,
-                                                      loss_lipschitz=1.0)
-    assert fails / 10 <= delta
+    delta, m, lam, tau, eta, runs = 0.1, 5000, 1.0, 0.25, 0.1, 200
+    idx, y, w = _draw_centroids(rng, runs, m, eta, lam)
+    f_grid = w @ X_GRID.T
+    remp = S.clipped_loss(np.take_along_axis(f_grid, idx, axis=1), y, tau).mean(axis=1)
+    r_tau = _exact_clipped_risk(f_grid, tau, eta)
+    r01 = (eta + (1 - 2 * eta) * (np.sign(f_grid) != S_GRID)).mean(axis=1)
+    bound = S.classification_stability_bound(remp, m, lam, delta, tau, 1.0, loss_lipschitz=1.0)
+    assert np.all(bound < 1)
+    assert np.all(r01 <= r_tau + 1e-12)                     # l_tau >= the zero-one loss
+    assert np.mean(r01 > bound) <= delta and np.mean(r_tau > bound) <= delta
+    assert np.mean(r_tau > remp + (bound - remp) / 50) > delta
+
+
+def test_stability_bound_has_power():
+    """Theorem 5.32 (training-error form) where it is within a factor of about 3.
+
+    The algorithm minimises lambda ||w||^2 + (1/m) sum_i l(f_0(x_i) + <w, x_i>, y_i) with the
+    linear loss l(t, y) = -y t (convex, Lipschitz 1) and a fixed offset f_0(x) = 3 x_1, so
+    w = (1/(2 lambda m)) sum_i y_i x_i and, by Theorem 5.31, its outputs move by at most
+    sup_k/(2 lambda m) when an example is removed; the clipped loss l_tau (tau = 1, values in
+    [0, 1]) then moves by beta_m = 1/(2 lambda m). With lambda = 50, m = 100, 45 % label noise
+    and delta = 0.01 the stability terms are negligible (4 m beta_m = 0.04) and the bound
+    (at most 0.99) is R^tau_emp plus about 1.04 sqrt(2 ln(1/delta)/m), McDiarmid's term.
+    It holds in all 20 000 draws; with its excess over R^tau_emp divided by k = 3 it fails in
+    about 1.4 % > delta of them (the book's McDiarmid constant alone costs a factor 2 in the
+    deviation against Hoeffding's).
+    """
+    rng = np.random.default_rng(25)
+    delta, m, lam, tau, eta, runs = 0.01, 100, 50.0, 1.0, 0.45, 20_000
+    idx, y, w = _draw_centroids(rng, runs, m, eta, lam)
+    f_grid = 3.0 * X_GRID[:, 0] + w @ X_GRID.T
+    remp = S.clipped_loss(np.take_along_axis(f_grid, idx, axis=1), y, tau).mean(axis=1)
+    risk = _exact_clipped_risk(f_grid, tau, eta)
+    beta = S.regularized_beta(m, lam, 1.0, 1.0) / tau
+    bound = S.stability_bound(remp, m, beta, delta, 1.0)
+    assert np.all(bound < 1)
+    assert np.mean(risk > bound) <= delta
+    assert np.mean(risk > remp + (bound - remp) / 3) > delta
