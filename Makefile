@@ -39,7 +39,7 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[book,test]'
+	$(BIN)/python -m pip install --quiet -e '.[fast,book,test]'
 	$(BIN)/python .ci/lab_settings.py
 	$(BIN)/python -m kernelclf.book.lite wheels >/dev/null
 	touch $@

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+from pathlib import Path
 
 __all__ = ["all_estimators", "default_kernel_table"]
 
@@ -24,12 +25,10 @@ def all_estimators(type_filter=None):
     """
     from sklearn.base import BaseEstimator, is_classifier, is_regressor
 
-    import kernelclf
-
     from .kernels.vector import Kernel
 
     found = {}
-    for info in pkgutil.walk_packages(kernelclf.__path__, "kernelclf."):
+    for info in pkgutil.walk_packages([str(Path(__file__).parent)], "kernelclf."):
         name = info.name
         if any(part.startswith("_") for part in name.split(".")) or name.startswith(_SKIP_PACKAGES) \
                 or name.endswith("__main__"):

@@ -151,7 +151,7 @@ def test_e22_table4_compares_only_the_complete_columns():
     waveform. The reproduction uses only the SVM ... RMM columns, complete for all 13 data
     sets; no missing value is filled in."""
     from kernelclf.experiments import TABLE4_REPORTED, TABLE4_SIZES
-    from kernelclf.experiments.rmm import TABLE4_METHODS
+    from kernelclf.experiments.rmm_benchmarks import TABLE4_METHODS
 
     assert TABLE4_METHODS == ("SVM", "KFD", "Sigma-SVM", "RMM (C=D)", "RMM")
     assert set(TABLE4_REPORTED) == set(TABLE4_SIZES) and len(TABLE4_REPORTED) == 13

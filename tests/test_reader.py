@@ -264,7 +264,7 @@ def test_site_numbers_per_page_like_the_reader():
     "Exercise 1" is the reader notebook's "Exercise 1"."""
     from types import SimpleNamespace
 
-    from kernelclf.book.widgets import _number_per_page
+    from kernelclf.book.sphinx_ext import _number_per_page
 
     # Sphinx's global numbering: the preface has exercises 1-3, chapter 3 has 4-5
     numbers = {"book/00_preface": {"exercise": {"a": (1,), "b": (2,), "c": (3,)}},
@@ -280,7 +280,7 @@ def test_site_numbers_per_page_like_the_reader():
 def test_site_drops_scripts_registered_twice():
     from sphinx.builders.html._assets import _JavaScript
 
-    from kernelclf.book.widgets import _dedupe_scripts
+    from kernelclf.book.sphinx_ext import _dedupe_scripts
 
     thebe = 'const THEBE_JS_URL = "x"'
     scripts = [_JavaScript("a.js"), _JavaScript(None, body=thebe), _JavaScript("b.js", priority=800),

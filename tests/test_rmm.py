@@ -15,7 +15,7 @@ from kernelclf.margin import (
     solve_rmm,
     solve_rmm_qp,
 )
-from kernelclf.margin.rmm import HAVE_NUMBA
+from kernelclf.margin.rmm_solver import HAVE_NUMBA
 
 
 def _data(kind, m=80, seed=0):
@@ -298,7 +298,7 @@ def test_compiled_engine_with_ridge_bounds_and_warm_start():
 
 
 def test_engine_is_checked(monkeypatch):
-    import kernelclf.margin.rmm as rmm
+    import kernelclf.margin.rmm_solver as rmm
     X, y = _data("gauss", m=30)
     with pytest.raises(ValueError, match="engine"):
         solve_rmm(Gram(Linear(), X), y, 1.0, 2.0, engine="fortran")
@@ -327,3 +327,33 @@ def test_compiled_engine_after_switching_to_the_whole_matrix():
     assert fast.objective == pytest.approx(ref.objective, rel=1e-7)
     assert fast.objective == pytest.approx(qp.objective, rel=1e-6)
     assert sum(kkt_violations(fast, y, C, B, eps=1e-6).values()) == 0
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"B": -3.0}, "B must be > 1"),
+    ({"B": 1.0}, "B must be > 1"),
+    ({"B": "2"}, "B must be a number"),
+    ({"C": -1.0}, "C == -1.0, must be > 0"),
+    ({"C": 0.0}, "C == 0.0, must be > 0"),
+    ({"C": np.inf}, "C must be finite"),
+    ({"lam_ub": -1.0}, "lam_ub == -1.0, must be >= 0"),
+    ({"tol": 0.0}, "tol == 0.0, must be > 0"),
+    ({"max_iter": 0}, "max_iter == 0, must be >= 1"),
+])
+def test_solve_rmm_validates_its_arguments(kwargs, match):
+    """Issue 24: the public solver refused nothing (B=-3 and C=-1 'converged')."""
+    X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    y = np.array([-1.0, -1.0, 1.0, 1.0])
+    args = {"C": 1.0, "B": 2.0, **kwargs}
+    with pytest.raises((ValueError, TypeError), match=match):
+        solve_rmm(Linear()(X), y, args.pop("C"), args.pop("B"), **args)
+
+
+@pytest.mark.parametrize("y", [[0, 0, 1, 1], [1, 1, 2, 2], [-1, -1, 1, 3]])
+def test_solve_rmm_wants_plus_minus_one_labels(y):
+    X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    with pytest.raises(ValueError, match=r"labels in \{-1, \+1\}"):
+        solve_rmm(Linear()(X), np.array(y), 1.0, 2.0)
+    # the estimator maps any two labels itself
+    if len(set(y)) == 2:
+        assert RelativeMarginMachine(B=2.0).fit(X, y).predict(X).tolist() == list(y)

@@ -17,6 +17,8 @@ from scipy import stats
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 
 from kernelclf.experiments import rmm as rx
+from kernelclf.experiments import rmm_benchmarks as rb
+from kernelclf.experiments import rmm_text as rt
 
 
 def _bayes_error_closed_form():
@@ -79,7 +81,7 @@ def test_table4_rows_use_the_paired_t_test_against_the_best_method():
     rng = np.random.default_rng(0)
     per = [{"SVM": 0.2 + 0.01 * rng.standard_normal(), "RMM": 0.18 + 0.01 * rng.standard_normal()}
            for _ in range(10)]
-    row, = rx.table4_rows({"toy": ({"SVM": {}, "RMM": {}}, per)})
+    row, = rb.table4_rows({"toy": ({"SVM": {}, "RMM": {}}, per)})
     svm = np.array([r["SVM"] for r in per])
     rmm = np.array([r["RMM"] for r in per])
     assert row["best"] == ("RMM" if rmm.mean() < svm.mean() else "SVM")
@@ -92,9 +94,9 @@ def test_table4_rows_use_the_paired_t_test_against_the_best_method():
 
 @pytest.mark.skipif(not os.environ.get("KERNELCLF_DATA"), reason="needs the data home")
 def test_table4_splits_have_the_paper_sizes_and_training_standardisation():
-    a = rx.table4_splits("heart", n_splits=3, seed=5)
-    b = rx.table4_splits("heart", n_splits=3, seed=5)
-    n_tr, n_te = rx.TABLE4_SIZES["heart"]
+    a = rb.table4_splits("heart", n_splits=3, seed=5)
+    b = rb.table4_splits("heart", n_splits=3, seed=5)
+    n_tr, n_te = rb.TABLE4_SIZES["heart"]
     for (Xtr, ytr, Xte, yte), (Xtr2, *_rest) in zip(a, b):
         assert len(ytr) == n_tr and len(yte) <= n_te and set(np.unique(ytr)) == {-1.0, 1.0}
         np.testing.assert_allclose(Xtr.mean(axis=0), 0.0, atol=1e-12)
@@ -180,7 +182,7 @@ def test_table2_reduced_mnist_row_trains_on_1000_digits_and_tests_on_the_rest():
 def test_word_frequencies_divide_counts_by_the_document_length():
     train = ["oil price oil", "bank shares rose", "oil tanker"]
     test = ["oil oil unknownword words", "a b"]
-    Ftr, Fte = (F.toarray() for F in rx.word_frequencies(train, test))
+    Ftr, Fte = (F.toarray() for F in rt.word_frequencies(train, test))
     np.testing.assert_allclose(Ftr.sum(axis=1), 1.0)     # every training word is known
     # "oil oil unknownword words": 4 words, 2 of them in the vocabulary ("oil" twice)
     np.testing.assert_allclose(Fte[0].sum(), 2 / 4)
@@ -193,7 +195,7 @@ def testtraining_span_keeps_inner_products_with_training_rows():
 
     A = sparse.random(6, 40, density=0.2, random_state=1, format="csr")
     Bm = sparse.random(9, 40, density=0.2, random_state=2, format="csr")
-    Za, Zb = rx.training_span(A, Bm)
+    Za, Zb = rt.training_span(A, Bm)
     assert Za.shape == (6, 6) and Zb.shape == (9, 6)
     np.testing.assert_allclose(Zb @ Za.T, (Bm @ A.T).toarray(), atol=1e-12)
     np.testing.assert_allclose(Za @ Za.T, (A @ A.T).toarray(), atol=1e-12)
@@ -202,10 +204,10 @@ def testtraining_span_keeps_inner_products_with_training_rows():
 def _toy_corpus(seed=0):
     rng = np.random.default_rng(seed)
     letters = [a + b for a in "abcdef" for b in "ghijklm"]        # words are letters only
-    vocab = {t: [f"{t}{w}" for w in letters[:30]] for t in rx.TEXT_TOPICS}
+    vocab = {t: [f"{t}{w}" for w in letters[:30]] for t in rt.TEXT_TOPICS}
     shared = [f"common{w}" for w in letters[:40]]
     docs, labels = [], []
-    for t, n in zip(rx.TEXT_TOPICS, (90, 80, 70, 60)):
+    for t, n in zip(rt.TEXT_TOPICS, (90, 80, 70, 60)):
         for _ in range(n):
             words = list(rng.choice(vocab[t], 4)) + list(rng.choice(shared, 12))
             docs.append(" ".join(words))
@@ -217,7 +219,7 @@ def test_text_repeat_splits_the_rest_in_halves_and_its_svm_matches_scikit_learn(
     from sklearn.svm import SVC
 
     docs, labels = _toy_corpus()
-    out = rx.text_pair_repeat(("crude", "corn"), 0, n_train=60, C_grid=(1.0,),
+    out = rt.text_pair_repeat(("crude", "corn"), 0, n_train=60, C_grid=(1.0,),
                               kappas=(0.5,), tol=1e-6, documents=(docs, labels))
     assert out["n"] == [60, 35, 35]
     # the same draw, by hand: scikit-learn's SVC on the same features and kernel scale
@@ -225,7 +227,7 @@ def test_text_repeat_splits_the_rest_in_halves_and_its_svm_matches_scikit_learn(
     rng = np.random.default_rng([0, 2, 3, 0])
     idx = rng.permutation(idx)
     tr, va, te = idx[:60], idx[60:95], idx[95:130]
-    Xtr, Xva, Xte = (F.toarray() for F in rx.word_frequencies(
+    Xtr, Xva, Xte = (F.toarray() for F in rt.word_frequencies(
         [docs[i] for i in tr], [docs[i] for i in va], [docs[i] for i in te]))
     y = np.where(labels == "corn", 1, -1)
     c = 60 / np.sum(Xtr * Xtr)
@@ -241,12 +243,12 @@ def test_text_rows_use_the_paired_t_test_over_repeats():
     recs = [{"pair": ["earn", "acq"], "result": {"SVM": list(0.05 + 0.01 * rng.random(2)),
                                                  "RMM": list(0.04 + 0.01 * rng.random(2)),
                                                  "n": [500, 10, 10]}} for _ in range(6)]
-    row, = rx.text_rows(recs)
+    row, = rt.text_rows(recs)
     svm = np.array([np.mean(r["result"]["SVM"]) for r in recs])
     rmm = np.array([np.mean(r["result"]["RMM"]) for r in recs])
     assert row["p"] == pytest.approx(stats.ttest_rel(svm, rmm).pvalue)
     assert row["improvement"] == pytest.approx(100 * (svm.mean() - rmm.mean()) / svm.mean())
-    assert "earn/acq" in rx.format_text([row])
+    assert "earn/acq" in rt.format_text([row])
 
 
 def test_the_text_experiment_is_registered():

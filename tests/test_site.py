@@ -327,3 +327,61 @@ def test_page_weight(entry):
     print(f"{entry}: page {total / 1e6:.2f} MB, widget state {state_size / 1e6:.2f} MB")
     assert state_size < WIDGET_STATE_LIMIT, f"widget state {state_size} bytes"
     assert total < PAGE_LIMIT, f"page weight {total} bytes"
+
+
+# ------------------------------------------------------------------ API reference (issue 24)
+
+#: the families whose ``__all__`` the API reference covers, beside ``kernelclf.__all__``
+API_FAMILIES = ["kernelclf.kernels", "kernelclf.margin", "kernelclf.bayes", "kernelclf.bayespoint",
+                "kernelclf.bounds", "kernelclf.multiclass", "kernelclf.neighbors",
+                "kernelclf.datasets", "kernelclf.experiments", "kernelclf.base", "kernelclf.optim",
+                "kernelclf.progress", "kernelclf.discovery"]
+API_PAGES = [p for p in PAGES if Path(p).name.startswith("api_")]
+
+
+def _api_entry(owner, name):
+    """``(exact id or None, prefix)``: the element id the API pages must have for ``name`` of
+    ``owner.__all__``. A class or function of a public module is documented under that
+    module (``kernelclf.margin.svm.SupportVectorMachine``), a module by its module target;
+    data and objects of private modules under their family or one of its modules."""
+    import importlib
+    import inspect
+
+    mod = importlib.import_module(owner)
+    obj = getattr(mod, name) if hasattr(mod, name) else importlib.import_module(f"{owner}.{name}")
+    if inspect.ismodule(obj):
+        return f"module-{obj.__name__}", None
+    home = getattr(obj, "__module__", None) if (inspect.isclass(obj) or inspect.isfunction(obj)) \
+        else None
+    if home and not any(part.startswith("_") for part in home.split(".")):
+        return f"{home}.{obj.__qualname__}", None
+    return None, owner
+
+
+def test_api_reference_covers_every_public_name():
+    """Every name of ``kernelclf.__all__`` and of each family's ``__all__`` has an entry (an
+    element id) in the built API pages, and each family has its own section."""
+    import importlib
+
+    if not API_PAGES or not all((HTML / (p + ".html")).is_file() for p in API_PAGES):
+        if PARTIAL:
+            pytest.skip("this build has no API pages")
+        pytest.fail(f"API pages missing from the build: {API_PAGES}")
+    ids = set()
+    for page in API_PAGES:
+        ids |= set(re.findall(r'\bid="([^"]+)"', (HTML / (page + ".html")).read_text(encoding="utf-8")))
+    missing, checked = [], 0
+    for owner in ["kernelclf"] + API_FAMILIES:
+        assert f"module-{owner}" in ids, f"no section for {owner} in the API pages"
+        for name in importlib.import_module(owner).__all__:
+            exact, prefix = _api_entry(owner, name)
+            checked += 1
+            if exact is not None:
+                found = exact in ids
+            else:
+                root = "kernelclf" if owner == "kernelclf" else prefix
+                found = any(i.endswith("." + name) and (i.startswith(root + ".")) for i in ids)
+            if not found:
+                missing.append(f"{owner}.{name} (expected {exact or f'{prefix}[.module].{name}'})")
+    print(f"{checked} public names, all in the API pages" if not missing else "")
+    assert not missing, "public names without an API entry:\n" + "\n".join(missing)

@@ -17,6 +17,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from PIL import Image  # noqa: E402
 
+from kernelclf.book import sphinx_ext as sx  # noqa: E402
 from kernelclf.book import widgets as kw  # noqa: E402
 from kernelclf.book.widgets import Dropdown, Slider, Toggle, explore, render  # noqa: E402
 
@@ -290,7 +291,7 @@ def test_sphinx_note_links_the_executed_notebook():
         fh.write("---\nkernelspec:\n  name: python3\n---\n# T\nexplore(f, Slider('a', [1]))\n")
         path = fh.name
     context = {"body": '<section><h1>T<a href="#">#</a></h1><p>text</p></section>'}
-    kw._add_run_note(App(), "book/07_gp", "page.html", context, doctree=object())
+    sx._add_run_note(App(), "book/07_gp", "page.html", context, doctree=object())
     body = context["body"]
     assert body.index("</h1>") < body.index("kernelclf-run-note") < body.index("<p>text")
     assert 'href="../_notebooks/07_gp.ipynb"' in body and "make lab" in body
@@ -300,5 +301,5 @@ def test_sphinx_note_links_the_executed_notebook():
     with open(path, "w") as fh:
         fh.write("# References\n")
     context = {"body": "<h1>R</h1>"}
-    kw._add_run_note(App(), "book/references", "page.html", context, doctree=object())
+    sx._add_run_note(App(), "book/references", "page.html", context, doctree=object())
     assert context["body"] == "<h1>R</h1>"

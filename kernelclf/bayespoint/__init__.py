@@ -7,6 +7,8 @@ also chapter 12.
 * :mod:`~kernelclf.bayespoint.versionspace` - a consistent point, sampling, the centre of mass
 * :mod:`~kernelclf.bayespoint.polygon` - Ruján's 2-D polygon billiards and centres
 * :mod:`~kernelclf.bayespoint.billiard` - the kernel billiard (LKC Algorithm 10)
+* :mod:`~kernelclf.bayespoint.billiard_engines` - its per-flight steps and flight loop,
+  numba-compiled and NumPy
 * :mod:`~kernelclf.bayespoint.rujan` - Ruján-Marchand variants: flipper, light trap, onion
 * :mod:`~kernelclf.bayespoint.bpm` - Bayes point machines by billiard or perceptron averaging
 """

@@ -27,10 +27,15 @@ default), the same with LKC's uncorrected ``rho_1`` (``'rho2-printed'``: NaN, so
 at once) and batch means of the chord-weighted midpoints (``'batch'``). Since
 ``rho_2(c, mu) >= 1 - mu``, the printed rule needs at least ``(1 - TOL) / TOL`` flights.
 
-Speed: the per-flight steps are numba-compiled functions; with a stored Gram matrix the
-whole loop runs compiled (``engine='compiled'``, under a microsecond per bounce at
-``m ~ 150``), otherwise Python drives the same functions and reads one column per bounce
-from the :class:`~kernelclf.kernels.gram.Gram` object (``engine='python'``).
+Engines and randomness: the driver :func:`kernel_billiard` holds the run's one random
+generator (made from ``random_state``) and draws every random direction - at the start,
+at random restarts and at refreshes - with one helper, :func:`_random_direction`; the
+``O(m)`` steps between them are flown by one of three engines of
+:mod:`kernelclf.bayespoint.billiard_engines`: numba-compiled (the whole loop, on a stored
+Gram matrix, under a microsecond per bounce at ``m ~ 150``), Python calling the compiled
+steps (columns on demand from the :class:`~kernelclf.kernels.gram.Gram` object), or NumPy
+(no numba: Pyodide). Which engine runs changes the speed, not the answer: the engines do
+the same floating-point operations in the same order.
 
 Ruján and Marchand's variants (flipper, light trap, onion billiard) are in
 :mod:`kernelclf.bayespoint.rujan`, the two-dimensional polygon billiards in
@@ -55,10 +60,12 @@ from sklearn.utils import check_random_state
 
 from ..kernels.gram import Gram
 from ..margin.separability import NotSeparableError, _check_labels
+from . import billiard_engines as _eng
+from .billiard_engines import STOPPING_RULES
 from .versionspace import find_version_space_point
 
 __all__ = ["BilliardResult", "rho", "oplus", "slerp_add", "reflect", "kernel_billiard",
-           "NotSeparableError", "STOPPING_RULES", "HAVE_NUMBA"]
+           "NotSeparableError", "STOPPING_RULES"]
 
 
 # ---------------------------------------------------------------------------
@@ -155,488 +162,84 @@ def slerp_add(a, b, wa, wb, G=None):
         return a.copy()
     return np.cos(phi * f) * a + np.sin(phi * f) / np.sin(phi) * (b - cphi * a)
 
+
 # ---------------------------------------------------------------------------
-# compiled per-flight steps (numba when installed, plain Python otherwise)
+# the random direction: drawn here only, from the driver's one generator
 
-try:  # numba compiles the O(m) steps; without it the same functions run as Python
-    from numba import njit as _njit
-
-    def _jit(f):
-        return _njit(cache=True, nogil=True)(f)
-
-    def _jit_fast(f):  # reassociation lets the O(m) loops use SIMD; NaN/inf semantics kept
-        return _njit(cache=True, nogil=True, fastmath={"reassoc", "contract", "nsz", "arcp"})(f)
-    HAVE_NUMBA = True
-except ImportError:  # pragma: no cover - numba is a dependency
-    def _jit(f):
-        return f
-    _jit_fast = _jit
-    HAVE_NUMBA = False
-
-#: stopping rules and their codes in the compiled loop
-STOPPING_RULES = ("batch", "rho2", "rho2-printed")
-_RULE_CODE = {"rho2": 0, "rho2-printed": 1, "batch": 2}
-#: batch-means rule: flights per batch at the start, batches kept (merged in pairs when full)
-BATCH_START, BATCH_SLOTS = 16, 64
-# float state: Xi, xi_max, p_min, stat, cur_L, tot_L
-_XI, _XIMAX, _PMIN, _STAT, _CURL, _TOTL = range(6)
-# int state: last, n_bounces, n_restarts, n_batches, batch_size, cur_count, n_flights
-_LAST, _NB, _NR, _NBATCH, _BSIZE, _CURN, _NFL = range(7)
+class _NoTangentDirection(RuntimeError):
+    """The span of the training points has no direction tangent to the sphere at the
+    position: it is one-dimensional, and version space is a single point."""
 
 
-@_jit
-def _rho_scalar(c, mu):
-    """``(rho_1, rho_2)`` of ``⊕µ`` (erratum E2), scalar version for the compiled loop."""
-    if c < -1.0 + 1e-12:
-        c = -1.0 + 1e-12
-    elif c > 1.0:
-        c = 1.0
-    a = mu * mu * (1.0 - c)
-    r = 2.0 - a
-    r1 = mu * math.sqrt((r if r > 0.0 else 0.0) / (1.0 + c))
-    return r1, 1.0 - a - r1 * c
+def _random_direction(cols, rng, y, last=None, gamma=None, u=None):
+    """A fresh random direction ``v = sum_j beta_j x_j`` of unit length.
 
+    The one place where the billiards draw a direction (``m^2`` kernel evaluations):
+    the kernel billiard at its start, at random restarts and refreshes, and Ruján and
+    Marchand's light trap and onion billiard (:mod:`kernelclf.bayespoint.rujan`).
+    BPM App. B Alg. 2 (random start direction), RM §18.5 (random scattering).
 
-@_jit
-def _rho2_printed(c, mu):
-    """``rho_2`` with LKC's printed ``rho_1`` (App. B.9, before erratum E2): the radicand
-    ``(-mu^2 - mu^2 c - 2)/(c + 1)`` is negative for every ``c > -1``, so the result is NaN."""
-    rad = (-mu * mu - mu * mu * c - 2.0) / (c + 1.0)
-    r1 = mu * math.sqrt(rad) if rad >= 0.0 else math.nan
-    return -r1 * c + (mu * mu * (1.0 - c) - 1.0)
+    Parameters
+    ----------
+    cols : :class:`~kernelclf.kernels.gram.Gram`
+        Gram matrix (its ``matvec`` gives ``G beta``).
+    rng : numpy.random.RandomState
+        The caller's generator; the only source of randomness.
+    y : (m,) array of -1/+1
+    last : int, optional
+        Wall the ball sits on; the direction is turned to point into the version space
+        from it (``y_last (G beta)_last >= 0``). ``None`` or negative: any direction.
+    gamma, u : (m,) arrays, optional
+        Unit position ``gamma`` and its outputs ``u = G gamma``; when given the direction
+        is made tangent to the sphere there, and draws that are nearly radial (tangent
+        part under 1e-3 of the squared length) are redrawn.
 
+    Returns
+    -------
+    beta, w : (m,) arrays
+        Coefficients and outputs ``w = G beta`` with ``beta' G beta = 1``.
 
-@_jit_fast
-def _next_wall(y, u, w, last, tau_max):
-    """Nearest wall ahead: ``(c, tau_c)``; ``c = -1`` when none is nearer than ``tau_max``."""
-    best = math.inf
-    c = -1
-    for i in range(y.shape[0]):
-        nu = y[i] * w[i]
-        if nu < 0.0 and i != last:
-            t = -(y[i] * u[i]) / nu
-            if t < 0.0:
-                t = 0.0
-            if t < best:
-                best = t
-                c = i
-    if not best < tau_max:
-        return -1, best
-    return c, best
-
-
-@_jit_fast
-def _step(gamma, u, beta, w, t, z, uz, c, col, kcc, ga, fix):
-    """One flight, in place: fly the arc ``arctan t`` along the great circle, put the
-    normalised chord midpoint in ``z`` (outputs ``uz``) and mirror the direction on wall
-    ``c`` (LKC eq. 3.33: ``beta_c`` and one kernel column; ``c < 0``: no wall).  Returns the
-    chord length and ``p = <zeta, w>`` with the estimate's outputs ``ga``.
-
-    Both moves keep the direction tangent and of unit length in exact arithmetic (the new
-    position lies on wall ``c``, and a reflection is an isometry); ``fix`` re-projects and
-    renormalises it to remove the round-off."""
-    m = gamma.shape[0]
-    h = math.sqrt(1.0 + t * t)
-    xi = math.sqrt(max(2.0 - 2.0 / h, 0.0))
-    nz = math.sqrt(2.0 + 2.0 / h)
-    coef = 0.0
-    if c >= 0:
-        coef = -2.0 * ((w[c] - t * u[c]) / h) / kcc
-    s = 0.0
-    p = 0.0
-    for i in range(m):
-        g0, u0 = gamma[i], u[i]
-        gn = (g0 + t * beta[i]) / h
-        un = (u0 + t * w[i]) / h
-        bn = (beta[i] - t * g0) / h
-        wn = (w[i] - t * u0) / h
-        if c >= 0:
-            wn += coef * col[i]
-        zi = (g0 + gn) / nz
-        z[i] = zi
-        uz[i] = (u0 + un) / nz
-        p += zi * ga[i]
-        gamma[i] = gn
-        u[i] = un
-        beta[i] = bn
-        w[i] = wn
-        s += gn * wn
-    if c >= 0:
-        beta[c] += coef
-    if fix:
-        nb = 0.0
-        for i in range(m):
-            beta[i] -= s * gamma[i]
-            w[i] -= s * u[i]
-            nb += beta[i] * w[i]
-        nb = 1.0 / math.sqrt(max(nb, 1e-300))
-        for i in range(m):
-            beta[i] *= nb
-            w[i] *= nb
-    return xi, p
-
-
-@_jit_fast
-def _accumulate(alpha, ga, z, uz, xi, p, fs, arc, t, renorm):
-    """Add the chord midpoint to the centre of mass: ``alpha ⊕µ zeta`` with
-    ``mu = Xi / (Xi + xi)`` (chord weights, E2) or slerp with arc weights (RM eq. 18.27).
-    Both keep unit length exactly in exact arithmetic; ``renorm`` removes the round-off."""
-    m = alpha.shape[0]
-    if arc:
-        xi = math.atan(t)
-    Xi = fs[_XI]
-    if Xi == 0.0:
-        for i in range(m):
-            alpha[i] = z[i]
-            ga[i] = uz[i]
-    elif xi > 0.0:
-        if p < fs[_PMIN]:
-            fs[_PMIN] = p
-        if arc:
-            cphi = min(1.0, max(-1.0, p))
-            phi = math.acos(cphi)
-            if phi >= 1e-12:
-                f = xi / (Xi + xi)
-                r2 = math.sin(phi * f) / math.sin(phi)
-                r1 = math.cos(phi * f) - r2 * cphi
-            else:
-                r1, r2 = 1.0, 0.0
-        else:
-            r1, r2 = _rho_scalar(p, Xi / (Xi + xi))
-        na = 0.0
-        for i in range(m):
-            alpha[i] = r1 * alpha[i] + r2 * z[i]
-            ga[i] = r1 * ga[i] + r2 * uz[i]
-        if renorm:
-            for i in range(m):
-                na += alpha[i] * ga[i]
-            na = math.sqrt(max(na, 1e-300))
-            for i in range(m):
-                alpha[i] /= na
-                ga[i] /= na
-    fs[_XI] = Xi + xi
-    if xi > fs[_XIMAX]:
-        fs[_XIMAX] = xi
-    return xi
-
-
-@_jit_fast
-def _batch_error(bc, bo, bl, nb, tot_c, tot_o, tot_l):
-    """Batch-means standard error of the direction of the chord-weighted mean midpoint.
-
-    With batch sums ``S_b`` (lengths ``L_b``), the mean ``M = sum S_b / sum L_b`` and
-    ``Lbar`` the mean batch length, ``Var M ~ sum_b (L_b/Lbar)^2 ||S_b/L_b - M||^2 /
-    (n (n - 1))`` (the ratio estimator of batch means); divided by ``||M||`` it is the
-    standard error of the angle of ``M`` in radians (norms through the cached outputs).
+    Raises
+    ------
+    _NoTangentDirection
+        When 20 draws find no tangent direction.
     """
-    m = tot_c.shape[0]
-    lbar = tot_l / nb
-    mm = 0.0
-    for i in range(m):
-        mm += tot_c[i] * tot_o[i]
-    mm /= tot_l * tot_l
-    var = 0.0
-    for b in range(nb):
-        lb = bl[b]
-        d = 0.0
-        for i in range(m):
-            d += (bc[b, i] / lb - tot_c[i] / tot_l) * (bo[b, i] / lb - tot_o[i] / tot_l)
-        var += (lb / lbar) ** 2 * d
-    var /= nb * (nb - 1.0)
-    return math.sqrt(max(var, 0.0) / max(mm, 1e-300))
-
-
-@_jit
-def _stop_statistic(rule, fs, ist, xi, z, uz, bc, bo, bl, cur_c, cur_o, tot_c, tot_o):
-    """Update and return the stopping statistic of ``rule`` after one flight
-    (``nan`` when it is not evaluated at this flight: batch rule between checks)."""
-    if rule == 0 or rule == 1:
-        Xi = fs[_XI]
-        if Xi <= 0.0:
-            return 1.0
-        mu = Xi / (Xi + fs[_XIMAX])
-        if rule == 0:
-            return _rho_scalar(fs[_PMIN], mu)[1]
-        return _rho2_printed(fs[_PMIN], mu)
-    # batch means
-    m = cur_c.shape[0]
-    for i in range(m):
-        cur_c[i] += xi * z[i]
-        cur_o[i] += xi * uz[i]
-    fs[_CURL] += xi
-    ist[_CURN] += 1
-    if ist[_CURN] < ist[_BSIZE]:
-        return math.inf
-    nb = ist[_NBATCH]
-    for i in range(m):
-        bc[nb, i] = cur_c[i]
-        bo[nb, i] = cur_o[i]
-        tot_c[i] += cur_c[i]
-        tot_o[i] += cur_o[i]
-        cur_c[i] = 0.0
-        cur_o[i] = 0.0
-    bl[nb] = fs[_CURL]
-    fs[_TOTL] += fs[_CURL]
-    fs[_CURL] = 0.0
-    ist[_CURN] = 0
-    nb += 1
-    stat = math.inf
-    slots = bc.shape[0]
-    if nb >= slots // 2 and nb % 8 == 0 and fs[_TOTL] > 0.0:
-        stat = _batch_error(bc, bo, bl, nb, tot_c, tot_o, fs[_TOTL])
-    if nb == slots:  # merge neighbouring batches, double the batch size
-        for b in range(slots // 2):
-            for i in range(m):
-                bc[b, i] = bc[2 * b, i] + bc[2 * b + 1, i]
-                bo[b, i] = bo[2 * b, i] + bo[2 * b + 1, i]
-            bl[b] = bl[2 * b] + bl[2 * b + 1]
-        nb = slots // 2
-        ist[_BSIZE] *= 2
-    ist[_NBATCH] = nb
-    return stat
-
-
-@_jit
-def _random_direction_G(G, y, last, gamma, u, beta, w):
-    """Fresh random tangent direction (``m^2`` work) pointing into version space from
-    wall ``last``; the compiled twin of :func:`_random_direction`."""
-    m = G.shape[0]
-    for _ in range(100):
-        for i in range(m):
-            beta[i] = np.random.standard_normal()
-        n0 = 0.0
-        for i in range(m):
-            s = 0.0
-            for j in range(m):
-                s += G[i, j] * beta[j]
-            w[i] = s
-            n0 += beta[i] * s
-        s = 0.0
-        for i in range(m):
-            s += gamma[i] * w[i]
-        nb = 0.0
-        for i in range(m):
-            beta[i] -= s * gamma[i]
-            w[i] -= s * u[i]
-            nb += beta[i] * w[i]
-        if nb > 1e-3 * n0:
+    for _ in range(20):
+        beta = rng.standard_normal(cols.m)
+        w = cols.matvec(beta)
+        n0 = beta @ w
+        if gamma is not None:
+            beta, w = _tangent(beta, w, gamma, u)
+        # redraw a nearly radial direction: normalising a tiny tangent part
+        # would blow up coefficient components in the null space of G
+        if beta @ w > 1e-3 * n0 and n0 > 0:
             break
-    if last >= 0 and y[last] * w[last] < 0.0:
-        for i in range(m):
-            beta[i] = -beta[i]
-            w[i] = -w[i]
-    nb = 0.0
-    for i in range(m):
-        nb += beta[i] * w[i]
-    nb = math.sqrt(max(nb, 1e-300))
-    for i in range(m):
-        beta[i] /= nb
-        w[i] /= nb
+    else:
+        raise _NoTangentDirection("no random direction tangent to the sphere in 20 draws")
+    if last is not None and last >= 0 and y[last] * w[last] < 0:
+        beta, w = -beta, -w
+    nb = np.sqrt(max(beta @ w, 1e-300))
+    return beta / nb, w / nb
 
 
-@_jit
-def _seed(seed):
-    np.random.seed(seed)
+def _tangent(beta, w, gamma, u):
+    """Remove the component of the direction along the (unit) position."""
+    s = gamma @ w
+    return beta - s * gamma, w - s * u
 
 
-@_jit
-def _run_compiled(G, y, kdiag, gamma, u, beta, w, alpha, ga, z, uz, fs, ist, bc, bo, bl,
-                  cur_c, cur_o, tot_c, tot_o, rule, tol, tau_max, max_bounces, min_bounces,
-                  max_restarts, random_restart, refresh, arc):
-    """The whole billiard with a stored Gram matrix; returns ``(converged, n_restart,
-    n_refresh)``, the fresh random directions drawn at restarts and refreshes (each
-    ``m^2`` work)."""
-    n_random = 0
-    n_refresh = 0
-    while ist[_NB] < max_bounces:
-        c, t = _next_wall(y, u, w, ist[_LAST], tau_max)
-        if c < 0:
-            ist[_NR] += 1
-            if ist[_NR] > max_restarts:
-                return False, n_random, n_refresh
-            if random_restart:
-                _random_direction_G(G, y, ist[_LAST], gamma, u, beta, w)
-                n_random += 1
-                continue
-            t = tau_max
-        fix = ist[_NFL] % 16 == 15
-        if c >= 0:
-            xi, p = _step(gamma, u, beta, w, t, z, uz, c, G[c], kdiag[c], ga, fix)
-            if refresh > 0.0 and np.random.random() < refresh:
-                _random_direction_G(G, y, c, gamma, u, beta, w)
-                n_refresh += 1
-        else:
-            xi, p = _step(gamma, u, beta, w, t, z, uz, c, kdiag, 1.0, ga, fix)
-        xi = _accumulate(alpha, ga, z, uz, xi, p, fs, arc, t, ist[_NFL] % 64 == 63)
-        ist[_LAST] = c
-        ist[_NFL] += 1
-        if c >= 0:
-            ist[_NB] += 1
-        stat = _stop_statistic(rule, fs, ist, xi, z, uz, bc, bo, bl, cur_c, cur_o, tot_c, tot_o)
-        if not math.isinf(stat):
-            fs[_STAT] = stat
-        if ist[_NB] >= min_bounces and not stat > tol:
-            return True, n_random, n_refresh
-    return False, n_random, n_refresh
+def reflect(beta, G_beta, c, column, k_cc):
+    """Mirror the direction ``v = sum_j beta_j x_j`` on the hyperplane of example ``c``.
 
-
-
-# ---------------------------------------------------------------------------
-# NumPy twins of the per-flight steps, used when numba is missing (Pyodide, the book's
-# in-browser lab): the same arithmetic with vector operations instead of Python loops
-# over the m examples (tests/test_billiard.py compares each with its compiled twin).
-
-def _next_wall_np(y, u, w, last, tau_max):
-    nu = y * w
-    ahead = nu < 0.0
-    if 0 <= last < ahead.shape[0]:
-        ahead[last] = False
-    if not ahead.any():
-        return -1, math.inf
-    idx = np.flatnonzero(ahead)
-    t = np.maximum(-(y[idx] * u[idx]) / nu[idx], 0.0)
-    k = int(np.argmin(t))
-    best = float(t[k])
-    if not best < tau_max:
-        return -1, best
-    return int(idx[k]), best
-
-
-def _step_np(gamma, u, beta, w, t, z, uz, c, col, kcc, ga, fix):
-    h = math.sqrt(1.0 + t * t)
-    xi = math.sqrt(max(2.0 - 2.0 / h, 0.0))
-    nz = math.sqrt(2.0 + 2.0 / h)
-    coef = -2.0 * ((w[c] - t * u[c]) / h) / kcc if c >= 0 else 0.0
-    gn = (gamma + t * beta) / h
-    un = (u + t * w) / h
-    bn = (beta - t * gamma) / h
-    wn = (w - t * u) / h
-    if c >= 0:
-        wn += coef * col
-    np.divide(gamma + gn, nz, out=z)
-    np.divide(u + un, nz, out=uz)
-    p = float(z @ ga)
-    gamma[:], u[:], beta[:], w[:] = gn, un, bn, wn
-    s = float(gn @ wn)
-    if c >= 0:
-        beta[c] += coef
-    if fix:
-        beta -= s * gamma
-        w -= s * u
-        nb = 1.0 / math.sqrt(max(float(beta @ w), 1e-300))
-        beta *= nb
-        w *= nb
-    return xi, p
-
-
-def _accumulate_np(alpha, ga, z, uz, xi, p, fs, arc, t, renorm):
-    if arc:
-        xi = math.atan(t)
-    Xi = fs[_XI]
-    if Xi == 0.0:
-        alpha[:] = z
-        ga[:] = uz
-    elif xi > 0.0:
-        if p < fs[_PMIN]:
-            fs[_PMIN] = p
-        if arc:
-            cphi = min(1.0, max(-1.0, p))
-            phi = math.acos(cphi)
-            if phi >= 1e-12:
-                f = xi / (Xi + xi)
-                r2 = math.sin(phi * f) / math.sin(phi)
-                r1 = math.cos(phi * f) - r2 * cphi
-            else:
-                r1, r2 = 1.0, 0.0
-        else:
-            r1, r2 = _rho_scalar(p, Xi / (Xi + xi))
-        alpha *= r1
-        alpha += r2 * z
-        ga *= r1
-        ga += r2 * uz
-        if renorm:
-            na = math.sqrt(max(float(alpha @ ga), 1e-300))
-            alpha /= na
-            ga /= na
-    fs[_XI] = Xi + xi
-    if xi > fs[_XIMAX]:
-        fs[_XIMAX] = xi
-    return xi
-
-
-def _batch_error_np(bc, bo, bl, nb, tot_c, tot_o, tot_l):
-    lbar = tot_l / nb
-    mm = float(tot_c @ tot_o) / (tot_l * tot_l)
-    lb = bl[:nb, None]
-    d = np.einsum("bi,bi->b", bc[:nb] / lb - tot_c / tot_l, bo[:nb] / lb - tot_o / tot_l)
-    var = float(np.sum((bl[:nb] / lbar) ** 2 * d)) / (nb * (nb - 1.0))
-    return math.sqrt(max(var, 0.0) / max(mm, 1e-300))
-
-
-def _stop_statistic_np(rule, fs, ist, xi, z, uz, bc, bo, bl, cur_c, cur_o, tot_c, tot_o):
-    if rule == 0 or rule == 1:
-        Xi = fs[_XI]
-        if Xi <= 0.0:
-            return 1.0
-        mu = Xi / (Xi + fs[_XIMAX])
-        if rule == 0:
-            return _rho_scalar(fs[_PMIN], mu)[1]
-        return _rho2_printed(fs[_PMIN], mu)
-    cur_c += xi * z
-    cur_o += xi * uz
-    fs[_CURL] += xi
-    ist[_CURN] += 1
-    if ist[_CURN] < ist[_BSIZE]:
-        return math.inf
-    nb = ist[_NBATCH]
-    bc[nb], bo[nb] = cur_c, cur_o
-    tot_c += cur_c
-    tot_o += cur_o
-    cur_c[:] = 0.0
-    cur_o[:] = 0.0
-    bl[nb] = fs[_CURL]
-    fs[_TOTL] += fs[_CURL]
-    fs[_CURL] = 0.0
-    ist[_CURN] = 0
-    nb += 1
-    stat = math.inf
-    slots = bc.shape[0]
-    if nb >= slots // 2 and nb % 8 == 0 and fs[_TOTL] > 0.0:
-        stat = _batch_error_np(bc, bo, bl, nb, tot_c, tot_o, fs[_TOTL])
-    if nb == slots:
-        half = slots // 2
-        bc[:half] = bc[0::2] + bc[1::2]
-        bo[:half] = bo[0::2] + bo[1::2]
-        bl[:half] = bl[0::2] + bl[1::2]
-        nb = half
-        ist[_BSIZE] *= 2
-    ist[_NBATCH] = nb
-    return stat
-
-
-def _random_direction_G_np(G, y, last, gamma, u, beta, w):
-    m = G.shape[0]
-    for _ in range(100):
-        beta[:] = np.random.standard_normal(m)
-        w[:] = G @ beta
-        n0 = float(beta @ w)
-        s = float(gamma @ w)
-        beta -= s * gamma
-        w -= s * u
-        if float(beta @ w) > 1e-3 * n0:
-            break
-    if last >= 0 and y[last] * w[last] < 0.0:
-        beta *= -1.0
-        w *= -1.0
-    nb = math.sqrt(max(float(beta @ w), 1e-300))
-    beta /= nb
-    w /= nb
-
-
-if not HAVE_NUMBA:  # pragma: no cover - exercised by tests/test_billiard.py via monkeypatch
-    _next_wall, _step, _accumulate = _next_wall_np, _step_np, _accumulate_np
-    _batch_error, _stop_statistic = _batch_error_np, _stop_statistic_np
-    _random_direction_G = _random_direction_G_np
+    ``v <- v - 2 <v, x_c> x_c / ||x_c||^2`` (LKC eq. 3.33) changes only
+    ``beta_c`` (by ``-2 (G beta)_c / k_cc``); the cached outputs ``G beta``
+    are updated with the kernel column ``G[:, c]``.  Returns new
+    ``(beta, G beta)``; the inputs are not modified.
+    """
+    coef = -2.0 * G_beta[c] / k_cc
+    beta = beta.copy()
+    beta[c] += coef
+    return beta, G_beta + coef * np.asarray(column, dtype=float)
 
 # ---------------------------------------------------------------------------
 # the kernel billiard (LKC Algorithm 10 with cached outputs)
@@ -661,12 +264,17 @@ class BilliardResult:
     midpoints : list of (m,) arrays
         Normalised chord midpoints, if ``record=True``.
     hits : list of int
-        Index of the example whose hyperplane was hit at each bounce.
+        Index of the example whose hyperplane was hit at each flight (``-1``: a
+        geodesic continuation), if ``record=True``.
     chords, rho2 : lists of float
-        Chord lengths and the stopping statistic per flight (``engine='python'`` only;
-        for the batch rule the last evaluated standard error).
+        Chord lengths and the stopping statistic per flight (for the batch rule the
+        last evaluated standard error), with every engine.
     kernel_evaluations : dict
         ``start``, ``bounces``, ``restarts`` and ``refresh``: kernel entries computed.
+    engine : str
+        The engine that ran (``'compiled'``, ``'python'`` or ``'numpy'``).
+    G_alpha : (m,) array
+        The outputs ``G alpha`` of the estimate.
     """
 
     alpha: np.ndarray
@@ -682,54 +290,18 @@ class BilliardResult:
     n_flights: int = 0
     stopping: str = "rho2"
     statistic: float = float("nan")
+    engine: str = ""
+    G_alpha: np.ndarray | None = None
 
 
-class _NoTangentDirection(Exception):
-    """The span of the training points has no direction tangent to the sphere at the
-    position: it is one-dimensional, and version space is a single point."""
+class _Columns:
+    """``cols[c]``: kernel column ``c`` read from a Gram object (the Python engines)."""
 
+    def __init__(self, gram):
+        self.gram = gram
 
-def _random_direction(cols, rng, y, last, gamma=None, u=None):
-    """A fresh random direction (``m^2`` evaluations) pointing into the
-    version space from the plane last hit (BPM eq. 22), made tangent to the
-    sphere at the position ``gamma`` when it is given.  Raises
-    :class:`_NoTangentDirection` when 20 draws find no tangent direction."""
-    for _ in range(20):
-        beta = rng.standard_normal(cols.m)
-        w = cols.matvec(beta)
-        n0 = beta @ w
-        if gamma is not None:
-            beta, w = _tangent(beta, w, gamma, u)
-        # redraw a nearly radial direction: normalising a tiny tangent part
-        # would blow up coefficient components in the null space of G
-        if beta @ w > 1e-3 * n0 and n0 > 0:
-            break
-    else:
-        raise _NoTangentDirection
-    if last is not None and y[last] * w[last] < 0:
-        beta, w = -beta, -w
-    nb = np.sqrt(max(beta @ w, 1e-300))
-    return beta / nb, w / nb
-
-
-def reflect(beta, G_beta, c, column, k_cc):
-    """Mirror the direction ``v = sum_j beta_j x_j`` on the hyperplane of example ``c``.
-
-    ``v <- v - 2 <v, x_c> x_c / ||x_c||^2`` (LKC eq. 3.33) changes only
-    ``beta_c`` (by ``-2 (G beta)_c / k_cc``); the cached outputs ``G beta``
-    are updated with the kernel column ``G[:, c]``.  Returns new
-    ``(beta, G beta)``; the inputs are not modified.
-    """
-    coef = -2.0 * G_beta[c] / k_cc
-    beta = beta.copy()
-    beta[c] += coef
-    return beta, G_beta + coef * np.asarray(column, dtype=float)
-
-
-def _tangent(beta, w, gamma, u):
-    """Remove the component of the direction along the (unit) position."""
-    s = gamma @ w
-    return beta - s * gamma, w - s * u
+    def __getitem__(self, c):
+        return np.asarray(self.gram.column(int(c)), dtype=float)
 
 
 def kernel_billiard(G=None, y=None, *, kernel=None, X=None, lam=0.0, start=None,
@@ -766,6 +338,18 @@ def kernel_billiard(G=None, y=None, *, kernel=None, X=None, lam=0.0, start=None,
       (n (n-1))) / ||M||`` in radians, is compared with ``tol``.  It targets the
       accuracy of the estimate, so ``tol`` is an angle (e.g. ``0.02`` rad).
 
+    Randomness and engines: every random number of a run comes from one generator made
+    from ``random_state`` (a ``numpy.random.RandomState``): the starting point (when
+    ``start`` is omitted), the starting direction, the random restarts, and the
+    refreshes, whose bounce counts are drawn as geometric gaps with parameter
+    ``refresh``. The directions are drawn by one helper and handed to the engine that
+    flies the ``O(m)`` steps (:mod:`kernelclf.bayespoint.billiard_engines`), whose
+    twins do the same floating-point operations in the same order. So the engine does
+    not change the answer: on the same Gram matrix a seeded run makes the same bounces
+    and returns the same ``alpha`` with every engine, and NumPy's global random state is
+    never used for a seeded run. (Columns computed on demand from a kernel may differ
+    from a stored matrix in the last bit, and a long trajectory can then differ too.)
+
     Parameters
     ----------
     G : (m, m) array or :class:`kernelclf.kernels.gram.Gram`, optional
@@ -783,7 +367,7 @@ def kernel_billiard(G=None, y=None, *, kernel=None, X=None, lam=0.0, start=None,
         Restart (or continue geodesically) when the flight time reaches this
         value; ``arctan(tau_max)`` is the longest arc flown in one piece.
     restart : {'geodesic', 'random'}
-    refresh : float
+    refresh : float in [0, 1]
         Probability per bounce of replacing the reflected direction by a
         fresh random one (``m^2`` evaluations; expected cost per bounce
         ``refresh * m^2``, so ``refresh ~ 1/m`` keeps it ``O(m)``).  A spherical
@@ -795,18 +379,27 @@ def kernel_billiard(G=None, y=None, *, kernel=None, X=None, lam=0.0, start=None,
     max_restarts : int, optional
         Default ``10 * max_bounces``; reaching it stops with a warning.
     record : bool
-        Keep positions, midpoints and hit planes (runs the Python loop).
+        Keep positions, midpoints and hit planes (any engine).
+    random_state : int, RandomState or None
+        Seed or generator (``sklearn.utils.check_random_state``; ``None`` takes NumPy's
+        global RandomState, as everywhere in scikit-learn).
     weighting : {'chord', 'arc'}
         ``'chord'``: ⊕µ with chord lengths (LKC/BPM); ``'arc'``: arc-length
         weights with great-circle (slerp) averaging (RM eq. 18.27).
     stopping : {'rho2', 'rho2-printed', 'batch'}
         Stopping rule, see above.
-    engine : {'auto', 'compiled', 'python'}
-        ``'compiled'`` runs the whole loop in numba-compiled code on the stored Gram
-        matrix; ``'python'`` steps through the same compiled per-flight functions from
-        Python, reading one kernel column per bounce from the ``Gram`` object (columns on
-        demand, records).  ``'auto'``: compiled when the matrix is stored and
-        ``record=False``.  With the same random directions both give the same trajectory.
+    engine : {'auto', 'compiled', 'python', 'numpy'}
+        What flies the ``O(m)`` steps; all run the same loop on the same random
+        directions and give the same result. ``'compiled'``: the whole loop
+        numba-compiled on the stored Gram matrix (computed in full if it is not stored;
+        needs numba). ``'python'``: Python runs the loop and calls the compiled steps,
+        reading one kernel column per bounce from the ``Gram`` object (columns on
+        demand). ``'numpy'``: Python runs the loop with the NumPy twins of the steps
+        (no numba needed). ``'auto'``: ``'compiled'`` when numba is installed and the
+        matrix is stored (a matrix ``G``, or a ``Gram`` that holds it), ``'python'``
+        when numba is installed and columns come on demand (``kernel`` and ``X``),
+        ``'numpy'`` without numba (Pyodide); ``'python'`` without numba runs as
+        ``'numpy'``.
 
     Returns
     -------
@@ -818,22 +411,20 @@ def kernel_billiard(G=None, y=None, *, kernel=None, X=None, lam=0.0, start=None,
         raise ValueError("restart must be 'geodesic' or 'random'")
     if stopping not in STOPPING_RULES:
         raise ValueError(f"stopping must be one of {STOPPING_RULES}, got {stopping!r}")
-    if engine not in ("auto", "compiled", "python"):
-        raise ValueError("engine must be 'auto', 'compiled' or 'python'")
     if not tau_max > 0:
         raise ValueError(f"tau_max must be positive, got {tau_max!r}")
     if not (isinstance(tol, numbers.Real) and tol > 0):
         raise ValueError(f"tol must be a positive number, got {tol!r}")
+    if not 0.0 <= refresh <= 1.0:
+        raise ValueError(f"refresh must lie in [0, 1], got {refresh!r}")
     cols = _as_gram(G, kernel, X, lam)
+    engine, fly = _eng.select_engine(engine, cols.precomputed)
     m = cols.m
-    y = _check_labels(y, m)
+    y = np.ascontiguousarray(_check_labels(y, m))
     rng = check_random_state(random_state)
     if max_restarts is None:
         max_restarts = 10 * int(max_bounces)
     kdiag = np.ascontiguousarray(cols.diag, dtype=float)
-    if engine == "compiled" and record:
-        raise ValueError("record=True needs engine='python'")
-    compiled = engine == "compiled" or (engine == "auto" and cols.precomputed and not record)
 
     ev0 = cols.n_evaluations
     if start is None:
@@ -854,117 +445,79 @@ def kernel_billiard(G=None, y=None, *, kernel=None, X=None, lam=0.0, start=None,
         # the training points span one dimension: the sphere meets their span in two
         # points, one of which is the start; it is the whole version space and its
         # centre (exact, no bounces needed)
-        res = BilliardResult(alpha=gamma, converged=True, stopping=stopping, statistic=0.0)
-        res.kernel_evaluations = {"start": cols.n_evaluations - ev0, "restarts": 0,
-                                  "refresh": 0, "bounces": 0}
-        res.G_alpha = u
-        return res
+        return BilliardResult(
+            alpha=gamma, converged=True, stopping=stopping, statistic=0.0, engine=engine,
+            kernel_evaluations={"start": cols.n_evaluations - ev0, "restarts": 0,
+                                "refresh": 0, "bounces": 0}, G_alpha=u)
     beta, w = np.ascontiguousarray(beta), np.ascontiguousarray(w)
     ev_start = cols.n_evaluations - ev0
     ev_restart = ev_refresh = 0
 
-    rule = _RULE_CODE[stopping]
-    nslot = BATCH_SLOTS if stopping == "batch" else 0
-    bc, bo = np.zeros((nslot, m)), np.zeros((nslot, m))
-    bl = np.zeros(nslot)
-    cur_c, cur_o, tot_c, tot_o = (np.zeros(m) for _ in range(4))
+    fs, ist, batch = _eng._new_state(m, stopping)
     alpha, ga, z, uz = (np.zeros(m) for _ in range(4))
-    fs = np.zeros(6)
-    fs[_PMIN] = 1.0
-    fs[_STAT] = np.nan
-    ist = np.zeros(7, dtype=np.int64)
-    ist[_LAST] = -1
-    ist[_BSIZE] = BATCH_START
-    res = BilliardResult(alpha=np.zeros(m))
-    arc = weighting == "arc"
+    # trace buffers, emptied into the result's lists whenever they are full
+    n_trace = min(4096, max(16, (1 << 17) // m)) if record else 4096
+    chords, stats = np.zeros(n_trace), np.zeros(n_trace)
+    hits = np.zeros(n_trace, dtype=np.int64)
+    P = np.zeros((n_trace if record else 0, m))
+    Z = np.zeros_like(P)
+    res = BilliardResult(alpha=np.zeros(m), stopping=stopping, engine=engine)
+    if record:
+        res.positions.append(gamma.copy())
 
-    if compiled:
-        Gf = np.ascontiguousarray(cols.full())
-        _seed(int(rng.randint(2**31 - 1)))
-        converged, n_random, n_refresh = _run_compiled(
-            Gf, y, kdiag, gamma, u, beta, w, alpha, ga, z, uz, fs, ist, bc, bo, bl, cur_c, cur_o,
-            tot_c, tot_o, rule, float(tol), float(tau_max), int(max_bounces), int(min_bounces),
-            int(max_restarts), restart == "random", float(refresh), arc)
-        ev_restart, ev_refresh = m * m * int(n_random), m * m * int(n_refresh)
-        cols.n_evaluations += m * int(ist[_NB]) + ev_restart + ev_refresh - m * m  # not full()
+    def schedule_refresh():  # bounce count of the next refresh: a geometric gap
+        ist[_eng._REFRESH_AT] = ist[_eng._NB] + rng.geometric(refresh) if refresh > 0 else -1
+
+    if engine == "compiled":
+        kcols = np.ascontiguousarray(cols.full())
+        cols.n_evaluations -= m * m  # the bounces' columns are counted below, one each
     else:
+        kcols = _Columns(cols)
+    schedule_refresh()
+    args = (_eng._RULE_CODE[stopping], float(tol), float(tau_max), int(max_bounces),
+            int(min_bounces), int(max_restarts), restart == "random", weighting == "arc")
+    while True:
+        event = fly(kcols, y, kdiag, gamma, u, beta, w, alpha, ga, z, uz, fs, ist, *batch,
+                    chords, stats, hits, P, Z, *args)
+        k = int(ist[_eng._NTRACE])
+        res.chords.extend(chords[:k].tolist())
+        res.rho2.extend(stats[:k].tolist())
         if record:
-            res.positions.append(gamma.copy())
-        converged = False
-        while ist[_NB] < max_bounces:
-            c, t = _next_wall(y, u, w, int(ist[_LAST]), float(tau_max))
-            c = int(c)
-            if c < 0:
-                ist[_NR] += 1
-                if ist[_NR] > max_restarts:
-                    break
-                if restart == "random":
-                    e = cols.n_evaluations
-                    last = None if ist[_LAST] < 0 else int(ist[_LAST])
-                    beta[:], w[:] = _random_direction(cols, rng, y, last, gamma, u)
-                    ev_restart += cols.n_evaluations - e
-                    continue
-                t = float(tau_max)  # geodesic continuation, no reflection
-            fix = ist[_NFL] % 16 == 15
-            if c >= 0:
-                xi, p = _step(gamma, u, beta, w, t, z, uz, c,
-                              np.asarray(cols.column(c), dtype=float), kdiag[c], ga, fix)
-                if refresh > 0 and rng.random_sample() < refresh:
-                    e = cols.n_evaluations
-                    beta[:], w[:] = _random_direction(cols, rng, y, c, gamma, u)
-                    ev_refresh += cols.n_evaluations - e
+            res.hits.extend(hits[:k].tolist())
+            res.positions.extend(P[:k].copy())
+            res.midpoints.extend(Z[:k].copy())
+        ist[_eng._NTRACE] = 0
+        if event in (_eng.RESTART, _eng.REFRESH):
+            e = cols.n_evaluations
+            beta[:], w[:] = _random_direction(cols, rng, y, int(ist[_eng._LAST]), gamma, u)
+            if event == _eng.RESTART:
+                ev_restart += cols.n_evaluations - e
             else:
-                xi, p = _step(gamma, u, beta, w, t, z, uz, c, kdiag, 1.0, ga, fix)
-            xi = _accumulate(alpha, ga, z, uz, xi, p, fs, arc, t, ist[_NFL] % 64 == 63)
-            ist[_LAST] = c
-            ist[_NFL] += 1
-            if c >= 0:
-                ist[_NB] += 1
-            stat = _stop_statistic(rule, fs, ist, xi, z, uz, bc, bo, bl, cur_c, cur_o, tot_c,
-                                   tot_o)
-            if not math.isinf(stat):
-                fs[_STAT] = stat
-            if record:
-                res.positions.append(gamma.copy())
-                res.midpoints.append(z.copy())
-                res.hits.append(c)
-            res.chords.append(xi)
-            res.rho2.append(float(fs[_STAT]))
-            if ist[_NB] >= min_bounces and not stat > tol:
-                converged = True
-                break
-    n_b, n_r = int(ist[_NB]), int(ist[_NR])
+                ev_refresh += cols.n_evaluations - e
+                schedule_refresh()
+        elif event != _eng.TRACE_FULL:
+            break
+    converged = event == _eng.CONVERGED
+    n_b, n_r = int(ist[_eng._NB]), int(ist[_eng._NR])
+    if engine == "compiled":
+        cols.n_evaluations += m * n_b
     if not converged:
-        why = (f"{max_restarts} restarts" if n_r > max_restarts else f"{max_bounces} bounces")
+        why = f"{max_restarts} restarts" if event == _eng.MAX_RESTARTS else \
+            f"{max_bounces} bounces"
         warnings.warn(f"kernel billiard stopped after {why} before its stopping rule "
                       f"({stopping!r}: statistic <= tol={tol}) was met (last value "
-                      f"{fs[_STAT]:.3g}); raise max_bounces or tol", ConvergenceWarning,
+                      f"{fs[_eng._STAT]:.3g}); raise max_bounces or tol", ConvergenceWarning,
                       stacklevel=2)
-    if ist[_NFL] == 0:
+    if ist[_eng._NFL] == 0:
         alpha, ga = gamma.copy(), u.copy()
     na = np.sqrt(max(float(alpha @ ga), 1e-300))
-    alpha, ga = alpha / na, ga / na
-    res.alpha = alpha
+    res.alpha, res.G_alpha = alpha / na, ga / na
     res.n_bounces = n_b
     res.n_restarts = n_r
-    res.n_flights = int(ist[_NFL])
+    res.n_flights = int(ist[_eng._NFL])
     res.converged = bool(converged)
-    res.stopping = stopping
-    res.statistic = float(fs[_STAT])
+    res.statistic = float(fs[_eng._STAT])
     ev_total = cols.n_evaluations - ev0
     res.kernel_evaluations = {"start": ev_start, "restarts": ev_restart, "refresh": ev_refresh,
                               "bounces": ev_total - ev_start - ev_restart - ev_refresh}
-    res.G_alpha = ga
     return res
-
-
-def _slerp_dual(alpha, ga, z, uz, wa, wb):
-    """Slerp addition (RM eq. 18.27) acting on coefficients and cached outputs."""
-    cphi = min(1.0, max(-1.0, float(z @ ga)))
-    phi = np.arccos(cphi)
-    if phi < 1e-12:
-        return alpha, ga
-    f = wb / (wa + wb)
-    a1 = np.cos(phi * f) - np.sin(phi * f) / np.sin(phi) * cphi
-    a2 = np.sin(phi * f) / np.sin(phi)
-    return a1 * alpha + a2 * z, a1 * ga + a2 * uz

@@ -9,6 +9,12 @@ Algorithm 10): a threshold coordinate with arc-length weights (the flipper),
 semi-transparent walls that lead a ball from any start into version space (the
 light trap), and centres of mass of the regions with a given number of training
 errors (the onion, or soft, billiard).
+
+Every random direction - the flipper's (it is a kernel billiard), the light trap's start
+and escapes, the onion billiard's start and restarts - is drawn by the same helper as the
+kernel billiard's, ``_random_direction`` of :mod:`kernelclf.bayespoint.billiard`, from the
+one generator made from ``random_state`` (NumPy's global random state is never used for a
+seeded call).
 """
 from __future__ import annotations
 
@@ -18,7 +24,7 @@ from sklearn.utils import check_random_state
 from ..kernels.gram import Gram
 from ..kernels.vector import as_kernel
 from ..margin.separability import _check_labels
-from .billiard import _random_direction, kernel_billiard
+from .billiard import _NoTangentDirection, _random_direction, kernel_billiard
 from .versionspace import find_version_space_point
 
 __all__ = ["flipper", "light_trap", "onion_billiard"]
@@ -35,9 +41,9 @@ def flipper(G=None, y=None, *, kernel=None, X=None, lam=0.0, **kwargs):
     coordinate of the centre of mass), so that ``f(x) = sum_i alpha_i
     k(x_i, x) + intercept``.  RM restart an escaped ball (``tau = inf``)
     from the current centre of mass; here escapes are handled as in
-    :func:`kernel_billiard` (geodesic continuation by default), and
+    :func:`~kernelclf.bayespoint.billiard.kernel_billiard` (geodesic continuation by default), and
     ``refresh`` adds random directions.  Keyword arguments go to
-    :func:`kernel_billiard`.
+    :func:`~kernelclf.bayespoint.billiard.kernel_billiard`.
     """
     if G is None:
         K = np.asarray(as_kernel(kernel)(X), dtype=float)
@@ -72,9 +78,11 @@ def light_trap(G, y, start=None, max_bounces=10000, random_state=None):
         gamma = np.asarray(start, dtype=float).copy()
     u = G @ gamma
     gamma, u = gamma / np.sqrt(gamma @ u), u / np.sqrt(gamma @ u)
-    beta = rng.standard_normal(m)
-    w = G @ beta
-    beta, w = beta / np.sqrt(beta @ w), w / np.sqrt(beta @ w)
+    cols = Gram(G=G)
+    try:
+        beta, w = _random_direction(cols, rng, y, None, gamma, u)
+    except _NoTangentDirection:  # one-dimensional span: the ball cannot move
+        return gamma, [int(np.sum(y * u <= 0))]
     wrong = y * u <= 0
     errors = [int(wrong.sum())]
     last = None
@@ -89,10 +97,8 @@ def light_trap(G, y, start=None, max_bounces=10000, random_state=None):
         if last is not None:
             tau[last] = np.inf
         c = int(np.argmin(tau))
-        if not np.isfinite(tau[c]):
-            beta = rng.standard_normal(m)
-            w = G @ beta
-            beta, w = beta / np.sqrt(beta @ w), w / np.sqrt(beta @ w)
+        if not np.isfinite(tau[c]):  # no plane ahead: a fresh direction
+            beta, w = _random_direction(cols, rng, y, None, gamma, u)
             last = None
             continue
         gamma = gamma + tau[c] * beta
@@ -136,7 +142,10 @@ def onion_billiard(G, y, n_shells=3, n_flights=2000, random_state=None):
     gamma, u = find_version_space_point(cols, y, random_state=rng)
     s = np.sqrt(gamma @ u)
     gamma, u = gamma / s, u / s
-    beta, w = _random_direction(cols, rng, y, None)
+    try:
+        beta, w = _random_direction(cols, rng, y, None, gamma, u)
+    except _NoTangentDirection:  # one-dimensional span: version space is the start
+        return {(0, 0): gamma}
     sums = {}
     kd = np.diag(G)
     last = None
@@ -147,7 +156,7 @@ def onion_billiard(G, y, n_shells=3, n_flights=2000, random_state=None):
             ahead[last] = False
         idx = np.flatnonzero(ahead)
         if len(idx) == 0:
-            beta, w = _random_direction(cols, rng, y, last)
+            beta, w = _random_direction(cols, rng, y, last, gamma, u)
             continue
         taus = np.maximum(-d[idx] / nu[idx], 0.0)
         order = np.argsort(taus)

@@ -11,18 +11,19 @@ that classify every example correctly, ``V(z) = {w : ||w|| = 1, y_i <w, phi(x_i)
 This module collects what the chapters on version space, the Bayes point and the
 PAC-Bayesian bounds need about it:
 
-* :func:`is_separable` - is ``V(z)`` non-empty? (one linear program);
+* :func:`~kernelclf.margin.separability.is_separable` - is ``V(z)`` non-empty? (margin
+  bounds first, a capped linear program for small m: bounded in time);
 * :func:`find_version_space_point` - a point of ``V(z)`` in dual coefficients (the
   kernel perceptron, falling back on the same linear program);
-* :func:`geometric_margin` - the margin of a weight vector on the sample;
+* :func:`~kernelclf.margin.separability.geometric_margin` - the margin of a weight vector on the sample;
 * :func:`sample_version_space` and :func:`version_space_centre` - rejection
   sampling of uniform directions on the sphere and the centre of mass of ``V(z)``,
   the brute-force reference for the kernel billiard (chapter 11) in low dimension;
 * :func:`corner_average` - Rychetsky, Shawe-Taylor and Glesner's direct estimate of
   the Bayes point as the mean of the ``m`` corners of ``V(z)`` (as summarised in BPM §3).
 
-:class:`NotSeparableError` (an empty version space) is defined here and re-exported
-by :mod:`kernelclf.bayespoint.billiard`.
+:class:`~kernelclf.margin.separability.NotSeparableError` (an empty version space) is defined
+with the separability test in :mod:`kernelclf.margin.separability`.
 """
 from __future__ import annotations
 
@@ -56,8 +57,9 @@ def find_version_space_point(G, y, max_epochs=100, random_state=None, use_lp=Tru
     Gram column per mistake) on a fresh random permutation per epoch. On a
     separable sample it stops after finitely many mistakes (Novikoff, LKC Theorem
     2.31). If it has not stopped after ``max_epochs`` epochs, the linear program of
-    :func:`is_separable` decides: its solution is returned when it is feasible, a
-    :class:`NotSeparableError` is raised when it is not.
+    :func:`~kernelclf.margin.separability.is_separable` decides: its solution is returned when it
+    is feasible, a
+    :class:`~kernelclf.margin.separability.NotSeparableError` is raised when it is not.
 
     Parameters
     ----------

@@ -46,14 +46,6 @@ told apart from a person at JupyterLab. Precomputed widgets also work in Jupyter
 links run in the front end); live widgets on a static page would be dead, which is the
 problem this module exists to solve.
 
-The module is also a small Sphinx extension (``extra_extensions: [kernelclf.book.widgets]`` in
-``_config.yml``): under the title of every notebook page it adds a note with a link to the
-page's reader notebook (``_notebooks/NAME.ipynb``: the executed chapter converted by
-:mod:`kernelclf.book.reader`, written there by the Makefile) and how to run it live. It also
-drops scripts that Jupyter Book registers twice (a second ``const THEBE_JS_URL`` was a
-script error on every page) and numbers equations, exercises, algorithms, theorems and
-figures per page instead of across the whole book.
-
 ``draw`` must be deterministic (seed every random draw inside it): the precomputed image
 of a grid point is then byte-for-byte the image the live widget shows for it, which
 ``tests/test_widgets.py`` checks.
@@ -636,92 +628,3 @@ def grid_values(*controls):
     """All grid points of ``controls`` in the order :func:`explore` renders them."""
     return [dict(zip((c.name for c in controls), combo))
             for combo in itertools.product(*(c.values for c in controls))]
-
-
-# ---------------------------------------------------------------------------- Sphinx
-
-def _run_note(pagename, source, repository=""):
-    name = pagename.rsplit("/", 1)[-1]
-    up = "../" * pagename.count("/")
-    widgets = "explore(" in source or "ipywidgets" in source
-    repo = (f'<a class="reference external" href="{html.escape(repository, quote=True)}">'
-            f"the kernelclf repository</a>") if repository else "the kernelclf repository"
-    text = (f'<a class="reference external kernelclf-lite-link" '
-            f'href="{up}lite/notebooks/index.html?path={name}.ipynb">Run it in your '
-            "browser</a>: the site carries a JupyterLite lab whose Python (Pyodide) runs in "
-            "the page, with nothing to install (the first start takes a few seconds). "
-            f'Or download it as a notebook, <a class="reference external" '
-            f'href="{up}_notebooks/{name}.ipynb" download><code>{name}.ipynb</code></a> '
-            "(executed, with its outputs; the book's markup is plain Markdown there and the "
-            "solutions are folded), and open it in JupyterLab; or, in a clone of "
-            f"{repo}, run <code>make lab</code> and open <code>{name}.ipynb</code>.")
-    if widgets:
-        text += (" The widgets on this page switch between figures computed when the book "
-                 "was built; in a running kernel they recompute live.")
-    return (f'<div class="admonition tip kernelclf-run-note"><p class="admonition-title">'
-            f"Run this chapter</p><p>{text}</p></div>")
-
-
-def _add_run_note(app, pagename, templatename, context, doctree):
-    if doctree is None or "body" not in context:
-        return
-    try:
-        path = app.env.doc2path(pagename)
-        source = open(path, encoding="utf-8").read()
-    except OSError:
-        return
-    if "kernelspec:" not in source[:400]:
-        return  # plain pages (references) have no notebook
-    body = context["body"]
-    end = body.find("</h1>")
-    if end < 0:
-        return
-    end += len("</h1>")
-    options = getattr(getattr(app, "config", None), "html_theme_options", None) or {}
-    repository = options.get("repository_url", "") if isinstance(options, dict) else ""
-    context["body"] = body[:end] + _run_note(pagename, source, repository) + body[end:]
-
-
-def _dedupe_scripts(app, pagename, templatename, context, doctree):
-    """Drop repeated identical ``<script>`` entries. Jupyter Book registers sphinx-thebe's
-    inline configuration twice (with different priorities, so Sphinx keeps both), and the
-    second ``const THEBE_JS_URL`` was a script error on every page."""
-    scripts = context.get("script_files")
-    if not isinstance(scripts, list):
-        return
-    seen, kept = set(), []
-    for js in scripts:
-        attributes = getattr(js, "attributes", {}) or {}
-        name = str(getattr(js, "filename", js) or "")  # inline scripts: None or ""
-        key = (name, tuple(sorted((k, str(v)) for k, v in attributes.items())))
-        if key in seen:
-            continue
-        seen.add(key)
-        kept.append(js)
-    context["script_files"] = kept
-
-
-def _number_per_page(app, env):
-    """Number equations, exercises, algorithms, theorems and figures per page ("Exercise 1"
-    in every chapter, as the reader notebooks of :mod:`kernelclf.book.reader` do). Without a
-    numbered table of contents Sphinx counts them across the whole book (chapter 3's
-    exercises were 16-19 and its first equation (10)); this runs after Sphinx assigned its
-    numbers and restarts each counter on every page, keeping the order."""
-    numbers = getattr(env, "toc_fignumbers", None) or {}
-    for by_type in numbers.values():
-        for ids in by_type.values():
-            groups = {}
-            for key in sorted(ids, key=lambda k: ids[k]):
-                prefix = tuple(ids[key][:-1])
-                groups[prefix] = groups.get(prefix, 0) + 1
-                ids[key] = (*prefix, groups[prefix])
-    return []
-
-
-def setup(app):
-    """Sphinx entry point: add the 'Run this chapter' note to every notebook page, drop
-    duplicated scripts and number per page."""
-    app.connect("html-page-context", _add_run_note)
-    app.connect("html-page-context", _dedupe_scripts, priority=999)  # after the themes
-    app.connect("env-get-updated", _number_per_page, priority=900)
-    return {"parallel_read_safe": True, "parallel_write_safe": True}

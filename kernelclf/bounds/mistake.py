@@ -30,7 +30,7 @@ def novikoff_bound(X_or_G, y, margin, precomputed=False):
         Either a geometric margin ``gamma > 0`` achievable on the sample (for
         the tightest bound, that of the hard-margin SVM, LKC Example 5.24), or a
         separating weight vector ``w`` (coefficients ``alpha`` when
-        ``precomputed``), whose margin :func:`geometric_margin` computes.
+        ``precomputed``), whose margin :func:`~kernelclf.margin.separability.geometric_margin` computes.
     precomputed : bool
 
     Returns

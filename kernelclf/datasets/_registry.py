@@ -476,7 +476,7 @@ def dataset_names():
 
 
 def get_spec(name):
-    """The :class:`DataSet` entry for ``name``; ``ValueError`` if unknown."""
+    """The ``DataSet`` entry for ``name``; ``ValueError`` if unknown."""
     try:
         return REGISTRY[name]
     except (KeyError, TypeError):

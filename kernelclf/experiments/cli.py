@@ -17,6 +17,8 @@ import sys
 
 from . import bpm as _bpm  # noqa: F401  (registers its commands)
 from . import rmm as _rmm  # noqa: F401  (registers its commands)
+from . import rmm_benchmarks as _rmm_benchmarks  # noqa: F401  (registers its commands)
+from . import rmm_text as _rmm_text  # noqa: F401  (registers its commands)
 from .runner import COMMANDS, ResultsFileError, _failure_text, run_tasks
 
 __all__ = ["build_parser", "main"]
@@ -31,7 +33,7 @@ def _positive_jobs(text):
 
 
 def build_parser():
-    """The argument parser: one subcommand per entry of :data:`COMMANDS`."""
+    """The argument parser: one subcommand per entry of :data:`~kernelclf.experiments.runner.COMMANDS`."""
     parser = argparse.ArgumentParser(prog="python -m kernelclf.experiments",
                                      description="Bayes point machine experiments (chapter 12) "
                                      "and other long protocols; progress on stderr, results "

@@ -13,44 +13,31 @@ Book chapter 13 (``book/13_relative_margin_machines.md``); Shivaswamy & Jebara (
 * :func:`digits_binary_curve` — §5.3 / Fig. 7: test errors of a binary digit problem as
   B goes from theta down to 1 (unit-norm inputs, degree-5 polynomial kernel with
   unit diagonal).
-* :func:`table4` — §5.6 / Table 4 on the Rätsch pools of the data home: seeded splits
-  of the original training/test sizes, RBF kernel, SVM, KFD, Sigma-SVM and the relaxed
-  RMM (eq. 15; with D = C and with D chosen), hyper-parameters by 5-fold
-  cross-validation on the first training splits (a reduced version of Rätsch et al.'s
-  set-up), and paired t-tests against the best method.
-* :func:`text_pair_repeat` — §5.5 on Reuters-21578 topic pairs (the paper's
-  20 Newsgroups is not in the data home): 500 training documents, bag of words
-  divided by document length, SVM against RMM chosen on a validation half and
-  scored on a test half (and swapped), paired t-tests per pair (Fig. 9).
 * :func:`digits_table2` — §5.2 / Table 2 rows: one-versus-one SVM, Sigma-SVM, KLDA
   (kernel Fisher discriminant) and RMM with polynomial kernels of degree 1..7 and an
   RBF kernel (unit-norm inputs, unit-diagonal kernels), parameters by an 80:20 split
   of the training set.
 
-Command line::
+Table 4 (§5.6) is in :mod:`kernelclf.experiments.rmm_benchmarks`, the text experiment
+(§5.5) in :mod:`kernelclf.experiments.rmm_text`. Command line::
 
-    python -m kernelclf.experiments rmm-table4 --splits 100 --n-jobs -1
     python -m kernelclf.experiments rmm-digits --data usps --n-jobs -1
     python -m kernelclf.experiments rmm-digits --data sklearn --kernels 1 rbf
-    python -m kernelclf.experiments rmm-text --repeats 10 --n-jobs -1
 """
 from __future__ import annotations
 
 import warnings
 
 import numpy as np
-from scipy import stats
 from sklearn.exceptions import ConvergenceWarning
 
 from ..kernels.vector import RBF, Polynomial, Scaled
-from ..margin.rmm import RelativeMarginMachine, RelaxedRMM, SigmaSVM, rmm_bound
+from ..margin.rmm import RelativeMarginMachine, SigmaSVM, rmm_bound
 from ..margin.svm import SupportVectorMachine
 
 __all__ = ["MU_POS", "MU_NEG", "SIGMA", "gaussians", "bayes_rule", "synthetic_errors",
-           "digits_binary_curve", "TABLE4_SIZES", "TABLE4_REPORTED", "table4_splits",
-           "table4", "format_table4", "TABLE2_REPORTED", "TABLE2_TEST_SIZES", "digits_table2",
-           "unit_poly", "TEXT_TOPICS", "reuters_documents", "word_frequencies", "training_span",
-           "text_pair_repeat", "text_rows", "format_text"]
+           "digits_binary_curve", "TABLE2_REPORTED", "TABLE2_TEST_SIZES", "digits_table2",
+           "unit_poly"]
 
 #: RMM §5.1
 MU_POS = np.array([1.0, 1.0])
@@ -271,226 +258,6 @@ def digits_table2(Xtr, ytr, Xte, yte, degrees=(1, 2, 3, 4, 5, 6, 7),
     return out
 
 
-# -- Table 4 ------------------------------------------------------------------------
-#: original Rätsch realisation sizes (train, test)
-TABLE4_SIZES = {"banana": (400, 4900), "breast_cancer": (200, 77), "diabetes": (468, 300),
-                "flare_solar": (666, 400), "german": (700, 300), "heart": (170, 100),
-                "image": (1300, 1010), "ringnorm": (400, 7000), "splice": (1000, 2175),
-                "thyroid": (140, 75), "titanic": (150, 2051), "twonorm": (400, 7000),
-                "waveform": (400, 4600)}
-
-#: RMM Table 4 (mean, sd in %): SVM, KFDA, Sigma-SVM, RMM (C=D), RMM
-TABLE4_REPORTED = {
-    "banana": [(10.5, 0.4), (10.8, 0.5), (10.5, 0.4), (10.4, 0.4), (10.4, 0.4)],
-    "breast_cancer": [(25.3, 4.6), (26.6, 4.8), (28.8, 4.6), (25.9, 4.5), (25.4, 4.6)],
-    "diabetes": [(23.1, 1.7), (23.2, 1.8), (24.2, 1.9), (23.1, 1.7), (23.0, 1.7)],
-    "flare_solar": [(32.3, 1.8), (33.1, 1.6), (34.6, 2.0), (32.3, 1.8), (32.3, 1.8)],
-    "german": [(23.4, 2.2), (24.1, 2.4), (25.9, 2.4), (23.4, 2.1), (23.2, 2.2)],
-    "heart": [(15.5, 3.3), (15.7, 3.2), (19.9, 3.6), (15.4, 3.3), (15.2, 3.1)],
-    "image": [(3.0, 0.6), (3.1, 0.6), (3.3, 0.7), (3.0, 0.6), (2.9, 0.7)],
-    "ringnorm": [(1.5, 0.1), (1.5, 0.1), (1.5, 0.1), (1.5, 0.1), (1.5, 0.1)],
-    "splice": [(10.9, 0.7), (10.6, 0.7), (10.8, 0.6), (10.8, 0.6), (10.8, 0.6)],
-    "thyroid": [(4.7, 2.1), (4.2, 2.1), (4.5, 2.1), (4.2, 1.8), (4.2, 2.2)],
-    "titanic": [(22.3, 1.1), (22.0, 1.3), (23.1, 2.2), (22.3, 1.1), (22.3, 1.0)],
-    "twonorm": [(2.4, 0.1), (2.4, 0.2), (2.5, 0.2), (2.4, 0.1), (2.4, 0.1)],
-    "waveform": [(9.9, 0.4), (9.9, 0.4), (10.5, 0.5), (10.0, 0.4), (9.7, 0.4)],
-}
-TABLE4_METHODS = ("SVM", "KFD", "Sigma-SVM", "RMM (C=D)", "RMM")
-
-
-def table4_splits(name, n_splits=100, seed=0):
-    """Seeded train/test splits of a Rätsch pool with the original sizes (standardised
-    with the training mean and deviation)."""
-    from ..datasets import load
-
-    b = load("pima_diabetes" if name == "diabetes" else name)
-    X = np.asarray(b.X, dtype=float)
-    yv = np.asarray(b.y)
-    y = np.where(yv == np.unique(yv)[-1], 1.0, -1.0)
-    n_tr, n_te = TABLE4_SIZES[name]
-    n_te = min(n_te, len(y) - n_tr)
-    rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(n_splits):
-        p = rng.permutation(len(y))
-        tr, te = p[:n_tr], p[n_tr:n_tr + n_te]
-        mu, sd = X[tr].mean(axis=0), X[tr].std(axis=0)
-        sd[sd == 0] = 1.0
-        out.append(((X[tr] - mu) / sd, y[tr], (X[te] - mu) / sd, y[te]))
-    return out
-
-
-def _cv_error(make, X, y, folds=5, seed=0):
-    rng = np.random.default_rng(seed)
-    idx = rng.permutation(len(y))
-    parts = np.array_split(idx, folds)
-    errs = []
-    for k in range(folds):
-        te = parts[k]
-        tr = np.concatenate([parts[j] for j in range(folds) if j != k])
-        if len(np.unique(y[tr])) < 2:
-            continue
-        errs.append(np.mean(make().fit(X[tr], y[tr]).predict(X[te]) != y[te]))
-    return float(np.mean(errs))
-
-
-def _select(cands, splits, n_model_splits):
-    best = (np.inf, None)
-    for key, make in cands.items():
-        err = np.mean([_cv_error(make, Xtr, ytr) for Xtr, ytr, _, _ in
-                       splits[:n_model_splits]])
-        if err < best[0]:
-            best = (err, key)
-    return best[1]
-
-
-def table4_params(name, seed=0, n_model_splits=2, sigma_grid=(0.5, 1.0, 2.0, 4.0),
-                  C_grid=(0.1, 1.0, 10.0, 100.0), D_grid=(0.1, 1.0, 10.0), nu_grid=(0.2, 1.0),
-                  Dsig_grid=(0.3, 0.7), lam_grid=(1e-3, 1e-1), methods=TABLE4_METHODS):
-    """Hyper-parameters of every method for one data set (reduced Rätsch protocol).
-
-    The RBF width and C come from 5-fold CV of the SVM on the first ``n_model_splits``
-    training sets (Rätsch et al. use five); the other methods share the width (and C)
-    and choose their own parameters the same way (KFD: the ridge; Sigma-SVM: D;
-    RMM (C=D): nu with D = C; RMM: D and nu).
-    """
-    from ..bayes.fisher import KernelFisherDiscriminant
-
-    splits = table4_splits(name, n_model_splits, seed)
-    p = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        sig, C = _select({(s, c): (lambda s=s, c=c: SupportVectorMachine(RBF(s), C=c))
-                          for s in sigma_grid for c in C_grid}, splits, n_model_splits)
-        k = RBF(sig)
-        p["SVM"] = {"sigma": sig, "C": C}
-        if "KFD" in methods:
-            p["KFD"] = {"sigma": sig, "lam": _select(
-                {lm: (lambda lm=lm: KernelFisherDiscriminant(k, lam=lm)) for lm in lam_grid},
-                splits, n_model_splits)}
-        if "Sigma-SVM" in methods:
-            p["Sigma-SVM"] = {"sigma": sig, "C": C, "D": _select(
-                {d: (lambda d=d: SigmaSVM(k, C=C, D=d)) for d in Dsig_grid}, splits,
-                n_model_splits)}
-        if "RMM (C=D)" in methods:
-            p["RMM (C=D)"] = {"sigma": sig, "C": C, "D": C, "nu": _select(
-                {nu: (lambda nu=nu: RelaxedRMM(k, C=C, D=C, nu=nu)) for nu in nu_grid},
-                splits, n_model_splits)}
-        if "RMM" in methods:
-            d, nu = _select({(d, nu): (lambda d=d, nu=nu: RelaxedRMM(k, C=C, D=d, nu=nu))
-                             for d in D_grid for nu in nu_grid}, splits, n_model_splits)
-            p["RMM"] = {"sigma": sig, "C": C, "D": d, "nu": nu}
-    return p
-
-
-def _make(method, q):
-    from ..bayes.fisher import KernelFisherDiscriminant
-
-    k = RBF(q["sigma"])
-    if method == "SVM":
-        return SupportVectorMachine(k, C=q["C"])
-    if method == "KFD":
-        return KernelFisherDiscriminant(k, lam=q["lam"])
-    if method == "Sigma-SVM":
-        return SigmaSVM(k, C=q["C"], D=q["D"])
-    return RelaxedRMM(k, C=q["C"], D=q["D"], nu=q["nu"])
-
-
-def table4_split(name, s, seed, params):
-    """Test errors (fractions) of every method on split ``s`` of data set ``name``."""
-    Xtr, ytr, Xte, yte = table4_splits(name, s + 1, seed)[s]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        return {m: float(np.mean(_make(m, q).fit(Xtr, ytr).predict(Xte) != yte))
-                for m, q in params.items()}
-
-
-def table4_rows(results):
-    """``results``: ``{name: (params, [per-split error dicts])}`` -> table rows with
-    means, deviations (%) and paired t-test p-values against the best mean."""
-    rows = []
-    for name, (params, per_split) in results.items():
-        errs = {m: np.array([r[m] for r in per_split]) for m in params}
-        means = {m: float(100 * e.mean()) for m, e in errs.items()}
-        best = min(means, key=means.get)
-        pvals = {}
-        for m, e in errs.items():
-            if m == best or len(e) < 2 or np.allclose(e, errs[best]):
-                pvals[m] = 1.0
-            else:
-                pvals[m] = float(stats.ttest_rel(e, errs[best]).pvalue)
-        rows.append({"data": name, "n_splits": len(per_split), "params": params,
-                     "mean": means, "sd": {m: float(100 * e.std(ddof=1)) if len(e) > 1 else
-                                           0.0 for m, e in errs.items()},
-                     "p_vs_best": pvals, "best": best})
-    return rows
-
-
-def table4(datasets=None, n_splits=100, n_jobs=1, seed=0, n_model_splits=2,
-           methods=TABLE4_METHODS, **grids):
-    """RMM §5.6 / Table 4 on the Rätsch pools (reduced model selection, see
-    :func:`table4_params`); returns :func:`table4_rows`."""
-    from joblib import Parallel, delayed
-
-    datasets = list(TABLE4_SIZES) if datasets is None else list(datasets)
-    results = {}
-    for name in datasets:
-        params = table4_params(name, seed, n_model_splits, methods=methods, **grids)
-        per = Parallel(n_jobs=n_jobs)(delayed(table4_split)(name, s, seed, params)
-                                      for s in range(n_splits))
-        results[name] = (params, per)
-    return table4_rows(results)
-
-
-def format_table4(rows):
-    """Our mean ± sd (%) beside the paper's, per method; * = best, (p) = paired t-test
-    p-value against the best (bold in the paper means p >= 0.05)."""
-    head = f"{'data':14s} " + " ".join(f"{m:>22s}" for m in TABLE4_METHODS)
-    lines = [head]
-    for r in rows:
-        ours, paper = [], []
-        rep = TABLE4_REPORTED.get(r["data"])
-        for j, m in enumerate(TABLE4_METHODS):
-            if m in r["mean"]:
-                star = "*" if m == r["best"] else " "
-                ours.append(f"{r['mean'][m]:5.1f}±{r['sd'][m]:4.1f}{star}(p={r['p_vs_best'][m]:.2f})")
-            else:
-                ours.append("-")
-            paper.append(f"{rep[j][0]:5.1f}±{rep[j][1]:4.1f}" if rep else "-")
-        lines.append(f"{r['data']:14s} " + " ".join(f"{o:>22s}" for o in ours))
-        lines.append(f"{'  paper':14s} " + " ".join(f"{p:>22s}" for p in paper))
-    return "\n".join(lines)
-
-
-def _table4_tasks(args):
-    from .runner import Task
-
-    tasks = []
-    for name in (args.datasets or list(TABLE4_SIZES)):
-        params = table4_params(name, args.seed, args.model_splits)
-        for s in range(args.splits):
-            tasks.append(Task(key=f"{name}/{s}", fn=table4_split,
-                              args=(name, s, args.seed, params),
-                              meta={"data": name, "split": s, "seed": args.seed,
-                                    "params": params}))
-    return tasks
-
-
-def _table4_report(args, records):
-    results = {}
-    for r in records:
-        results.setdefault(r["data"], (r["params"], []))[1].append(r["result"])
-    return format_table4(table4_rows(results))
-
-
-def _table4_arguments(p):
-    p.add_argument("--splits", type=int, default=100, help="splits per data set (default 100)")
-    p.add_argument("--datasets", nargs="*", default=None, choices=sorted(TABLE4_SIZES))
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--model-splits", type=int, default=2,
-                   help="training splits used for 5-fold model selection (default 2)")
-
-
 def _digits_data(which):
     """Training and test digits: ``'usps'`` (the standard 7291/2007 split), ``'sklearn'``
     (scikit-learn's 8 x 8 digits cut in the optical-digits proportion 3823:1797) or
@@ -551,154 +318,8 @@ def _digits_report(args, records):
     return "\n".join(lines)
 
 
-# -- §5.5 text, on Reuters-21578 pairs ------------------------------------------------
-#: the Reuters-21578 topics of the data home (20 Newsgroups, the paper's corpus, is not)
-TEXT_TOPICS = ("earn", "acq", "crude", "corn")
-
-
-def reuters_documents():
-    """Documents of the data home's Reuters-21578 file that carry exactly one of
-    :data:`TEXT_TOPICS` (title and body), with that topic as label."""
-    from ..datasets import load
-
-    b = load("reuters21578")
-    docs, labels = [], []
-    for d in b.documents:
-        topics = [c for c in TEXT_TOPICS if c in d["topics"]]
-        text = (d["title"] + " " + d["body"]).strip()
-        if len(topics) == 1 and text:
-            docs.append(text)
-            labels.append(topics[0])
-    return docs, np.array(labels)
-
-
-def word_frequencies(train_docs, *other_docs):
-    """Bag of words of RMM §5.5: word counts over the training vocabulary, each row
-    divided by the document's total number of words. Returns one sparse (CSR) matrix
-    per argument."""
-    from scipy import sparse
-    from sklearn.feature_extraction.text import CountVectorizer
-
-    vec = CountVectorizer(token_pattern=r"(?u)\b[a-zA-Z][a-zA-Z]+\b").fit(train_docs)
-    words = vec.build_analyzer()
-    out = []
-    for docs in (train_docs, *other_docs):
-        counts = vec.transform(docs).astype(float)
-        total = np.array([max(len(words(d)), 1) for d in docs], dtype=float)
-        out.append(sparse.csr_matrix(sparse.diags(1.0 / total) @ counts))
-    return out
-
-
-def training_span(Ftr, *others):
-    """Coordinates in an orthonormal basis ``Q`` of the span of the training rows.
-
-    ``(x Q)(x_i Q)' = x x_i'`` for every training row ``x_i``, so a linear kernel
-    machine (whose outputs only involve inner products with training points) is the
-    same on these m-dimensional rows as on the sparse vocabulary-sized ones.
-    """
-    Q, _ = np.linalg.qr(Ftr.T.toarray())
-    return [np.asarray(F @ Q) for F in (Ftr, *others)]
-
-
-def text_pair_repeat(pair, rep, n_train=500, seed=0, C_grid=(0.1, 1.0, 10.0, 100.0),
-                     kappas=(0.5, 0.25, 0.1), tol=1e-3, documents=None):
-    """One repeat of RMM §5.5 for one pair of topics.
-
-    ``n_train`` documents of the two topics are drawn for training (seeded by
-    ``seed``, the pair and ``rep``); the rest is cut into a validation and a test half.
-    Features: :func:`word_frequencies` (in the coordinates of :func:`training_span`,
-    which leave a linear machine unchanged); kernel: linear, scaled so that the training
-    Gram matrix has trace m (as RMM §5.2 does for digits; the paper does not say how
-    it scaled the text kernel). The SVM (over ``C_grid``) and the RMM (over ``C_grid``
-    and the relative bounds ``kappas``, B = 1 + (theta - 1) kappa) are chosen on the
-    validation half and scored on the test half, and again with the halves swapped.
-
-    Returns ``{'SVM': [err, err_swapped], 'RMM': [...], 'n': (train, val, test)}``
-    (error fractions).
-    """
-    from ..kernels.vector import Linear
-
-    docs, labels = reuters_documents() if documents is None else documents
-    a, b = pair
-    idx = np.flatnonzero((labels == a) | (labels == b))
-    rng = np.random.default_rng([seed, TEXT_TOPICS.index(a), TEXT_TOPICS.index(b), rep])
-    idx = rng.permutation(idx)
-    if len(idx) < n_train + 2:
-        raise ValueError(f"{a}/{b}: {len(idx)} documents, fewer than n_train + 2")
-    tr, rest = idx[:n_train], idx[n_train:]
-    half = len(rest) // 2
-    va, te = rest[:half], rest[half:2 * half]
-    Xtr, Xva, Xte = training_span(*word_frequencies(
-        [docs[i] for i in tr], [docs[i] for i in va], [docs[i] for i in te]))
-    y = np.where(labels == b, 1.0, -1.0)
-    ytr, yva, yte = y[tr], y[va], y[te]
-    k = Scaled(Linear(), len(tr) / max(float(np.einsum("ij,ij->", Xtr, Xtr)), 1e-300))
-    cands = {"SVM": [RelativeMarginMachine(k, C=C, tol=tol) for C in C_grid],
-             "RMM": [RelativeMarginMachine(k, C=C, B=kap, B_mode="relative", tol=tol)
-                     for C in C_grid for kap in kappas]}
-    out = {"n": [len(tr), len(va), len(te)]}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        for meth, ests in cands.items():
-            fits = [e.fit(Xtr, ytr) for e in ests]
-            ev = np.array([np.mean(f.predict(Xva) != yva) for f in fits])
-            et = np.array([np.mean(f.predict(Xte) != yte) for f in fits])
-            # choose on one half, score on the other (first entry: the RMM paper's
-            # validation -> test; second: swapped); ties go to the first candidate
-            out[meth] = [float(et[int(np.argmin(ev))]), float(ev[int(np.argmin(et))])]
-    return out
-
-
-def text_rows(records):
-    """Per pair: mean test error (%) of SVM and RMM over all repeats and both halves,
-    the RMM's improvement over the SVM in % of the SVM's error, and the paired t-test
-    p-value over repeats (each repeat's two halves averaged)."""
-    by = {}
-    for r in records:
-        by.setdefault(tuple(r["pair"]), []).append(r["result"])
-    rows = []
-    for pair, res in by.items():
-        svm = np.array([np.mean(x["SVM"]) for x in res])
-        rmm = np.array([np.mean(x["RMM"]) for x in res])
-        p = (float(stats.ttest_rel(svm, rmm).pvalue)
-             if len(res) > 1 and not np.allclose(svm, rmm) else 1.0)
-        s, q = 100 * svm.mean(), 100 * rmm.mean()
-        rows.append({"pair": pair, "repeats": len(res), "svm": s, "rmm": q,
-                     "improvement": 100 * (s - q) / s if s > 0 else 0.0, "p": p,
-                     "n": res[0]["n"]})
-    return rows
-
-
-def format_text(rows):
-    lines = [f"{'pair':12s} {'train/val/test':>16s} {'SVM %':>7s} {'RMM %':>7s} "
-             f"{'RMM gain %':>10s} {'p (paired t)':>12s} {'repeats':>7s}"]
-    for r in rows:
-        n = "/".join(str(x) for x in r["n"])
-        lines.append(f"{'/'.join(r['pair']):12s} {n:>16s} {r['svm']:7.2f} {r['rmm']:7.2f} "
-                     f"{r['improvement']:10.1f} {r['p']:12.3f} {r['repeats']:7d}")
-    return "\n".join(lines)
-
-
-def _text_tasks(args):
-    from functools import partial
-    from itertools import combinations
-
-    from .runner import Task
-
-    run = partial(text_pair_repeat, documents=reuters_documents())   # read the corpus once
-    return [Task(key=f"{a}/{b}/{rep}", fn=run, args=((a, b), rep, args.n_train, args.seed),
-                 meta={"pair": [a, b], "repeat": rep, "seed": args.seed})
-            for a, b in combinations(TEXT_TOPICS, 2) for rep in range(args.repeats)]
-
-
 def _register():
     from .runner import Experiment, Task, register
-
-    register(Experiment(
-        name="rmm-table4", help="RMM Table 4: SVM, KFD, Sigma-SVM, RMM on the Raetsch pools",
-        add_arguments=_table4_arguments, tasks=_table4_tasks,
-        config=lambda a: {"seed": a.seed, "model_splits": a.model_splits},
-        report=_table4_report))
 
     def digits_args(p):
         p.add_argument("--data", choices=sorted(TABLE2_ROW), default="usps",
@@ -715,17 +336,6 @@ def _register():
         tasks=lambda a: [Task(key=f"{a.data}/{d}", fn=digits_degree, args=(a.data, d, a.seed),
                               meta={"degree": d, "seed": a.seed}) for d in a.kernels],
         config=lambda a: {"data": a.data, "seed": a.seed}, report=_digits_report))
-
-    def text_args(p):
-        p.add_argument("--repeats", type=int, default=10, help="repeats per pair (default 10)")
-        p.add_argument("--n-train", type=int, default=500)
-        p.add_argument("--seed", type=int, default=0)
-
-    register(Experiment(
-        name="rmm-text", help="RMM §5.5 on Reuters-21578 topic pairs: SVM vs RMM",
-        add_arguments=text_args, tasks=_text_tasks,
-        config=lambda a: {"n_train": a.n_train, "seed": a.seed},
-        report=lambda a, records: format_text(text_rows(records))))
 
 
 _register()

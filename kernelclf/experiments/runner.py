@@ -51,7 +51,7 @@ class Task:
     args : tuple
     meta : dict
         Stored in the record beside the key (data set, split index, ``seed`` ...);
-       ``seed`` is quoted when the task fails.
+        ``seed`` is quoted when the task fails.
     """
 
     key: str
@@ -114,7 +114,7 @@ def _read_results(path, command, config):
     """Finished records ``{key: record}`` of a results file, after checking its header.
 
     A last line cut short by a killed process is dropped (and cut from the file).
-   """
+    """
     with open(path, "rb") as fh:
         data = fh.read()
     if not data.strip():
@@ -200,7 +200,7 @@ def run_tasks(tasks, *, command="experiment", config=None, out=None, fresh=False
     tasks : list of Task
     command : str
         Name stored in the results file's header (a file of another command is refused).
-   config : dict
+    config : dict
         The settings that change a task's result (JSON-serialisable); stored in the
         header, and a rerun with other settings is refused with a
         :class:`ResultsFileError` naming the differences.
@@ -222,7 +222,7 @@ def run_tasks(tasks, *, command="experiment", config=None, out=None, fresh=False
         Address of a running dask scheduler (``tcp://host:8786``), for ``backend='dask'``.
     progress : bool or None
         Progress bar (see :mod:`kernelclf.progress`).
-   desc : str, optional
+    desc : str, optional
         Label of the progress bar.
     verbose : bool
         Say on ``sys.stderr`` how many tasks were resumed, and each failure.
@@ -232,7 +232,7 @@ def run_tasks(tasks, *, command="experiment", config=None, out=None, fresh=False
     RunResult
         Successful records of all ``tasks`` (resumed or new) in task order, and the
         failed records (each with ``key``, ``seed`` when the task has one, ``error``).
-   """
+    """
     if backend not in ("loky", "dask"):
         raise ValueError(f"backend must be 'loky' or 'dask', got {backend!r}")
     if scheduler and backend != "dask":
@@ -312,19 +312,19 @@ class Experiment:
     ----------
     name : str
         The subcommand (``bpm-table1``).
-   help : str
+    help : str
         One line for ``--help``.
     add_arguments : callable
         ``add_arguments(parser)`` adds the command's own options (the common ones,
         ``--out --fresh --quiet --n-jobs``, are added for every command).
-   tasks : callable
+    tasks : callable
         ``tasks(args) -> list[Task]``.
     config : callable
         ``config(args) -> dict``: the settings that change a task's result (stored in
         the results file's header; options that only select tasks, such as the
         number of splits, do not belong here, so a rerun with more splits reuses
         the finished ones).
-   report : callable
+    report : callable
         ``report(args, records) -> str``, printed on ``sys.stdout`` at the end.
     """
 

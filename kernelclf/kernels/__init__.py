@@ -24,22 +24,28 @@ from .fisher import FisherKernel, GaussianMixtureScore, MarkovChainScore, fisher
 from .gram import (
     ColumnCache,
     ColumnSlots,
+    DegenerateKernelWarning,
     Gram,
+    GramMemoryError,
     IndefiniteKernelError,
     as_gram,
+    available_memory,
     check_gram,
+    check_memory,
     cross_gram,
     get_gram_checks,
+    get_memory_limit,
     gram_checks,
+    memory_limit,
     set_gram_checks,
+    set_memory_limit,
 )
-from .rows import n_rows, take_rows
+from .rows import check_strings, n_rows, take_rows
 from .strings import (
     AllSubstringsKernel,
     BagOfWordsKernel,
     SpectrumKernel,
     SubsequenceKernel,
-    check_strings,
     idf_weights,
     subsequence_dp_tables,
     subsequence_features,
@@ -67,17 +73,20 @@ from .vector import (
     is_psd,
     min_eigenvalue,
     normalize_gram,
+    scale_sigma,
 )
 
 __all__ = [
     "Kernel", "Linear", "Polynomial", "RBF", "Mahalanobis", "Constant", "Sum", "Product", "Scaled",
     "Normalized", "Exponential", "InducedRBF", "CallableKernel", "as_kernel", "is_psd",
     "min_eigenvalue", "center_gram", "normalize_gram", "add_diagonal", "feature_space_distances",
-    "WhitenedKernel", "n_rows", "take_rows", "Gram", "as_gram", "ColumnCache", "ColumnSlots",
-    "IndefiniteKernelError", "gram_checks", "set_gram_checks", "get_gram_checks", "check_gram",
-    "cross_gram", "SpectrumKernel", "AllSubstringsKernel", "BagOfWordsKernel", "SubsequenceKernel",
+    "WhitenedKernel", "scale_sigma", "n_rows", "take_rows", "check_strings", "Gram", "as_gram",
+    "ColumnCache", "ColumnSlots", "IndefiniteKernelError", "gram_checks", "set_gram_checks",
+    "get_gram_checks", "check_gram", "cross_gram", "DegenerateKernelWarning", "GramMemoryError",
+    "check_memory", "available_memory", "set_memory_limit", "get_memory_limit", "memory_limit",
+    "SpectrumKernel", "AllSubstringsKernel", "BagOfWordsKernel", "SubsequenceKernel",
     "subsequence_kernel_levels", "subsequence_dp_tables", "subsequence_features", "idf_weights",
-    "check_strings", "GaussianMixtureScore", "MarkovChainScore", "FisherKernel",
-    "fisher_information", "feature_dimension", "exponent_vectors", "polynomial_features",
-    "quadratic_feature_map", "quadratic_decision_curve", "MercerFeatures", "mercer_features",
+    "GaussianMixtureScore", "MarkovChainScore", "FisherKernel", "fisher_information",
+    "feature_dimension", "exponent_vectors", "polynomial_features", "quadratic_feature_map",
+    "quadratic_decision_curve", "MercerFeatures", "mercer_features",
 ]

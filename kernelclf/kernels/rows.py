@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["n_rows", "take_rows"]
+__all__ = ["n_rows", "take_rows", "check_strings"]
 
 
 def n_rows(X):
@@ -35,3 +35,26 @@ def take_rows(X, idx):
     if idx.dtype == bool:
         idx = np.flatnonzero(idx)
     return [X[int(i)] for i in idx]
+
+
+def check_strings(X, name="X"):
+    """Return ``X`` as a list of ``str``; raise ``TypeError`` for anything else.
+
+    A single string is rejected (it is ambiguous: one document or a list of
+    characters?), as are numbers, ``None`` and byte strings.
+    """
+    if isinstance(X, (str, bytes)):
+        raise TypeError(f"{name} must be a sequence of strings, not a single string; "
+                        f"wrap it in a list: [{X!r}]")
+    if isinstance(X, np.ndarray) and X.ndim != 1:
+        raise TypeError(f"{name} must be a 1-D sequence of strings, got an array of shape "
+                        f"{X.shape}")
+    try:
+        items = list(X)
+    except TypeError:
+        raise TypeError(f"{name} must be a sequence of strings, got {type(X).__name__}") from None
+    for i, s in enumerate(items):
+        if not isinstance(s, str):
+            raise TypeError(f"{name}[{i}] is {type(s).__name__} ({s!r:.40}); string kernels "
+                            "need every element to be a str")
+    return [str(s) for s in items]

@@ -28,6 +28,7 @@ from collections import Counter
 import numpy as np
 import scipy.sparse as sp
 
+from .rows import check_strings
 from .subsequence import (
     _FEATURE_LIMIT,
     _codes,
@@ -48,28 +49,6 @@ __all__ = [
 # ---------------------------------------------------------------------------
 # input handling
 
-def check_strings(X, name="X"):
-    """Return ``X`` as a list of ``str``; raise ``TypeError`` for anything else.
-
-    A single string is rejected (it is ambiguous: one document or a list of
-    characters?), as are numbers, ``None`` and byte strings.
-    """
-    if isinstance(X, (str, bytes)):
-        raise TypeError(f"{name} must be a sequence of strings, not a single string; "
-                        f"wrap it in a list: [{X!r}]")
-    if isinstance(X, np.ndarray) and X.ndim != 1:
-        raise TypeError(f"{name} must be a 1-D sequence of strings, got an array of shape "
-                        f"{X.shape}")
-    try:
-        items = list(X)
-    except TypeError:
-        raise TypeError(f"{name} must be a sequence of strings, got {type(X).__name__}") from None
-    for i, s in enumerate(items):
-        if not isinstance(s, str):
-            raise TypeError(f"{name}[{i}] is {type(s).__name__} ({s!r:.40}); string kernels "
-                            "need every element to be a str")
-    return [str(s) for s in items]
-
 
 def _check_lam(lam):
     if (not isinstance(lam, numbers.Real) or isinstance(lam, bool) or not np.isfinite(lam)
@@ -80,7 +59,6 @@ def _check_lam(lam):
 def _check_length(value, name):
     if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 1:
         raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
-
 
 
 class _StringKernel(Kernel):
@@ -136,7 +114,7 @@ class SpectrumKernel(_StringKernel):
     The number of pairs of equal contiguous substrings of length exactly ``p``
     (LKC eq. 2.25 restricted to ``s = p`` with weight 1; Leslie et al.'s
     spectrum kernel).  Computed as ``C_X C_Y'`` with sparse substring-count
-    matrices, O(p (|u| + |v|)) per string.  Strings shorter than ``p``
+    matrices, ``O(p (|u| + |v|))`` per string.  Strings shorter than ``p``
     (including ``""``) have the zero feature vector.
 
     Parameters
@@ -164,9 +142,9 @@ class AllSubstringsKernel(_StringKernel):
 
     Every common contiguous substring of length ``s <= r`` counts with weight
     ``lam^(2s)``: ``lam < 1`` favours short, ``lam > 1`` long substrings.  LKC
-    App. B.2.1 evaluates it with the recursion (2.26)-(2.27) in O(r |u| |v|);
+    App. B.2.1 evaluates it with the recursion (2.26)-(2.27) in ``O(r |u| |v|)``;
     here the same sum is formed directly as ``sum_s lam^(2s) k_spectrum_s`` with
-    sparse count matrices (O(r (|u| + |v|)) per string), which is exact and
+    sparse count matrices (``O(r (|u| + |v|))`` per string), which is exact and
     faster; ``tests/test_strings.py`` checks it against the recursion and
     against enumeration.
 
@@ -291,7 +269,6 @@ class BagOfWordsKernel(_StringKernel):
         return np.asarray(C.multiply(C).sum(axis=1), dtype=float).ravel()
 
 
-
 def _use_features(method, n_symbols, n):
     if method == "dp":
         return False
@@ -306,7 +283,7 @@ class SubsequenceKernel(_StringKernel):
     ``k_n(u, v) = sum_{b in Sigma^n} sum_{i: u[i]=b} sum_{j: v[j]=b} lam^(l(i)+l(j))``
     where ``l(i) = i_n - i_1 + 1`` is the extent of the occurrence: every common
     subsequence of length ``n`` counts, discounted by how spread out it is.
-    Computed with the O(n |u| |v|) dynamic programme of LKC App. B.2.2 in the
+    Computed with the ``O(n |u| |v|)`` dynamic programme of LKC App. B.2.2 in the
     corrected form (erratum E1: total factor ``lam^(|v|-t+2)`` in eq. 2.30),
     vectorised over whole DP tables and batched over pairs of strings.
 
@@ -317,7 +294,7 @@ class SubsequenceKernel(_StringKernel):
     Two exact algorithms: ``method="dp"`` is the pairwise dynamic programme
     above; ``method="features"`` builds the explicit feature vectors
     ``phi_u(s)`` for all ``|alphabet|^n`` subsequences ``u`` with a prefix
-    recursion per string (O(|s| |alphabet|^max(n-2, 2)) per string) and returns
+    recursion per string (``O(|s| |alphabet|^max(n-2, 2))`` per string) and returns
     ``Phi_X Phi_Y'``.  For small alphabets (DNA) the second is much faster;
     ``"auto"`` uses it when ``|alphabet|^n <= 32768`` (alphabet = the symbols
     occurring in ``X`` and ``Y``).

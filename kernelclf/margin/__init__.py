@@ -11,6 +11,7 @@ also chapters 05 and 13.
 * :mod:`~kernelclf.margin.svm` - hard, soft (L1/L2) and nu support vector machines (LKC §2.4)
 * :mod:`~kernelclf.margin.amm` - leave-one-out and adaptive margin machines (LKC §2.5)
 * :mod:`~kernelclf.margin.rmm` - relative margin machines (Shivaswamy and Jebara 2010)
+* :mod:`~kernelclf.margin.rmm_solver` - the RMM's fast dual solver (pair steps, RMM §3.3)
 """
 from .amm import AdaptiveMarginMachine, LeaveOneOutMachine
 from .perceptron import (
@@ -23,21 +24,31 @@ from .perceptron import (
 from .rmm import (
     RelativeMarginMachine,
     RelaxedRMM,
-    RMMResult,
     SigmaSVM,
     kkt_violations,
     rmm_bound,
-    solve_rmm,
     solve_rmm_qp,
 )
-from .separability import NotSeparableError, geometric_margin, is_separable
+from .rmm_solver import RMMResult, solve_rmm
+from .separability import (
+    MarginBounds,
+    NotSeparableError,
+    Separability,
+    SeparabilityUndecidedError,
+    check_separability,
+    geometric_margin,
+    hard_margin_bounds,
+    is_separable,
+)
 from .smo import DualDivergenceError, SMOResult, solve_smo
-from .svm import NuSupportVectorMachine, SupportVectorMachine
+from .svm import NuSupportVectorMachine, SupportVectorMachine, fit_platt_sigmoid
 
 __all__ = [
-    "NotSeparableError", "is_separable", "geometric_margin", "Perceptron", "KernelPerceptron",
-    "perceptron_on_permutation", "halving_algorithm", "HalvingResult", "SMOResult", "solve_smo",
-    "DualDivergenceError", "SupportVectorMachine", "NuSupportVectorMachine", "LeaveOneOutMachine",
-    "AdaptiveMarginMachine", "RMMResult", "solve_rmm", "solve_rmm_qp", "kkt_violations",
-    "rmm_bound", "RelativeMarginMachine", "RelaxedRMM", "SigmaSVM",
+    "NotSeparableError", "SeparabilityUndecidedError", "MarginBounds", "Separability",
+    "hard_margin_bounds", "check_separability", "is_separable", "geometric_margin", "Perceptron",
+    "KernelPerceptron", "perceptron_on_permutation", "halving_algorithm", "HalvingResult",
+    "SMOResult", "solve_smo", "DualDivergenceError", "SupportVectorMachine",
+    "NuSupportVectorMachine", "fit_platt_sigmoid", "LeaveOneOutMachine", "AdaptiveMarginMachine",
+    "RMMResult", "solve_rmm", "solve_rmm_qp", "kkt_violations", "rmm_bound",
+    "RelativeMarginMachine", "RelaxedRMM", "SigmaSVM",
 ]
