@@ -689,3 +689,74 @@ def test_probabilities_only_when_asked_and_fitted():
     fitted.set_params(probability=True)
     with pytest.raises(NotFittedError, match="fitted with probability=False"):
         fitted.predict_proba(X)
+
+
+# ---------------------------------------------------------------- issue 27, the rest
+def test_default_bpm_on_noisy_moons_is_bounded_and_no_worse_than_chance():
+    """Issue 27: the default BPM on 500 noisy two moons ran past 100 s in the separability
+    LP; it now decides from bounded margin bounds (within the cell's CPU budget)."""
+    from sklearn.datasets import make_moons
+
+    from kernelclf import RBF, BayesPointMachine, SupportVectorMachine
+
+    X, y = make_moons(500, noise=0.3, random_state=0)
+    Xt, yt = make_moons(1000, noise=0.3, random_state=1)
+    bpm = BayesPointMachine(kernel=RBF(sigma=0.5), random_state=0).fit(X, y)
+    svm = SupportVectorMachine(kernel=RBF(sigma=0.5)).fit(X, y)
+    assert bpm.lam_ > 0 and "margin" in bpm.lam_reason_
+    assert bpm.score(Xt, yt) >= svm.score(Xt, yt) - 0.01
+
+
+@pytest.mark.parametrize("sigma", [1e3, 1e4])
+def test_bpm_on_standardised_breast_cancer_with_wide_rbf(sigma):
+    """Issue 27: a TypeError in optim.solve_lp ('float' object is not iterable)."""
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.preprocessing import StandardScaler
+
+    from kernelclf import RBF, BayesPointMachine
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X = StandardScaler().fit_transform(X)[::3]
+    clf = BayesPointMachine(kernel=RBF(sigma=sigma), random_state=0).fit(X, y[::3])
+    assert np.all(np.isfinite(clf.decision_function(X)))
+
+
+@pytest.mark.parametrize("make", [lambda: __import__("kernelclf").CallableKernel(lambda A, B: A @ B.T),
+                                  lambda: __import__("kernelclf").Constant(0.5)],
+                         ids=["CallableKernel", "Constant"])
+@pytest.mark.parametrize("X, Y, match", [
+    (np.array([[np.nan, 1.0]]), None, "NaN"),
+    (np.ones(3), None, "2D array"),
+    (np.ones((2, 2, 2)), None, "dim 3"),
+    (np.ones((2, 2)), np.ones((2, 3)), "features"),
+])
+def test_user_kernels_check_their_inputs(make, X, Y, match):
+    """Issue 27: CallableKernel and Constant returned a matrix for any input."""
+    with pytest.raises(ValueError, match=match):
+        make()(X, Y)
+
+
+def test_fisher_kernel_on_empty_input():
+    from kernelclf.kernels import FisherKernel, MarkovChainScore
+
+    fk = FisherKernel(MarkovChainScore.from_sequences(["acgt", "ggca", "tta"]))
+    with pytest.raises(ValueError, match="at least one object in X"):
+        fk([])
+
+
+def test_bound_report_pipeline_and_refusals():
+    """Issue 27: the report refused a Pipeline; now X goes through its transformers, and
+    what it cannot report is refused with advice."""
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from kernelclf import SupportVectorMachine, format_report, report
+
+    X, y = _blobs()
+    pipe = make_pipeline(StandardScaler(), SupportVectorMachine(fit_bias=False)).fit(X, y)
+    records = report(pipe, X, y)
+    assert records and "training error" in format_report(records)
+    search = GridSearchCV(SupportVectorMachine(), {"C": [1.0]}, cv=2).fit(X, y)
+    with pytest.raises((TypeError, ValueError), match="best_estimator_"):
+        report(search, X, y)
