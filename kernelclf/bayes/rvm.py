@@ -122,6 +122,20 @@ def _keep_last(theta, act, prune_tol):
     theta[j] = 2.0 * prune_tol
 
 
+def _book_solver_done(theta, act, old, trace, prune_tol, tol):
+    """Stopping rule of the book solver, after the update of ``theta[act]`` (from
+    ``old``): every basis function pruned (then the largest is kept, :func:`_keep_last`),
+    no active ``theta`` moved by more than ``tol`` in log scale, or the evidence in
+    ``trace`` no longer moves."""
+    kept = theta[act] > prune_tol
+    if not kept.any():
+        _keep_last(theta, act, prune_tol)
+        return True  # the evidence prefers no basis function at all
+    if kept.all() and np.max(np.abs(np.log(theta[act] / old))) < tol:
+        return True
+    return len(trace) > 1 and abs(trace[-1] - trace[-2]) < _GAIN_TOL * 1e-2
+
+
 def _design(gram, bias):
     """The design matrix ``Phi = G`` (plus a column of ones for the bias)."""
     Phi = gram.full()
@@ -356,16 +370,8 @@ class RelevanceVectorRegressor(_RVMBase, KernelMixin, RegressorMixin, BaseEstima
                 theta[act] = mu ** 2 / np.maximum(zeta, 1e-300)
                 if self.fit_noise:
                     noise = float(res @ res / max(m - zeta.sum(), 1e-12))
-            kept = theta[act] > self.prune_tol
-            if not kept.any():
-                _keep_last(theta, act, self.prune_tol)
-                converged = True  # the evidence prefers no basis function at all
-                break
-            if kept.all() and np.max(np.abs(np.log(theta[act] / old))) < self.tol:
+            if _book_solver_done(theta, act, old, trace, self.prune_tol, self.tol):
                 converged = True
-                break
-            if len(trace) > 1 and abs(trace[-1] - trace[-2]) < _GAIN_TOL * 1e-2:
-                converged = True  # evidence no longer moves
                 break
         act = np.flatnonzero(theta > self.prune_tol)
         P = Phi[:, act]
@@ -604,16 +610,8 @@ class RelevanceVectorClassifier(_RVMBase, BinaryKernelClassifier):
             else:
                 zeta = 1.0 - np.diag(Sigma) * a
                 theta[act] = w_a ** 2 / np.maximum(zeta, 1e-300)
-            kept = theta[act] > self.prune_tol
-            if not kept.any():
-                _keep_last(theta, act, self.prune_tol)
-                converged = True  # the evidence prefers no basis function at all
-                break
-            if kept.all() and np.max(np.abs(np.log(theta[act] / old))) < self.tol:
+            if _book_solver_done(theta, act, old, trace, self.prune_tol, self.tol):
                 converged = True
-                break
-            if len(trace) > 1 and abs(trace[-1] - trace[-2]) < _GAIN_TOL * 1e-2:
-                converged = True  # evidence no longer moves
                 break
         act = np.flatnonzero(theta > self.prune_tol)
         P = Phi[:, act]
