@@ -16,7 +16,7 @@ What every estimator gets from here
   ``fit`` (``set_params(kernel__sigma=...)``) never changes a fitted model. Passing a
   kernel class instead of an instance (``kernel=RBF``) is a ``TypeError`` that says
   to pass ``RBF()``. Once the training inputs are validated, data-driven kernel
-  parameters are fixed on ``kernel_`` (:meth:`kernelclf.kernels.vector.Kernel.resolve`:
+  parameters are fixed on ``kernel_`` (:meth:`kernelclf.kernels.closure.Kernel.resolve`:
   ``RBF(sigma='scale')`` gets the width of scikit-learn's ``gamma='scale'``), so
   ``kernel_`` holds numbers and ``kernel`` keeps ``'scale'``.
 * **One row-taking helper**, :func:`kernelclf.kernels.rows.take_rows`, for arrays and lists
@@ -55,9 +55,10 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
+from .kernels.closure import Kernel
 from .kernels.gram import Gram, check_memory, cross_gram
 from .kernels.rows import n_rows
-from .kernels.vector import Kernel, Linear, as_kernel
+from .kernels.vector import Linear, as_kernel
 
 __all__ = ["KernelMixin", "BinaryKernelClassifier", "Real", "Int", "KERNEL_CONSTRAINT",
            "labels_to_pm1", "validate_test_inputs"]

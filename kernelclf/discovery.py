@@ -25,7 +25,7 @@ def all_estimators(type_filter=None):
     """
     from sklearn.base import BaseEstimator, is_classifier, is_regressor
 
-    from .kernels.vector import Kernel
+    from .kernels.closure import Kernel
 
     found = {}
     for info in pkgutil.walk_packages([str(Path(__file__).parent)], "kernelclf."):

@@ -522,9 +522,8 @@ class OneVsRestClassifier(_MulticlassBase):
     the error depends on the winning output ``max_y f_y(x)``: for a rejection rate ``r``
     the fraction ``r`` of test points with the smallest winning output is rejected, and
     the error on the remaining points is plotted against ``r`` (Fig. 9).
-    :meth:`~kernelclf.experiments.bpm.rejection_curve` does that; the margin between the two
-    largest outputs is
-    offered as an alternative confidence.
+    :meth:`rejection_curve` does that (with :func:`rejection_errors`); the margin between
+    the two largest outputs is offered as an alternative confidence.
 
     Parameters
     ----------

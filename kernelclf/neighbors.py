@@ -7,7 +7,7 @@ kernel gives without computing ``phi``:
 
     ||phi(x) - phi(x')||^2 = k(x, x) - 2 k(x, x') + k(x', x')      (LKC eq. 1.2)
 
-(:func:`kernelclf.kernels.vector.feature_space_distances`).  With the linear kernel
+(:func:`kernelclf.kernels.gram_ops.feature_space_distances`).  With the linear kernel
 this is the Euclidean distance of the book's Fig. 1.6; with the homogeneous
 polynomial kernel ``<x, x'>^2`` it is the distance between the vectors of all
 pairwise products ``x_i x_j``.

@@ -512,6 +512,8 @@ def test_engines_return_the_same_bayes_point_with_random_refreshes(problem, refr
 @pytest.mark.parametrize("kw", [
     dict(tau_max=0.3, refresh=0.1),                            # geodesic continuations
     dict(tau_max=1.0, restart="random", refresh=0.1),          # random restarts
+    dict(tau_max=0.3, restart="centre", refresh=0.1),          # restarts from the centre
+    dict(stopping="tr", max_bounces=3000, min_bounces=10),     # TR Alg. 1's rule (E12)
     dict(stopping="batch", tol=0.02, refresh=0.2),             # batch-means rule
     dict(weighting="arc", refresh=0.1, tol=2e-3),              # slerp averaging
 ])
@@ -767,7 +769,7 @@ def test_numpy_twins_match_the_compiled_steps():
             res = []
             for acc in (kb._accumulate, kb._accumulate_np):
                 alpha, gaa = gamma.copy(), u.copy()
-                fs = np.array([Xi, 0.2, 0.9, 0.0, 0.0, 0.0])
+                fs = np.array([Xi, 0.2, 0.9, 0.0, 0.0, 0.0, 0.1])  # 7th: p_max (TR rule)
                 xi = acc(alpha, gaa, beta, w, 0.3, 0.2, fs, arc, 0.4, True)
                 res.append((xi, alpha, gaa, fs))
             for p, q in zip(res[0], res[1]):
@@ -778,7 +780,7 @@ def test_numpy_twins_match_the_compiled_steps():
     assert kb._batch_error(*args) == kb._batch_error_np(*args)
 
 
-@pytest.mark.parametrize("stopping", ["rho2", "rho2-printed", "batch"])
+@pytest.mark.parametrize("stopping", ["rho2", "rho2-printed", "batch", "tr"])
 def test_stop_statistic_twins_match_over_many_flights(stopping):
     """Fed the same flights (random chords and midpoints, enough for the batch rule to
     fill, evaluate and merge its batches), both twins keep the same state and return
@@ -798,6 +800,7 @@ def test_stop_statistic_twins_match_over_many_flights(stopping):
             fs[kb._XI] += xi
             fs[kb._XIMAX] = max(fs[kb._XIMAX], xi)
             fs[kb._PMIN] = min(fs[kb._PMIN], 1.0 - 0.1 * xi)
+            fs[kb._PMAX] = max(fs[kb._PMAX], 1.0 - 0.1 * xi)
             out[j].append(f(rule, fs, ist, xi, z, uz, *batch))
     np.testing.assert_array_equal(out[0], out[1])
     assert np.isfinite(out[0]).any() or stopping == "rho2-printed"

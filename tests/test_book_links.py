@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-BACK_MATTER = {"book/references", "book/execution_report"}
+BACK_MATTER = {"book/references", "book/execution_report", "book/reproductions"}
 CHAPTER_RE = re.compile(r"^Book chapters? [^\n(]*\(((?:``book/[\w.-]+\.md``(?:, )?)+)\)",
                         re.MULTILINE)
 

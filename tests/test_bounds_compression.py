@@ -93,12 +93,17 @@ def test_d_equals_m_is_inf_and_bad_input():
         C.halving_mistake_bound(0)
 
 
-def test_mistake_bound_risk_matches_perceptron_module():
+def test_mistake_bound_risk_is_one_function():
+    # issue 24: one implementation of eq. 5.17, reachable under both names
+    assert scalar_mistake_bound_risk is C.mistake_bound_risk
     for M, m, delta in [(0, 10, 0.5), (3.5, 100, 0.05), (40, 1000, 0.01)]:
-        assert C.mistake_bound_risk(M, m, delta) == pytest.approx(
-            scalar_mistake_bound_risk(M, m, delta))
+        hand = 2.0 / m * (M * np.log(np.e * m) + np.log(m) + np.log(1.0 / delta))
+        assert C.mistake_bound_risk(M, m, delta) == pytest.approx(hand, rel=1e-12)
     vec = C.mistake_bound_risk([1, 2], [100, 200], 0.05)
     assert vec.shape == (2,)
+    assert C.mistake_bound_risk(0, 1, 1.0) == 0.0  # delta = 1 allowed (book chapter 03's test)
+    with pytest.raises(ValueError, match="delta"):
+        C.mistake_bound_risk(1, 10, 0.0)
 
 
 # -- Examples 5.15 and 5.16: reconstruction identities -----------------------------------

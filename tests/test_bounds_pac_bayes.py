@@ -449,3 +449,16 @@ def test_centre_of_mass_kappa_erratum_e13_against_a_grid():
                                [0.11, np.arccos(0.9) / np.pi - 0.05])
     with pytest.raises(ValueError, match="epsilon"):
         PB.centre_of_mass_kappa(1.5)
+
+
+def test_printed_kappa_fails_exactly_below_0_23():
+    # erratum E13: the printed kappa is below sup_{x > eps} f(x) only for eps < 0.23
+    from kernelclf.bounds.pac_bayes import centre_of_mass_kappa
+
+    x = np.linspace(0, 1, 20001)
+    f = np.arccos(x) / np.pi - (1 - x) / 2
+    eps = np.linspace(0.005, 0.995, 199)
+    sup = np.array([f[x > e].max() for e in eps])
+    bad = centre_of_mass_kappa(eps, printed=True) < sup - 1e-9
+    assert bad[eps < 0.23].all() and not bad[eps >= 0.23].any()
+    assert np.all(centre_of_mass_kappa(eps) >= sup - 1e-9)

@@ -346,3 +346,54 @@ def test_svm_margin_bound_has_power():
     assert np.mean(r01 > bound) <= delta and np.mean(r_ramp > bound) <= delta
     assert np.mean(r_ramp > bound / 2.2) > delta
     assert np.mean(r01 > bound / 8) > delta
+
+
+# -- RMM App. B, Lemmas 19 and 20: Lipschitz constants of T1 and T2 in one landmark ---------
+def _lip_setup():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((12, 3))
+    X /= np.maximum(1, np.linalg.norm(X, axis=1, keepdims=True))
+    v = np.linalg.eigh(X.T @ X)[1][:, -1]
+    U0 = np.zeros((12, 3))
+    U1 = U0.copy()
+    U1[0] = v  # R = 1, along the top eigenvector
+    return rng, X, U0, U1
+
+
+def test_lemma_19_constant_attained_and_never_exceeded():
+    from kernelclf.bounds import rademacher as rb
+
+    rng, X, U0, U1 = _lip_setup()
+    B, D, R = 0.5, 0.6, 1.0
+    L = rb.rmm_lipschitz_constant(X, B, D, R)
+    # attained at the proof's extreme configuration
+    assert rb.rademacher_T1(X, U0, B, D) - rb.rademacher_T1(X, U1, B, D) == pytest.approx(L, rel=1e-9)
+    # the printed constant of Lemma 19 (D instead of sqrt(Dbar), n D) is smaller: violated there
+    assert rb.rmm_lipschitz_constant(X, B, D, R, form="lemma19") < 0.8 * L
+    for _ in range(300):  # random landmark sets in the ball of radius R, one landmark replaced
+        U = rng.standard_normal((12, 3))
+        U *= rng.uniform(0, R, (12, 1)) / np.linalg.norm(U, axis=1, keepdims=True)
+        U2 = U.copy()
+        w = rng.standard_normal(3)
+        U2[rng.integers(12)] = w / np.linalg.norm(w) * rng.uniform(0, R)
+        assert abs(rb.rademacher_T1(X, U, B, D) - rb.rademacher_T1(X, U2, B, D)) <= L * (1 + 1e-9)
+
+
+def test_lemma_20_constant_for_T2():
+    from kernelclf.bounds import rademacher as rb
+
+    rng, X, U0, U1 = _lip_setup()
+    E, D, R = 0.5, 0.6, 1.0
+    L2 = rb.rmm_lipschitz_constant(X, E, D, R, which="T2")
+    change = rb.rademacher_T2(X, U0 + 1e-9, E, D) - rb.rademacher_T2(X, U1, E, D)
+    assert change == pytest.approx(L2, rel=1e-4)
+    # the printed constant of Lemma 20 is far smaller than this change (errata candidate)
+    assert rb.rmm_lipschitz_constant(X, E, D, R, form="lemma20") < 0.5 * change
+    for _ in range(5):
+        V = rng.standard_normal((12, 3))
+        V *= rng.uniform(0, R, (12, 1)) / np.linalg.norm(V, axis=1, keepdims=True)
+        V2 = V.copy()
+        V2[rng.integers(12)] = 0.0
+        assert abs(rb.rademacher_T2(X, V, E, D) - rb.rademacher_T2(X, V2, E, D)) <= L2 * (1 + 1e-4)
+    with pytest.raises(ValueError):
+        rb.rmm_lipschitz_constant(X, E, 0.0, R)

@@ -346,9 +346,34 @@ def test_bounds_hold_on_simulated_separable_problems():
                     violations[key] = violations.get(key, 0) + (r["value"] < err)
                     if not r["trivial"]:
                         nontrivial.add(key)
-    assert ("SupportVectorMachine", "Compression bound") in nontrivial   # the test has teeth
+    assert ("SupportVectorMachine", "Compression bound") in nontrivial
     for key, v in violations.items():
         assert v <= delta * n_draws, key
+    # at m = 300 the test errors are 0 or below 0.01, so this loop could not catch a bound
+    # that is too small by any factor: the power test below works where the errors are not 0
+
+
+def test_report_bounds_hold_with_power():
+    # m = 30 points in 2-D with (almost) no margin: the test errors of the hard SVM and the
+    # perceptron are a few per cent, and the non-trivial compression bounds are 4-20 times
+    # above them. The bounds hold (at most delta of the draws violate them); divided by 12
+    # they fail in at least 3 of 10 draws, so a bound 12 times too small would be caught.
+    delta, n_draws, k = 0.1, 10, 12.0
+    pairs = {}
+    for seed in range(n_draws):
+        X, y, Xt, yt = separable(30, 2, margin=0.001, seed=100 + seed, n_test=20_000)
+        for est in (SupportVectorMachine(hard_margin=True, fit_bias=False), Perceptron()):
+            est.fit(X, y)
+            err = float(np.mean(est.predict(Xt) != yt))
+            for r in report(est, X, y, delta):
+                if r["applicable"]:
+                    pairs.setdefault((type(est).__name__, r["name"]), []).append((r["value"], err))
+    for key, vals in pairs.items():
+        assert sum(v < e for v, e in vals) <= delta * n_draws, key
+    for key in [("SupportVectorMachine", "Compression bound"), ("Perceptron", "Compression bound")]:
+        vals = pairs[key]
+        assert any(v < 1 for v, _ in vals)  # non-trivial on some draws
+        assert sum(v / k < e for v, e in vals) >= 3, key
 
 
 def test_any_two_labels_give_the_same_report():

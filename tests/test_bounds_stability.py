@@ -273,3 +273,47 @@ def test_stability_bound_has_power():
     assert np.all(bound < 1)
     assert np.mean(risk > bound) <= delta
     assert np.mean(risk > remp + (bound - remp) / 3) > delta
+
+
+# -- Lemmas C.21 and C.22 (inside the proof of Theorem 5.32) ------------------------------
+def test_lemma_c21_c22_constants_rebuild_theorem_5_32():
+    m, beta, beta_prev, b, delta = 50, 0.01, 0.012, 2.0, 0.05
+    assert S.expected_gap_bound(beta) == pytest.approx(2 * beta)
+    assert S.expected_gap_bound(beta, loo=True) == pytest.approx(beta)
+    c_r, c_e, c_l = S.bounded_differences(m, beta, beta_prev, b)
+    assert (c_r, c_e, c_l) == pytest.approx((2 * beta, 2 * beta + b / m, 2 * beta_prev + b / m))
+    # McDiarmid with c = c_risk + c_emp: eps = c sqrt(m ln(1/delta) / 2) (sum of m squares)
+    eps = (c_r + c_e) * np.sqrt(m * np.log(1 / delta) / 2)
+    assert S.stability_bound(0.1, m, beta, delta, b) == pytest.approx(0.1 + 2 * beta + 2 * eps)
+    eps_loo = (c_r + c_l) * np.sqrt(m * np.log(1 / delta) / 2)
+    assert S.stability_bound_loo(0.1, m, beta, beta_prev, delta, b) == pytest.approx(
+        0.1 + beta + 2 * eps_loo)
+    assert S.bounded_differences(m, beta, b=b)[2] == pytest.approx(c_e)  # beta_prev defaults to beta
+    with pytest.raises(ValueError):
+        S.expected_gap_bound(-1.0)
+
+
+def test_stability_gap_monte_carlo_against_brute_force():
+    from kernelclf.margin import SupportVectorMachine
+
+    def draw(m, rng):
+        X = rng.standard_normal((m, 2)) * 0.5
+        return X, np.where(X[:, 0] + 0.3 * rng.standard_normal(m) > 0, 1.0, -1.0)
+
+    est = SupportVectorMachine(C=0.5, fit_bias=False, solver="qp", tol=1e-10)
+    Xt, yt = draw(300, np.random.default_rng(0))
+    mc = S.stability_gap_monte_carlo(est, draw, 12, 2, Xt, yt, random_state=5)
+    rng = np.random.default_rng(5)
+    for r in range(2):
+        X, y = draw(12, rng)
+        f = est.fit(X, y)
+        risk = S.hinge_loss(f.decision_function(Xt), yt).mean()
+        emp = S.hinge_loss(f.decision_function(X), y).mean()
+        loo = np.mean([S.hinge_loss(
+            SupportVectorMachine(C=0.5, fit_bias=False, solver="qp", tol=1e-10)
+            .fit(np.delete(X, i, 0), np.delete(y, i)).decision_function(X[i:i + 1]), y[i:i + 1])[0]
+            for i in range(12)])
+        assert mc.gap[r] == pytest.approx(risk - emp, abs=1e-6)
+        assert mc.gap_loo[r] == pytest.approx(risk - loo, abs=1e-6)
+        assert mc.beta_measured[r] == pytest.approx(
+            S.empirical_stability(est, X, y, Xt, yt).beta, abs=1e-6)

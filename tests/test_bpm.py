@@ -367,12 +367,15 @@ def test_bad_parameters():
 
 
 
-def test_rejection_curve_by_hand():
+def test_rejection_errors_by_hand():
+    # issue 24: one implementation of the rejection curve, in the lower layer (multiclass)
+    from kernelclf.multiclass import rejection_errors
+
+    assert not hasattr(experiments, "rejection_curve")
     conf = np.array([0.9, 0.1, 0.5, 0.3, 0.8])
     correct = np.array([True, False, True, False, True])
     # reject 0, 1 (conf 0.1), 2 (0.1, 0.3) points: errors 2/5, 1/4, 0/3
-    np.testing.assert_allclose(experiments.rejection_curve(conf, correct, [0, 0.2, 0.4]),
-                               [0.4, 0.25, 0.0])
+    np.testing.assert_allclose(rejection_errors(conf, correct, [0, 0.2, 0.4]), [0.4, 0.25, 0.0])
 
 
 def test_one_vs_rest_bpm_three_blobs():
@@ -411,3 +414,51 @@ def test_table1_reference_numbers_and_format():
     text = experiments.format_table1(rows)
     assert "25.4 ± 0.4" in text and "22.8 ± 0.34" in text
     assert set(experiments.TABLE1_SIGMA) == set(experiments.TABLE1_REPORTED)
+
+
+def test_perceptron_usage_matches_perceptron_on_permutation():
+    # BPM Fig. 10 counts support patterns of perceptrons run with kernel columns on demand;
+    # the reference is the dual perceptron on the stored Gram matrix (BPM App. B, Alg. 1)
+    from kernelclf.experiments.bpm import perceptron_usage
+    from kernelclf.kernels import Polynomial
+    from kernelclf.margin import perceptron_on_permutation
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(60, 4))
+    y = np.where(X[:, 0] * X[:, 1] + 0.2 * X[:, 2] > 0, 1.0, -1.0)
+    k = Polynomial(3, 1.0)
+    G = k(X)
+    for s in range(3):
+        order = rng.permutation(60)
+        used, ok = perceptron_usage(X, y, k, order)
+        a = perceptron_on_permutation(G, y, order)
+        assert ok and np.array_equal(used, np.flatnonzero(a))
+
+
+def test_fig10_counts_and_committed_file():
+    from kernelclf.experiments.bpm import fig10_counts
+    from kernelclf.experiments.results import load_results
+
+    recs = [{"result": {"used": [[0, 2], [2]]}}, {"result": {"used": [[1, 2]]}}]
+    np.testing.assert_array_equal(fig10_counts(recs, 4), [1, 1, 3, 0])
+    res = load_results("bpm_fig10.jsonl")
+    assert res.header["command"] == "bpm-fig10" and res.failed == 0
+    assert sorted(r["result"]["label"] for r in res.records) == list(range(10))
+    assert all(len(r["result"]["used"]) == 10 and all(r["result"]["converged"])
+               for r in res.records)
+    counts = fig10_counts(res.records)
+    assert counts.max() <= 100 and counts.sum() == sum(
+        len(u) for r in res.records for u in r["result"]["used"])
+
+
+def test_chapter12_exercise_answers_against_scipy():
+    # the checkers of kernelclf.book.exercises.ch12: the one-sided paired p-value is scipy's
+    from scipy import stats
+
+    from kernelclf.book.exercises import ch12
+
+    ex = {e.label: e for e in ch12.EXERCISES}
+    assert ex["ch12-ex-1"].judge(
+        lambda b, s: stats.ttest_rel(b, s, alternative="less").pvalue)[0]
+    assert not ex["ch12-ex-1"].judge(lambda b, s: stats.ttest_rel(b, s).pvalue)[0]
+    assert ex["ch12-ex-4"].judge(1 - 0.9 * 0.03 / 0.08)[0]

@@ -649,3 +649,12 @@ def test_peer_moons_is_the_peer_problem():
     assert 0 < np.sum(y != y0) < 50                    # about 5 % flipped at random
     with pytest.raises(ValueError):
         kd.peer_moons(1)
+
+
+def test_catalogue_is_the_registry_the_loader_reads():
+    import kernelclf.datasets._catalogue as catalogue
+
+    assert catalogue.REGISTRY is _registry.REGISTRY
+    assert catalogue.dataset_names() == kd.dataset_names()
+    with pytest.raises(ValueError, match="unknown data set"):
+        catalogue.get_spec("no-such-set")

@@ -382,3 +382,69 @@ def test_dask_local_cluster_gives_the_loky_table(table1_reference, tmp_path, cap
         run = run_tasks(_square_tasks(5), backend="dask", scheduler=cluster.scheduler_address,
                         progress=False)
     assert [r["result"]["value"] for r in run.records] == [i * i for i in range(5)]
+
+
+# ---------------------------------------------------------------- results files (issue 25)
+def test_results_file_records_provenance(tmp_path):
+    out = tmp_path / "sq.jsonl"
+    run_tasks([Task(f"t{i}", _square, (i,)) for i in range(3)], command="sq", out=out,
+              progress=False, verbose=False)
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert set(lines[0]["provenance"]) == {"command", "commit", "date"}
+    for rec in lines[1:]:
+        assert set(rec["provenance"]) == {"command", "commit", "date"}
+        assert rec["provenance"]["date"][:4].isdigit()
+
+
+def test_load_results_pivot_and_markdown_table(tmp_path):
+    from kernelclf.experiments.results import load_results, markdown_table, parse_markdown_table, pivot
+
+    out = tmp_path / "r.jsonl"
+    recs = [{"kernelclf_results": 1, "command": "demo", "config": {}}]
+    recs += [{"key": f"{d}/{s}", "dataset": d, "result": {"err": e}}
+             for d, s, e in [("a", 0, 0.1), ("a", 1, 0.3), ("b", 0, 0.5)]]
+    recs += [{"key": "b/1", "dataset": "b", "error": "boom"}]
+    out.write_text("\n".join(json.dumps(r) for r in recs) + "\n")
+    res = load_results(out)
+    assert len(res.records) == 3 and res.failed == 1
+    table = pivot(res.records, "dataset", lambda r: "err", "result.err")
+    assert table == {"a": {"err": pytest.approx(0.2)}, "b": {"err": pytest.approx(0.5)}}
+    text = markdown_table(table, {"a": {"err": 0.25}}, fmt="{:.2f}")
+    head, rows = parse_markdown_table(text)
+    assert head == ["data", "err (ours)", "err (paper)"]
+    assert rows == [["a", "0.20", "0.25"], ["b", "0.50", "–"]]
+
+
+def test_committed_table1_file_renders_its_records():
+    """The BPM Table 1 shown in chapter 12 is the committed file's, recomputed here
+    independently (means, standard errors, one-sided paired t-test) from the raw records."""
+    import numpy as np
+    from scipy import stats
+
+    from kernelclf.experiments.results import load_results, parse_markdown_table
+
+    rows, res = ex.table1_from_file()
+    assert res.header["command"] == "bpm-table1" and res.header["config"]["tol"] == 1e-3
+    assert res.failed == 0
+    prov = res.header["provenance"]
+    assert prov["command"].startswith("python -m kernelclf.experiments bpm-table1")
+    assert prov["commit"] and prov["date"]
+    head, cells = parse_markdown_table(ex.format_table1(rows))
+    raw = load_results("bpm_table1.jsonl").records
+    assert [c[0] for c in cells] == [ex.TABLE1_NAMES[r["dataset"]] for r in rows]
+    for cell in cells:
+        name = {v: k for k, v in ex.TABLE1_NAMES.items()}[cell[0]]
+        recs = [r for r in raw if r["dataset"] == name]
+        svm = 100 * np.array([r["result"]["svm_error"] for r in recs])
+        bpm = 100 * np.array([r["result"]["bpm_error"] for r in recs])
+        assert int(cell[head.index("splits")]) == len(recs)
+        for col, v in (("SVM % (ours)", svm), ("BPM % (ours)", bpm)):
+            mean, sem = (float(x) for x in cell[head.index(col)].split("±"))
+            assert abs(mean - v.mean()) <= 0.05 + 1e-9
+            assert abs(sem - v.std(ddof=1) / np.sqrt(len(v))) <= 0.005 + 1e-9
+        p = stats.ttest_rel(bpm, svm, alternative="less").pvalue
+        assert abs(float(cell[head.index("confidence (ours)")]) - (1 - p)) <= 0.005 + 1e-9
+        assert cell[head.index("BPM/SVM wins")] == f"{np.sum(bpm < svm)}/{np.sum(bpm > svm)}"
+        s, ss, b, bs, pp = ex.TABLE1_REPORTED[name]
+        assert cell[head.index("SVM % (paper)")] == f"{s:.1f} ± {ss:.2f}"
+        assert cell[head.index("confidence (paper)")] == f"{pp:.2f}"

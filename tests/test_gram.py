@@ -592,3 +592,32 @@ def test_fit_progress_threshold(monkeypatch):
     assert not forced.disable
     for bar in (small, large, forced):
         bar.close()
+
+
+def test_native_columns_equal_the_kernels_columns():
+    """kernels.native_columns: a column computed by compiled code into a ColumnSlots slot
+    equals the kernel's NumPy column to round-off; other kernels are left to Python."""
+    from kernelclf.kernels import Polynomial
+    from kernelclf.kernels import native_columns as nc
+    from kernelclf.kernels.gram import ColumnSlots
+    from kernelclf.kernels.vector import Linear
+
+    X = np.random.default_rng(0).normal(size=(50, 3))
+    for kernel in (RBF(0.7), Polynomial(3, 1.0), Linear()):
+        g = Gram(kernel, X, precompute=False)
+        spec = nc.column_spec(g)
+        if not nc.HAVE_NUMBA:
+            assert spec[0] == nc.NONE
+            continue
+        assert spec[0] != nc.NONE
+        slots = ColumnSlots(g, cache_mb=0.002)           # 5 slots: evictions happen
+        slots.reserve()
+        ust = np.array([slots.used, slots.filled])
+        for i in range(12):
+            s = nc.fill_slot(i, slots.data, slots.slot, slots.owner, slots.stamp, slots.clock,
+                             ust, *spec)
+            assert s >= 0 and slots.slot[i] == s
+            assert np.allclose(slots.data[s], kernel(X)[i], rtol=1e-12, atol=1e-12)
+        assert ust[0] == slots.capacity == 5 and ust[1] == 12
+        assert (slots.slot >= 0).sum() == 5
+    assert nc.column_spec(Gram(G=RBF(0.7)(X)))[0] == nc.NONE      # a stored matrix

@@ -449,3 +449,59 @@ def test_int_power_by_squaring_equals_pow():
         np.testing.assert_allclose(Polynomial(p, c)(X, Y),
                                    polynomial_kernel(X, Y, degree=p, gamma=1, coef0=c),
                                    rtol=1e-13)
+
+
+# ---------------------------------------------------------------------------
+# the modules of the kernel family (issue 24: one subject each, none much past 600 lines)
+
+def test_each_kernel_name_lives_in_the_module_of_its_subject():
+    from kernelclf.kernels import closure, gram_ops, vector, whitened
+
+    homes = {closure: ["Kernel", "Constant", "Sum", "Product", "Scaled", "Normalized",
+                       "Exponential", "InducedRBF", "CallableKernel"],
+             vector: ["Linear", "Polynomial", "RBF", "Mahalanobis", "as_kernel", "scale_sigma"],
+             gram_ops: ["is_psd", "min_eigenvalue", "center_gram", "normalize_gram",
+                        "add_diagonal", "feature_space_distances"],
+             whitened: ["WhitenedKernel"]}
+    for module, names in homes.items():
+        assert sorted(module.__all__) == sorted(names)
+        for name in names:
+            obj = getattr(module, name)
+            assert obj.__module__ == module.__name__, name
+            assert getattr(kernels, name) is obj, name      # the family re-exports it
+        path = module.__file__
+        with open(path, encoding="utf-8") as fh:
+            assert sum(1 for _ in fh) <= 600, path
+
+
+def test_kernel_operand_names_classes_callables_and_refusals():
+    """The operand rule of ``k + other`` (closure) and of ``as_kernel`` (vector)."""
+    from kernelclf.kernels.closure import KERNEL_NAMES, kernel_operand
+
+    assert {"linear", "rbf", "poly", "polynomial"} <= set(KERNEL_NAMES)
+    assert isinstance(kernel_operand("LINEAR"), Linear)
+    assert kernel_operand("rbf").get_params()["sigma"] == "scale"
+    k = RBF(sigma=2.0)
+    assert kernel_operand(k) is k and as_kernel(k) is k
+    assert isinstance(kernel_operand(lambda A, B: A @ B.T), CallableKernel)
+    assert isinstance(as_kernel(None), Linear)
+    with pytest.raises(TypeError, match=r"pass an instance, e.g. RBF\(\)"):
+        kernel_operand(RBF)
+    with pytest.raises(ValueError, match="unknown kernel name"):
+        kernel_operand("sigmoid")
+    with pytest.raises(TypeError, match="cannot use None"):
+        Linear() + None
+    np.testing.assert_allclose((Linear() * "poly")(X, Y), (X @ Y.T) * (X @ Y.T) ** 2)
+
+
+def test_squared_feature_distances_are_the_squared_distances_of_the_gram_module():
+    from kernelclf.kernels.closure import squared_feature_distances
+    from kernelclf.kernels.gram_ops import feature_space_distances as fsd
+
+    for k in (Linear(), RBF(sigma=0.8), Polynomial(3, 1.0)):
+        np.testing.assert_allclose(squared_feature_distances(k, X, Y), fsd(k, X, Y) ** 2,
+                                   rtol=1e-12, atol=1e-12)
+        d2 = squared_feature_distances(k, X)
+        assert np.all(np.diag(d2) == 0.0) and np.all(d2 >= 0.0)
+    np.testing.assert_allclose(squared_feature_distances(Linear(), X, Y), cdist(X, Y) ** 2,
+                               rtol=1e-10, atol=1e-12)

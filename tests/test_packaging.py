@@ -44,8 +44,9 @@ def test_toc_and_book_sources_match():
     assert sorted(entries) == sources
     for e in entries:
         head = (ROOT / (e + ".md")).read_text()[:400]
-        # the API reference pages (book/api_*) are plain Markdown, not notebooks
-        if e not in ("book/references", "book/execution_report") and "/api_" not in e:
+        # the API reference pages (book/api_*) and the reproduction index are plain Markdown
+        if e not in ("book/references", "book/execution_report", "book/reproductions") \
+                and "/api_" not in e:
             assert "format_name: myst" in head and "kernelspec:" in head, e
 
 
@@ -246,6 +247,8 @@ from kernelclf.progress import progress
 X, y = make_moons(60, noise=0.1, random_state=0)
 print("svm", SupportVectorMachine(kernel=RBF(sigma=0.5), C=10).fit(X, y).score(X, y))
 print("progress", sum(progress(range(4))))
+from kernelclf.experiments.results import load_results
+print("results", len(load_results("bpm_table1.jsonl").records) > 0)
 """
     run = subprocess.run([str(py), "-c", script], capture_output=True, text=True, cwd=tmp_path,
                          env={"PATH": "/usr/bin:/bin", "KERNELCLF_PROGRESS": "1"})
@@ -254,3 +257,4 @@ print("progress", sum(progress(range(4))))
     assert lines["requires"] == str(sorted(LIBRARY_REQUIREMENTS))
     assert float(lines["svm"]) > 0.9
     assert lines["progress"] == "6"
+    assert lines["results"] == "True"  # the committed results files ship as package data

@@ -270,3 +270,206 @@ def test_the_readme_commands_of_the_rmm_protocols_parse():
     for bad in ("rmm-digits --kernels 9", "rmm-digits --data opt"):
         with pytest.raises(SystemExit):
             p.parse_args(bad.split())
+
+
+# -- issue 24: model-selection folds ------------------------------------------------
+def test_cv_error_folds_are_scikit_learns_kfold_and_the_old_hand_made_folds():
+    """_cv_error uses KFold over one seeded permutation; those folds are the consecutive
+    blocks of np.array_split the function used before, so Table 4's choices are unchanged."""
+    seen = []
+
+    class Spy:
+        def fit(self, X, y):
+            seen.append(np.sort(X[:, 0].astype(int)))
+            return self
+
+        def predict(self, X):
+            return np.ones(len(X))
+
+    n = 17
+    X = np.arange(n, dtype=float)[:, None]
+    y = np.where(np.arange(n) % 2, 1.0, -1.0)
+    rb._cv_error(Spy, X, y, folds=5, seed=3)
+    parts = np.array_split(np.random.default_rng(3).permutation(n), 5)
+    for k, got in enumerate(seen):
+        want = np.sort(np.concatenate([parts[j] for j in range(5) if j != k]))
+        np.testing.assert_array_equal(got, want)
+
+
+# -- Fig. 1, Fig. 6 (§2.1, §5.1) --------------------------------------------------------
+def test_parallel_lines_and_relative_margin_on_the_stretched_toy():
+    X, y = rx.parallel_lines(50, 3.0, np.random.default_rng(0))
+    assert np.all(X[y > 0, 1] == 0.71) and np.all(X[y < 0, 1] == -0.71)
+    assert X[y > 0, 0].min() >= -1.5 and X[y < 0, 0].max() <= 1.5
+    out = rx.stretch_study(scales=(1, 4), seeds=range(4), show_seed=3, n_test=300)
+    for s, a_svm, r_svm, a_rmm, r_rmm in out["shown"]:
+        assert a_rmm == pytest.approx(0.71, abs=0.01) and r_rmm > 0.98
+        assert r_svm < r_rmm and a_svm >= a_rmm - 1e-6        # the SVM's margin is maximal
+    assert out["rmm_error"] == [0.0, 0.0]
+
+
+def test_synthetic_b_curve_starts_at_the_svm():
+    k, e, b = rx.synthetic_B_curve(n_train=20, kappas=(1.0, 0.3), seeds=range(2), n_test=500)
+    assert e.shape == (2, 2) and b.shape == (2,)
+    rng = np.random.default_rng(1)
+    Xtr, ytr = rx.gaussians(10, rng)
+    Xte, yte = rx.gaussians(500, rng)
+    lo, hi = rx._box(Xtr)
+    from kernelclf.margin import SupportVectorMachine
+
+    svm = SupportVectorMachine("linear", C=100.0, tol=1e-6).fit((Xtr - lo) / (hi - lo), ytr)
+    assert e[1, 0] == pytest.approx(np.mean(svm.predict((Xte - lo) / (hi - lo)) != yte),
+                                    abs=0.004)
+
+
+# -- committed result files (Fig. 8, Tables 3 and 4) ----------------------------------
+def _raw(name):
+    import json
+
+    from kernelclf.experiments.rmm_results import RESULTS_DIR
+
+    path = RESULTS_DIR / name
+    if not path.exists():
+        pytest.skip(f"{name} not committed")
+    lines = [json.loads(t) for t in path.read_text().splitlines() if t.strip()]
+    return lines[0], lines[1:]
+
+
+def test_fig8_file_is_rendered_from_its_records():
+    from kernelclf.experiments.rmm_results import fig8_counts, load_results
+
+    head, raw = _raw("rmm_fig8_pairs.jsonl")
+    assert head["command"] == "rmm-pairs"
+    assert {"command", "commit", "date"} <= set(head["provenance"])
+    assert all({"command", "commit", "date"} <= set(r["provenance"]) for r in raw)
+    _, recs = load_results("rmm_fig8_pairs.jsonl")
+    pairs, svm, rmm, n = fig8_counts(recs)
+    assert sorted(pairs) == [(i, j) for i in range(10) for j in range(i + 1, 10)]
+    assert svm.sum() == sum(r["result"]["svm"] for r in raw)
+    assert rmm.sum() == sum(r["result"]["rmm"] for r in raw)
+
+
+def test_table4_file_is_rendered_from_its_records():
+    import re
+
+    from kernelclf.experiments.rmm_results import load_results, table4_markdown
+
+    head, raw = _raw("rmm_table4_nu.jsonl")
+    assert head["command"] == "rmm-table4"
+    _, recs = load_results("rmm_table4_nu.jsonl")
+    md, rows = table4_markdown(recs)
+    lines = md.splitlines()[2:]
+    assert len(lines) == len({r["data"] for r in raw})
+    for line, row in zip(lines, rows):
+        errs = [r["result"] for r in raw if r["data"] == row["data"]]
+        cells = line.split("|")[2:-3]
+        for cell, m in zip(cells, [m for m in rb.TABLE4_METHODS if m in row["mean"]]):
+            mean = float(re.search(r"([\d.]+) ±", cell).group(1))
+            assert mean == pytest.approx(100 * np.mean([e[m] for e in errs]), abs=0.051)
+            paper = float(re.search(r"\(([\d.]+)\)", cell).group(1))
+            assert paper == rb.TABLE4_REPORTED[row["data"]][rb.TABLE4_METHODS.index(m)][0]
+        n_diff = int(line.split("|")[-2])
+        assert n_diff == sum(e["RMM"] != e["SVM"] for e in errs)
+
+
+def test_table3_file_is_rendered_from_its_records():
+    import re
+
+    from kernelclf.experiments.rmm_results import load_results, table3_markdown
+    from kernelclf.experiments.rmm_universum import TABLE3_REPORTED
+
+    head, raw = _raw("rmm_table3_universum.jsonl")
+    _, recs = load_results("rmm_table3_universum.jsonl")
+    if len(recs) < 2:
+        pytest.skip("fewer than two repeats in the file")
+    md, rows = table3_markdown(recs)
+    paper = [TABLE3_REPORTED[k][0] for k in ("SVM", "RMM", "U-SVM 1000", "U-SVM 3000",
+                                             "U-SVM all")]
+    lines = md.splitlines()[2:]
+    assert len(lines) == 5
+    for line, want in zip(lines, paper):
+        cells = [c.strip() for c in line.split("|")[1:-1]]
+        ours = float(re.match(r"([\d.]+) ±", cells[2]).group(1))
+        assert ours == pytest.approx(np.mean([r["result"][cells[0]] for r in raw]), abs=0.006)
+        assert float(re.match(r"([\d.]+) ±", cells[3]).group(1)) == want
+
+
+@pytest.mark.parametrize("data", ["usps", "mnist5k", "sklearn"])
+def test_table2_files_are_rendered_from_their_records_beside_the_paper(data):
+    from kernelclf.experiments.rmm_results import load_results, table2_markdown
+
+    head, raw = _raw(f"rmm_table2_{data}.jsonl")
+    assert head["command"] == "rmm-digits" and head["config"]["data"] == data
+    assert {"command", "commit", "date"} <= set(head["provenance"])
+    _, recs = load_results(f"rmm_table2_{data}.jsonl")
+    lines = table2_markdown(recs).splitlines()[2:]
+    rep = rx.TABLE2_REPORTED[rx.TABLE2_ROW[data]]
+    for line, r in zip(lines, raw):
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        assert cells[0] == r["method"]
+        ours = [int(c.split("/")[0]) for c in cells[1:]]
+        paper = [int(c.split("/")[1]) for c in cells[1:]]
+        assert ours == r["result"]["errors"]
+        assert paper == rep["Sigma-SVM" if r["method"] == "Σ-SVM" else r["method"]]
+
+
+def test_text_file_is_rendered_from_its_records():
+    from kernelclf.experiments.rmm_results import load_results, text_markdown
+
+    head, raw = _raw("rmm_text_reuters.jsonl")
+    _, recs = load_results("rmm_text_reuters.jsonl")
+    lines = text_markdown(recs).splitlines()[2:]
+    assert len(lines) == len(raw) == 6
+    for line, r in zip(lines, raw):
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        assert cells[0] == " / ".join(r["pair"])
+        assert float(cells[2]) == r["result"]["svm"] and float(cells[3]) == r["result"]["rmm"]
+        assert float(cells[5]) == r["result"]["p"]
+
+
+def test_typed_table4_file_is_rendered_from_its_records():
+    import re
+
+    from kernelclf.experiments.rmm_results import load_results, table4_summary_markdown
+
+    head, raw = _raw("rmm_table4_typed.jsonl")
+    _, recs = load_results("rmm_table4_typed.jsonl")
+    lines = table4_summary_markdown(recs).splitlines()[2:]
+    assert len(lines) == len(raw) == 13
+    for line, r in zip(lines, raw):
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        for j, (cell, m) in enumerate(zip(cells[1:], rb.TABLE4_METHODS)):
+            mm = re.match(r"(\*\*)?([\d.]+) ± ([\d.]+)(\*\*)? \(([\d.]+)\)", cell)
+            q = r["result"][m]
+            assert (float(mm.group(2)), float(mm.group(3)), bool(mm.group(1))) == (
+                q["mean"], q["sd"], q["bold"])
+            assert float(mm.group(5)) == rb.TABLE4_REPORTED[r["data"]][j][0]
+
+
+def test_ch13_exercise_checkers_separate_the_answer_from_the_recorded_mistakes():
+    from kernelclf.book.exercises import ch13
+
+    ex = {e.label: e for e in ch13.EXERCISES}
+    assert set(ex) == {"ch13-ex-1", "ch13-ex-4"}
+    theta = ch13._theta()
+    assert ex["ch13-ex-1"].judge(theta)[0]
+    for wrong in (ch13._signed_max(), ch13._inverse_norm()):
+        assert abs(wrong - theta) > 0.02 * theta and not ex["ch13-ex-1"].judge(wrong)[0]
+    assert ex["ch13-ex-4"].judge(30)[0] and not ex["ch13-ex-4"].judge(5)[0]
+
+
+def test_runtime_file_is_rendered_from_its_records():
+    from kernelclf.experiments.rmm_results import load_results, runtime_markdown
+
+    head, raw = _raw("rmm_runtime.jsonl")
+    assert {"command", "commit", "date"} <= set(head["provenance"])
+    _, recs = load_results("rmm_runtime.jsonl")
+    lines = runtime_markdown(recs).splitlines()[2:]
+    assert len(lines) == len(raw) == 7
+    for line, r in zip(lines, raw):
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        assert int(cells[0].split(", ")[1].replace(" ", "")) == r["m"]
+        assert float(cells[1]) == r["result"]["svm"]
+        assert [float(v) for v in cells[3].split("/")] == r["result"]["rmm"]
+        if r["result"]["qp"] is not None:
+            assert float(cells[6]) == r["result"]["qp"]

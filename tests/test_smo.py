@@ -10,6 +10,8 @@ from sklearn.svm import SVC
 
 from kernelclf.kernels import RBF, ColumnCache, Gram, Linear, Polynomial
 from kernelclf.margin import DualDivergenceError, smo, solve_smo
+from kernelclf.margin.smo_compiled import HAVE_NUMBA
+from kernelclf.margin.smo_kkt import _reconstruct
 from kernelclf.optim import solve_qp
 
 
@@ -226,3 +228,87 @@ def test_bounds_of_the_wrong_shape_are_refused():
         solve_smo(np.ones(3), np.ones((3, 1)), np.eye(3))
     with pytest.raises(ValueError, match="must be > 0"):
         solve_smo(np.ones(3), np.array([1.0, 0.0, 1.0]), np.eye(3))
+
+
+# ---------------------------------------------------------------- the two engines
+def _twin_cases():
+    X, y = _data(7, m=120)
+    m = len(y)
+    K = RBF(0.8)(X)
+    sep = RBF(0.3)(X)                                  # a narrow RBF: separable
+    a0 = np.zeros(m)
+    for cls in (y > 0, y < 0):                         # feasible nu start, nu = 0.3
+        v = np.zeros(cls.sum())
+        v[:int(0.3 * m / 2)] = 1.0
+        a0[cls] = v
+    b0 = np.zeros(m)
+    b0[:int(0.3 * m)] = 1.0
+    return {
+        "L1 bias": (np.ones(m), 2.0, K, dict(s=y)),
+        "L1 bias vector C": (np.ones(m), np.linspace(0.5, 3, m), K, dict(s=y)),
+        "L2 bias (ridge)": (np.ones(m), np.inf, Gram(G=K, check=False).with_ridge(0.5),
+                            dict(s=y)),
+        "L2 bias (diag shift)": (np.ones(m), np.inf, K, dict(s=y,
+                                                            diag_shift=np.linspace(.1, 1, m))),
+        "hard bias": (np.ones(m), np.inf, sep, dict(s=y)),
+        "L1 no bias": (np.ones(m), 5.0, K, dict(s=y, equality=False)),
+        "L2 no bias": (np.ones(m), np.inf, K, dict(s=y, equality=False, diag_shift=0.3)),
+        "hard no bias": (np.ones(m), np.inf, sep, dict(s=y, equality=False)),
+        "nu bias": (np.zeros(m), 1.0, K, dict(s=y, groups=y, alpha0=a0)),
+        "nu no bias": (np.zeros(m), 1.0, K, dict(kernel_signs=y, alpha0=b0)),
+        "L1 no shrinking": (np.ones(m), 2.0, K, dict(s=y, shrinking=False)),
+        "columns, small cache": (np.ones(m), 2.0, Gram(RBF(0.8), np.c_[X, np.zeros((m, 40))],
+                                                       precompute=False, cache_mb=0.005),
+                                 dict(s=y)),
+    }
+
+
+@pytest.mark.skipif(not smo.HAVE_NUMBA, reason="numba is not installed")
+@pytest.mark.parametrize("name", list(_twin_cases()))
+@pytest.mark.parametrize("tol", [1e-3, 1e-8])
+def test_compiled_and_numpy_engines_take_the_same_steps(name, tol):
+    """The compiled loops repeat the NumPy arithmetic element by element (smo_compiled):
+    same number of iterations, the same alpha bit for bit, the same bias and gap."""
+    p, C, K, kw = _twin_cases()[name]
+    a = solve_smo(p, C, K, tol=tol, engine="numpy", **kw)
+    b = solve_smo(p, C, K, tol=tol, engine="compiled", **kw)
+    assert a.converged and b.converged
+    assert a.iterations == b.iterations > 0
+    assert np.array_equal(a.alpha, b.alpha)
+    assert a.bias == b.bias and a.gap == b.gap and a.objective == b.objective
+    assert np.array_equal(a.gradient, b.gradient)
+    if "nu bias" in name:
+        assert a.rho == b.rho
+
+
+@pytest.mark.skipif(not smo.HAVE_NUMBA, reason="numba is not installed")
+def test_compiled_kernel_columns_agree_with_numpy_columns():
+    """Columns computed inside the compiled loop (kernels.native_columns; few features)
+    equal NumPy's to round-off: the same optimum at a tight tolerance."""
+    X, y = _data(8, m=400, d=2)
+    for kernel in (RBF(0.5), Polynomial(3, 1.0), Linear()):
+        g1 = Gram(kernel, X, precompute=False, cache_mb=0.05)
+        g2 = Gram(kernel, X, precompute=False, cache_mb=0.05)
+        a = solve_smo(np.ones(400), 1.0, g1, s=y, tol=1e-9, engine="numpy")
+        b = solve_smo(np.ones(400), 1.0, g2, s=y, tol=1e-9, engine="compiled")
+        assert b.converged
+        assert abs(a.objective - b.objective) <= 1e-9 * abs(a.objective)
+        assert np.max(np.abs(a.alpha - b.alpha)) < 1e-6
+
+
+def test_kkt_helpers_are_shared_by_both_engines():
+    """smo_kkt's gradient reconstruction gives the gradient computed from scratch."""
+    X, y = _data(9, m=60)
+    K = RBF(1.0)(X)
+    res = solve_smo(np.ones(60), 1.0, K, s=y, tol=1e-6)
+    F = np.zeros(60)
+    _reconstruct(F, np.arange(60), res.alpha, y, np.ones(60), lambda k: K[k])
+    assert np.allclose(-y * F, res.gradient, atol=1e-10)
+    assert HAVE_NUMBA == smo.HAVE_NUMBA
+
+
+def test_engine_argument_is_checked():
+    with pytest.raises(ValueError, match="engine"):
+        solve_smo(np.ones(3), 1.0, np.eye(3), engine="fast")
+    with pytest.raises(ValueError, match="kernel_signs"):
+        solve_smo(np.ones(3), 1.0, np.eye(3), kernel_signs=[1, 0, 1])

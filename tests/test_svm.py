@@ -634,3 +634,30 @@ def test_probability_with_a_single_example_of_a_class():
     P = s.predict_proba(X)
     assert np.all(np.isfinite(P)) and np.allclose(P.sum(axis=1), 1.0)
     assert np.all(P[:, 1] > 0.5)                 # 59 of 60 examples are +1
+
+
+@pytest.mark.parametrize("C", [0.1, 1.0, 100.0])
+@pytest.mark.parametrize("m", [150, 600])
+def test_compiled_smo_matches_svc_dual_and_support_vectors(C, m):
+    """Issue 29: the dual objective equals libsvm's to 1e-6 relative and the support
+    vectors are the same (two moons, noise 0.3, RBF sigma 0.5 = gamma 2, tight tolerance)."""
+    from sklearn.datasets import make_moons
+    X, y = make_moons(m, noise=0.3, random_state=0)
+    k = RBF(0.5)
+    ours = SupportVectorMachine(k, C=C, tol=1e-6).fit(X, y)
+    sk = SVC(C=C, gamma=k.gamma, tol=1e-6).fit(X, y)
+    v = sk.dual_coef_[0]
+    D_sk = float(np.abs(v).sum() - 0.5 * v @ k(X[sk.support_]) @ v)
+    assert abs(ours.dual_objective_ - D_sk) <= 1e-6 * abs(D_sk)
+    assert np.array_equal(np.sort(ours.support_), np.sort(sk.support_))
+    assert ours.intercept_ == pytest.approx(sk.intercept_[0], abs=1e-4)
+
+
+def test_support_vectors_as_in_svc():
+    """Issue 24: support_, support_vectors_ and n_support_ mean what they mean in SVC."""
+    X, y = make_blobs(120, centers=2, cluster_std=3.0, random_state=3)
+    ours = SupportVectorMachine(RBF(1.0), C=1.0, tol=1e-6).fit(X, y)
+    sk = SVC(C=1.0, gamma=RBF(1.0).gamma, tol=1e-6).fit(X, y)
+    assert np.array_equal(np.sort(ours.support_), np.sort(sk.support_))
+    assert np.array_equal(ours.support_vectors_, X[ours.support_])
+    assert np.array_equal(ours.n_support_, sk.n_support_)

@@ -369,3 +369,39 @@ def test_corner_average_of_an_orthant_is_its_centre_and_needs_full_rank():
     X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
     with pytest.raises(ValueError, match="singular"):
         corner_average(X @ X.T, np.array([1.0, 1.0, 1.0]))
+
+
+def test_posterior_disagreement_matches_gaussian_inputs():
+    # BPM Lemma 13: on spherical Gaussian inputs, w and v disagree on arccos(<w, v>)/pi
+    from kernelclf.bayespoint.versionspace import posterior_disagreement
+
+    rng = np.random.default_rng(0)
+    W = rng.normal(size=(5, 4)) + np.array([3.0, 0, 0, 0])
+    v = np.array([1.0, 0.5, 0, 0])
+    Xg = rng.normal(size=(200_000, 4))
+    mc = np.mean([np.mean(np.sign(Xg @ w) != np.sign(Xg @ v)) for w in W])
+    assert posterior_disagreement(W, v) == pytest.approx(mc, abs=3e-3)
+
+
+def test_bayes_point_from_samples_symmetric_ring():
+    # samples on a ring around e3 plus its mirror image: by symmetry the minimiser is e3
+    from kernelclf.bayespoint.versionspace import bayes_point_from_samples, posterior_disagreement
+
+    t = np.linspace(0, 2 * np.pi, 400, endpoint=False)
+    W = np.c_[0.6 * np.cos(t), 0.6 * np.sin(t), np.full_like(t, 0.8)]
+    v, val = bayes_point_from_samples(W, start=[0.2, -0.1, 1.0])
+    np.testing.assert_allclose(v, [0, 0, 1], atol=1e-3)
+    assert val == pytest.approx(np.arccos(0.8) / np.pi, abs=1e-6)
+    assert val <= posterior_disagreement(W, [0.1, 0, 1])
+
+
+def test_chapter10_exercise_answers_against_closed_forms():
+    # the checkers' answers of kernelclf.book.exercises.ch10, against closed forms
+    from kernelclf.book.exercises import ch10
+    from kernelclf.bounds.pac_bayes import CENTRE_OF_MASS_X_STAR
+
+    ex = {e.label: e for e in ch10.EXERCISES}
+    assert ex["ch10-ex-2"].judge(0.8 / np.pi)[0]
+    x = CENTRE_OF_MASS_X_STAR
+    assert ex["ch10-ex-4"].judge(np.arccos(x) / np.pi - (1 - x) / 2)[0]
+    assert not ex["ch10-ex-4"].judge(0.11)[0]

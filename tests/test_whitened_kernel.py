@@ -1,4 +1,4 @@
-"""Tests of kernelclf.kernels.vector.WhitenedKernel (the k-hat of RMM §3.1)."""
+"""Tests of kernelclf.kernels.whitened.WhitenedKernel (the k-hat of RMM §3.1)."""
 import numpy as np
 import pytest
 

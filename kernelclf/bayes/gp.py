@@ -46,15 +46,9 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..base import KERNEL_CONSTRAINT, BinaryKernelClassifier, Int, KernelMixin, Real
+from ..kernels.closure import Kernel, _check_vectors
 from ..kernels.gram import IndefiniteKernelError
-from ..kernels.vector import (
-    RBF,
-    Kernel,
-    _check_vectors,
-    check_length_scales,
-    scale_sigma,
-    squared_distances,
-)
+from ..kernels.vector import RBF, check_length_scales, scale_sigma, squared_distances
 from ..progress import fit_progress
 
 __all__ = ["ARDRBF", "GaussianProcessRegressor", "GaussianProcessClassifier",

@@ -11,6 +11,10 @@ also chapter 12.
   numba-compiled and NumPy
 * :mod:`~kernelclf.bayespoint.rujan` - Ruján-Marchand variants: flipper, light trap, onion
 * :mod:`~kernelclf.bayespoint.bpm` - Bayes point machines by billiard or perceptron averaging
+* :mod:`~kernelclf.bayespoint.connector` - the maximal-margin perceptron from the minimal connector
+  of the two convex hulls (RM §18.3)
+* :mod:`~kernelclf.bayespoint.diagrams` - the billiards' geometry drawn by their own code
+  (TR Figs 8-10, RM Figs 18.5, 18.7-18.10)
 """
 from .billiard import (
     STOPPING_RULES,
@@ -23,6 +27,7 @@ from .billiard import (
     slerp_add,
 )
 from .bpm import BayesPointMachine, perceptron_samples
+from .connector import ConnectorResult, minimal_connector
 from .polygon import (
     clip_polygon,
     polygon_billiard,
@@ -30,18 +35,22 @@ from .polygon import (
     polygon_centroid,
     polygon_inscribed_circle,
 )
-from .rujan import flipper, light_trap, onion_billiard
+from .rujan import flipper, flipper_bounce_estimate, hoeffding_sample_size, light_trap, onion_billiard
 from .versionspace import (
+    bayes_point_from_samples,
     corner_average,
     find_version_space_point,
+    posterior_disagreement,
     sample_version_space,
     version_space_centre,
 )
 
 __all__ = [
     "find_version_space_point", "sample_version_space", "version_space_centre", "corner_average",
+    "posterior_disagreement", "bayes_point_from_samples",
     "polygon_billiard", "polygon_centroid", "clip_polygon", "polygon_bisector",
     "polygon_inscribed_circle", "BilliardResult", "rho", "oplus", "slerp_add", "reflect",
     "kernel_billiard", "NotSeparableError", "STOPPING_RULES", "flipper", "light_trap",
-    "onion_billiard", "BayesPointMachine", "perceptron_samples",
+    "onion_billiard", "flipper_bounce_estimate", "hoeffding_sample_size", "minimal_connector",
+    "ConnectorResult", "BayesPointMachine", "perceptron_samples",
 ]

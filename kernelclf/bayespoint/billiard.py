@@ -24,7 +24,8 @@ restarts with a fresh random direction cost ``m^2`` evaluations.
 Stopping rules (``stopping=``; chapter 11 compares them, issue 14): the printed rule
 ``rho_2(p_min, Xi / (Xi + xi_max)) <= TOL`` with the corrected weights (``'rho2'``, the
 default), the same with LKC's uncorrected ``rho_1`` (``'rho2-printed'``: NaN, so it stops
-at once) and batch means of the chord-weighted midpoints (``'batch'``). Since
+at once), TR Alg. 1's variant ``rho_2(p_max, lambda_max / Lambda)`` (``'tr'``, E12) and
+batch means of the chord-weighted midpoints (``'batch'``). Since
 ``rho_2(c, mu) >= 1 - mu``, the printed rule needs at least ``(1 - TOL) / TOL`` flights.
 
 Engines and randomness: the driver :func:`kernel_billiard` holds the run's one random
@@ -304,6 +305,11 @@ class _Columns:
         return np.asarray(self.gram.column(int(c)), dtype=float)
 
 
+#: random or centre restarts in a row without a bounce after which a run stops (a ball
+#: with no wall within ``arctan(tau_max)`` would otherwise restart until ``max_restarts``)
+_MAX_STUCK = 1000
+
+
 def kernel_billiard(G=None, y=None, *, kernel=None, X=None, lam=0.0, start=None,
                     tol=1e-3, tau_max=1.0, max_bounces=500_000, min_bounces=10,
                     max_restarts=None, restart="geodesic", refresh=0.0, record=False,
@@ -331,6 +337,12 @@ def kernel_billiard(G=None, y=None, *, kernel=None, X=None, lam=0.0, start=None,
     * ``'rho2-printed'`` — the same with LKC's printed ``rho_1`` (before E2), whose
       radicand is negative: ``rho_2`` is NaN, the loop condition ``rho_2 > TOL`` is
       false, and the run ends as soon as ``min_bounces`` allows.  For the study only.
+    * ``'tr'`` — TR Alg. 1's own variant (erratum E12): stop when
+      ``rho_2(p_max, xi_max / Xi) <= tol``, with ``p_max`` the largest cosine seen between a
+      midpoint and the estimate (0 before the second flight) and ``Xi`` the path length.
+      Taken literally its weight ``xi_max / Xi`` tends to 0, so ``rho_2`` tends to 1 and the
+      rule never fires once ``min_bounces`` has skipped the first pass (where it is
+      ``rho_2(0, 1) = 0``). Implemented for the study of book chapter 11.
     * ``'batch'`` — batch means (ours): the chord-weighted midpoints are summed in
       batches of flights (16 at first; when 64 batches are full, neighbours are merged
       and the batch length doubles); every 8 batches from 32 on, the standard error of
@@ -366,7 +378,14 @@ def kernel_billiard(G=None, y=None, *, kernel=None, X=None, lam=0.0, start=None,
     tau_max : float
         Restart (or continue geodesically) when the flight time reaches this
         value; ``arctan(tau_max)`` is the longest arc flown in one piece.
-    restart : {'geodesic', 'random'}
+    restart : {'geodesic', 'random', 'centre'}
+        What to do when no wall lies within ``tau_max``: ``'geodesic'`` flies the arc
+        ``arctan(tau_max)`` on along the same great circle; ``'random'`` (BPM App. B
+        Alg. 2) draws a fresh random direction from the same point; ``'centre'`` (RM
+        Alg. 18.1, step 5: an escaped ball restarts from the current centre of mass) moves
+        the ball to the normalised current estimate ``alpha`` (it lies inside version
+        space) and draws a fresh random direction there. The jump is not a flight: it adds
+        nothing to the centre of mass. Random and centre restarts cost ``m^2`` evaluations.
     refresh : float in [0, 1]
         Probability per bounce of replacing the reflected direction by a
         fresh random one (``m^2`` evaluations; expected cost per bounce
@@ -377,7 +396,9 @@ def kernel_billiard(G=None, y=None, *, kernel=None, X=None, lam=0.0, start=None,
         random scattering) break such invariant sets.
     max_bounces, min_bounces : int
     max_restarts : int, optional
-        Default ``10 * max_bounces``; reaching it stops with a warning.
+        Default ``10 * max_bounces``; reaching it stops with a warning. A run also stops
+        with a warning after 1000 random or centre restarts in a row without a bounce
+        (the ball is stuck: no wall lies within ``arctan(tau_max)`` of it).
     record : bool
         Keep positions, midpoints and hit planes (any engine).
     random_state : int, RandomState or None
@@ -386,7 +407,7 @@ def kernel_billiard(G=None, y=None, *, kernel=None, X=None, lam=0.0, start=None,
     weighting : {'chord', 'arc'}
         ``'chord'``: ⊕µ with chord lengths (LKC/BPM); ``'arc'``: arc-length
         weights with great-circle (slerp) averaging (RM eq. 18.27).
-    stopping : {'rho2', 'rho2-printed', 'batch'}
+    stopping : {'rho2', 'rho2-printed', 'tr', 'batch'}
         Stopping rule, see above.
     engine : {'auto', 'compiled', 'python', 'numpy'}
         What flies the ``O(m)`` steps; all run the same loop on the same random
@@ -407,8 +428,8 @@ def kernel_billiard(G=None, y=None, *, kernel=None, X=None, lam=0.0, start=None,
     """
     if weighting not in ("chord", "arc"):
         raise ValueError("weighting must be 'chord' or 'arc'")
-    if restart not in ("geodesic", "random"):
-        raise ValueError("restart must be 'geodesic' or 'random'")
+    if restart not in ("geodesic", "random", "centre"):
+        raise ValueError("restart must be 'geodesic', 'random' or 'centre'")
     if stopping not in STOPPING_RULES:
         raise ValueError(f"stopping must be one of {STOPPING_RULES}, got {stopping!r}")
     if not tau_max > 0:
@@ -475,7 +496,8 @@ def kernel_billiard(G=None, y=None, *, kernel=None, X=None, lam=0.0, start=None,
         kcols = _Columns(cols)
     schedule_refresh()
     args = (_eng._RULE_CODE[stopping], float(tol), float(tau_max), int(max_bounces),
-            int(min_bounces), int(max_restarts), restart == "random", weighting == "arc")
+            int(min_bounces), int(max_restarts), restart != "geodesic", weighting == "arc")
+    stuck, nb_seen = 0, -1  # consecutive restarts without a bounce (a stuck ball)
     while True:
         event = fly(kcols, y, kdiag, gamma, u, beta, w, alpha, ga, z, uz, fs, ist, *batch,
                     chords, stats, hits, P, Z, *args)
@@ -487,9 +509,21 @@ def kernel_billiard(G=None, y=None, *, kernel=None, X=None, lam=0.0, start=None,
             res.positions.extend(P[:k].copy())
             res.midpoints.extend(Z[:k].copy())
         ist[_eng._NTRACE] = 0
+        if event == _eng.RESTART:
+            stuck = stuck + 1 if int(ist[_eng._NB]) == nb_seen else 1
+            nb_seen = int(ist[_eng._NB])
+            if stuck > _MAX_STUCK:
+                break
         if event in (_eng.RESTART, _eng.REFRESH):
             e = cols.n_evaluations
-            beta[:], w[:] = _random_direction(cols, rng, y, int(ist[_eng._LAST]), gamma, u)
+            last = int(ist[_eng._LAST])
+            if event == _eng.RESTART and restart == "centre" and ist[_eng._NFL] > 0:
+                # RM Alg. 18.1: restart from the current centre of mass (inside version space)
+                na = math.sqrt(max(float(alpha @ ga), 1e-300))
+                gamma[:], u[:] = alpha / na, ga / na
+                last = ist[_eng._LAST] = -1
+            beta[:], w[:] = _random_direction(cols, rng, y, last if last >= 0 else None,
+                                              gamma, u)
             if event == _eng.RESTART:
                 ev_restart += cols.n_evaluations - e
             else:
@@ -504,6 +538,10 @@ def kernel_billiard(G=None, y=None, *, kernel=None, X=None, lam=0.0, start=None,
     if not converged:
         why = f"{max_restarts} restarts" if event == _eng.MAX_RESTARTS else \
             f"{max_bounces} bounces"
+        if stuck > _MAX_STUCK:
+            why = (f"{_MAX_STUCK} restarts in a row without a bounce (no wall within "
+                   f"arctan(tau_max) = {math.degrees(math.atan(tau_max)):.3g} deg of the "
+                   f"ball: raise tau_max)")
         warnings.warn(f"kernel billiard stopped after {why} before its stopping rule "
                       f"({stopping!r}: statistic <= tol={tol}) was met (last value "
                       f"{fs[_eng._STAT]:.3g}); raise max_bounces or tol", ConvergenceWarning,

@@ -65,12 +65,12 @@ __all__ = ["HAVE_NUMBA", "ENGINES", "STOPPING_RULES", "select_engine"]
 #: engines of :func:`kernelclf.bayespoint.billiard.kernel_billiard`
 ENGINES = ("auto", "compiled", "python", "numpy")
 #: stopping rules and their codes in the loop
-STOPPING_RULES = ("batch", "rho2", "rho2-printed")
-_RULE_CODE = {"rho2": 0, "rho2-printed": 1, "batch": 2}
+STOPPING_RULES = ("batch", "rho2", "rho2-printed", "tr")
+_RULE_CODE = {"rho2": 0, "rho2-printed": 1, "batch": 2, "tr": 3}
 #: batch-means rule: flights per batch at the start, batches kept (merged in pairs when full)
 BATCH_START, BATCH_SLOTS = 16, 64
-# float state: Xi, xi_max, p_min, stat, cur_L, tot_L
-_XI, _XIMAX, _PMIN, _STAT, _CURL, _TOTL = range(6)
+# float state: Xi, xi_max, p_min, stat, cur_L, tot_L, p_max (TR Alg. 1's rule)
+_XI, _XIMAX, _PMIN, _STAT, _CURL, _TOTL, _PMAX = range(7)
 # int state: last, n_bounces, n_restarts, n_batches, batch_size, cur_count, n_flights,
 # bounce count at which the next refresh is due (-1: none), entries in the trace buffers
 _LAST, _NB, _NR, _NBATCH, _BSIZE, _CURN, _NFL, _REFRESH_AT, _NTRACE = range(9)
@@ -82,7 +82,7 @@ def _new_state(m, stopping):
     """Fresh loop state for ``m`` examples: float state ``fs``, int state ``ist`` and the
     batch-means buffers ``(bc, bo, bl, cur_c, cur_o, tot_c, tot_o)``."""
     nslot = BATCH_SLOTS if stopping == "batch" else 0
-    fs = np.zeros(6)
+    fs = np.zeros(7)
     fs[_PMIN] = 1.0
     fs[_STAT] = np.nan
     ist = np.zeros(9, dtype=np.int64)
@@ -289,6 +289,8 @@ def _accumulate(alpha, ga, z, uz, xi, p, fs, arc, t, renorm):
     elif xi > 0.0:
         if p < fs[_PMIN]:
             fs[_PMIN] = p
+        if p > fs[_PMAX]:
+            fs[_PMAX] = p
         if arc:
             cphi = min(1.0, max(-1.0, p))
             phi = math.acos(cphi)
@@ -325,6 +327,8 @@ def _accumulate_np(alpha, ga, z, uz, xi, p, fs, arc, t, renorm):
     elif xi > 0.0:
         if p < fs[_PMIN]:
             fs[_PMIN] = p
+        if p > fs[_PMAX]:
+            fs[_PMAX] = p
         if arc:
             cphi = min(1.0, max(-1.0, p))
             phi = math.acos(cphi)
@@ -393,6 +397,11 @@ def _stop_statistic(rule, fs, ist, xi, z, uz, bc, bo, bl, cur_c, cur_o, tot_c, t
         if rule == 0:
             return _rho_scalar(fs[_PMIN], mu)[1]
         return _rho2_printed(fs[_PMIN], mu)
+    if rule == 3:  # TR Alg. 1: rho_2(p_max, lambda_max / Lambda), E12 (guarded at 0/0)
+        Xi = fs[_XI]
+        if Xi <= 0.0:
+            return 1.0
+        return _rho_scalar(fs[_PMAX], fs[_XIMAX] / Xi)[1]
     # batch means
     m = cur_c.shape[0]
     for i in range(m):
@@ -441,6 +450,11 @@ def _stop_statistic_np(rule, fs, ist, xi, z, uz, bc, bo, bl, cur_c, cur_o, tot_c
         if rule == 0:
             return _rho_scalar(fs[_PMIN], mu)[1]
         return _rho2_printed(fs[_PMIN], mu)
+    if rule == 3:  # TR Alg. 1: rho_2(p_max, lambda_max / Lambda), E12 (guarded at 0/0)
+        Xi = fs[_XI]
+        if Xi <= 0.0:
+            return 1.0
+        return _rho_scalar(fs[_PMAX], fs[_XIMAX] / Xi)[1]
     cur_c += xi * z
     cur_o += xi * uz
     fs[_CURL] += xi

@@ -312,7 +312,16 @@ class BayesPointMachine(BinaryKernelClassifier):
             return hint
         res = check_separability(gram, y, fit_bias=False)
         if res.separable:
-            return res.coef
+            coef = np.asarray(res.coef, dtype=float)
+            margins = y * (gram.full() @ coef) if hasattr(gram, "full") else None
+            if margins is None or np.min(margins) > 0:
+                return coef
+            # separable in exact arithmetic perhaps, but the solver's point is not strictly
+            # inside in floating point (e.g. near-duplicate inputs under a narrow RBF kernel)
+            raise SeparabilityUndecidedError(
+                "the separability test's consistent classifier is not strictly inside the "
+                f"version space in floating point (smallest margin {np.min(margins):.3g}; "
+                f"lam={gram.ridge:g}): use soft boundaries lam > 0 (BPM §3.3) or lam='auto'")
         if res.separable is False:
             raise NotSeparableError(_not_separable_message(
                 " (the perceptron still erred after 100 epochs and a linear program finds "

@@ -18,6 +18,8 @@ seeded call).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from sklearn.utils import check_random_state
 
@@ -27,7 +29,8 @@ from ..margin.separability import _check_labels
 from .billiard import _NoTangentDirection, _random_direction, kernel_billiard
 from .versionspace import find_version_space_point
 
-__all__ = ["flipper", "light_trap", "onion_billiard"]
+__all__ = ["flipper", "light_trap", "onion_billiard", "hoeffding_sample_size",
+           "flipper_bounce_estimate"]
 
 
 def flipper(G=None, y=None, *, kernel=None, X=None, lam=0.0, **kwargs):
@@ -39,17 +42,20 @@ def flipper(G=None, y=None, *, kernel=None, X=None, lam=0.0, **kwargs):
     great-circle averaging (RM eq. 18.27) replace ⊕µ.  Returns ``(result,
     intercept)`` with ``intercept = sum_i alpha_i`` (the threshold
     coordinate of the centre of mass), so that ``f(x) = sum_i alpha_i
-    k(x_i, x) + intercept``.  RM restart an escaped ball (``tau = inf``)
-    from the current centre of mass; here escapes are handled as in
-    :func:`~kernelclf.bayespoint.billiard.kernel_billiard` (geodesic continuation by default), and
+    k(x_i, x) + intercept``.  As in RM Alg. 18.1 (step 5) a ball that escapes - no wall
+    within ``tau_max``, RM's ``tau = inf`` - restarts from the current centre of mass in a
+    fresh random direction (``restart="centre"``, the default here; pass
+    ``restart="geodesic"`` or ``"random"`` for the kernel billiard's other rules), and
     ``refresh`` adds random directions.  Keyword arguments go to
-    :func:`~kernelclf.bayespoint.billiard.kernel_billiard`.
+    :func:`~kernelclf.bayespoint.billiard.kernel_billiard`; :func:`flipper_bounce_estimate`
+    is RM's estimate (eq. 18.13) of the bounces needed.
     """
     if G is None:
         K = np.asarray(as_kernel(kernel)(X), dtype=float)
     else:
         K = np.asarray(G, dtype=float)
     kwargs.setdefault("weighting", "arc")
+    kwargs.setdefault("restart", "centre")
     res = kernel_billiard(K + 1.0, y, lam=lam, **kwargs)
     return res, float(np.sum(res.alpha))
 
@@ -196,3 +202,36 @@ def onion_billiard(G, y, n_shells=3, n_flights=2000, random_state=None):
         n = np.sqrt(max(acc @ G @ acc, 1e-300))
         out[key] = acc / n
     return out
+
+
+def hoeffding_sample_size(n, eps, eta, low=-1.0, high=1.0):
+    """Samples that put a mean of ``n``-vectors within ``eps`` w.p. ``1 - eta`` (RM Lemma 18.1).
+
+    RM App. 18.8, eq. 18.29: if ``k`` independent draws of a vector whose ``n`` components
+    lie in ``[low, high]`` are averaged, the Euclidean error of the mean is below ``eps``
+    with probability at least ``1 - eta`` once
+
+    ``k > n (high - low)^2 / (2 eps^2) * ln(2 n / eta)``
+
+    (Hoeffding's inequality, eq. 18.30, for each component at accuracy ``eps / sqrt(n)``,
+    and a union bound over the ``n`` components). Returns the right-hand side (a float);
+    the smallest sufficient integer is ``floor(value) + 1``.
+    """
+    n, eps, eta = int(n), float(eps), float(eta)
+    if n < 1 or not eps > 0 or not 0 < eta < 1 or not high > low:
+        raise ValueError("need n >= 1, eps > 0, 0 < eta < 1 and high > low")
+    return n * (high - low) ** 2 / (2.0 * eps ** 2) * math.log(2.0 * n / eta)
+
+
+def flipper_bounce_estimate(m, eps, eta, low=-1.0, high=1.0):
+    """RM's estimate ``N_B`` of the flipper's bounces (RM eq. 18.13 = eq. 18.31).
+
+    Lemma 18.1 (:func:`hoeffding_sample_size`) applied to the ``m`` dual coefficients
+    ``alpha`` of the centre of mass, each assumed to lie in ``[low, high]``: the number of
+    *independent* samples of version space that estimate the centre within ``eps`` with
+    probability ``1 - eta``. RM add to it the bounces a trajectory needs before its points
+    are independent (their correlation length, left open in RM §18.5.1), so it is a lower
+    estimate of the bounces, not a bound on them. Book chapter 11 sets it beside the
+    billiard's bounce counts.
+    """
+    return hoeffding_sample_size(m, eps, eta, low, high)

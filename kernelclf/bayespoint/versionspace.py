@@ -20,7 +20,10 @@ PAC-Bayesian bounds need about it:
   sampling of uniform directions on the sphere and the centre of mass of ``V(z)``,
   the brute-force reference for the kernel billiard (chapter 11) in low dimension;
 * :func:`corner_average` - Rychetsky, Shawe-Taylor and Glesner's direct estimate of
-  the Bayes point as the mean of the ``m`` corners of ``V(z)`` (as summarised in BPM §3).
+  the Bayes point as the mean of the ``m`` corners of ``V(z)`` (as summarised in BPM §3);
+* :func:`posterior_disagreement` and :func:`bayes_point_from_samples` - the expected
+  disagreement ``E_W[arccos(<W, v>)/pi]`` of BPM Lemma 13 and its minimiser, the Bayes point
+  (BPM Def. 9, Thm 10), on posterior samples.
 
 :class:`~kernelclf.margin.separability.NotSeparableError` (an empty version space) is defined
 with the separability test in :mod:`kernelclf.margin.separability`.
@@ -40,6 +43,7 @@ from ..margin.separability import (
 
 __all__ = [
     "find_version_space_point", "sample_version_space", "version_space_centre", "corner_average",
+    "posterior_disagreement", "bayes_point_from_samples",
 ]
 
 
@@ -260,3 +264,43 @@ def corner_average(G, y, rcond=1e-10):
     A /= np.sqrt(np.einsum("ij,jk,ik->i", A, K, A))[:, None]
     a = A.mean(axis=0)
     return a / np.sqrt(a @ K @ a), A
+
+
+def posterior_disagreement(W, v):
+    """Mean disagreement ``E_W[arccos(<W, v>)/pi]`` of a unit vector ``v`` with samples ``W``.
+
+    With inputs spherically distributed in feature space, two unit weight vectors disagree on
+    the fraction ``arccos(<w, v>)/pi`` of inputs (BPM Lemma 13); averaged over posterior
+    samples ``W`` (rows, e.g. from :func:`sample_version_space`) this is the expected
+    disagreement of ``v`` with the Gibbs classifier, which the Bayes point minimises (BPM
+    Def. 9, proof of Thm 10 in App. A.1). Rows of ``W`` and ``v`` are normalised first.
+    """
+    W = np.asarray(W, dtype=float)
+    v = np.asarray(v, dtype=float)
+    W = W / np.linalg.norm(W, axis=1, keepdims=True)
+    v = v / np.linalg.norm(v)
+    return float(np.mean(np.arccos(np.clip(W @ v, -1.0, 1.0))) / np.pi)
+
+
+def bayes_point_from_samples(W, start=None):
+    """The unit vector minimising :func:`posterior_disagreement` over samples ``W``.
+
+    The Bayes point of BPM Def. 9 under the spherical input law of BPM Lemma 13, estimated
+    on posterior samples by a local search on the sphere started at ``start`` (default: the
+    normalised mean of ``W``, the centre of mass of BPM eq. 12). Only sensible in low
+    dimension with many samples. Returns ``(v, value)``.
+    """
+    from scipy.optimize import minimize
+
+    W = np.asarray(W, dtype=float)
+    W = W / np.linalg.norm(W, axis=1, keepdims=True)
+    v0 = W.mean(axis=0) if start is None else np.asarray(start, dtype=float)
+    v0 = v0 / np.linalg.norm(v0)
+
+    def objective(u):
+        return posterior_disagreement(W, u)
+
+    res = minimize(objective, v0, method="Nelder-Mead",
+                   options={"xatol": 1e-7, "fatol": 1e-10, "maxiter": 4000})
+    v = res.x / np.linalg.norm(res.x)
+    return v, objective(v)

@@ -19,7 +19,7 @@ the order) and test the rebuilt hypothesis on the ``m - d`` examples it did not 
 * :func:`pac_compression_bound` (Theorem 5.17, eq. 5.16) and
   :func:`lossy_compression_bound` (Theorem 5.18) are the bounds themselves;
   :func:`compression_bound_relaxed` is the ``(2/m)(d ln(em/d) + ...)`` form after eq. 5.16.
-* :func:`mistake_bound_risk` is eq. (5.17), with :func:`perceptron_mistake_bound`
+* :func:`~kernelclf.bounds.mistake.mistake_bound_risk` is eq. (5.17), with :func:`perceptron_mistake_bound`
   (Example 5.24: ``(varsigma / gamma(w_SVM))^2``) and :func:`halving_mistake_bound`
   (Example 5.25: ``ld |H|``) as the mistake bounds.
 
@@ -34,7 +34,6 @@ from scipy.special import gammaln
 from sklearn.base import clone
 
 from ._validation import (
-    as_float,
     broadcast,
     check_delta,
     check_int,
@@ -42,6 +41,7 @@ from ._validation import (
     check_probability,
     result,
 )
+from .mistake import mistake_bound_risk, novikoff_bound  # eq. 5.17 lives with the mistake bounds
 
 __all__ = [
     "log_index_vectors",
@@ -155,27 +155,6 @@ def lossy_compression_bound(m, d, remp, delta, permutation_invariant=False):
     return result(np.where(d < m, value, np.inf))
 
 
-def mistake_bound_risk(n_mistakes, m, delta):
-    """Mistake bound turned into a risk bound, LKC Theorem 5.23, eq. (5.17).
-
-    For a mistake-driven on-line algorithm with mistake bound ``M`` run to convergence on a
-    sample of size ``m`` labelled by a hypothesis of its class, with probability at least
-    ``1 - delta``: ``R <= (2/m)(M ln(e m) + ln m + ln(1/delta))``.
-
-    ``n_mistakes`` may be real (e.g. Novikoff's ``(varsigma/gamma)^2``,
-    :func:`perceptron_mistake_bound`, or ``ld |H|``, :func:`halving_mistake_bound`).
-    Vectorised version of :func:`kernelclf.bounds.mistake.mistake_bound_risk`.
-    """
-    M = as_float(n_mistakes, "n_mistakes")
-    if (M < 0).any() or not np.isfinite(M).all():
-        raise ValueError(f"n_mistakes must be finite and >= 0, got {n_mistakes!r}")
-    m = check_m(m)
-    delta = check_delta(delta)
-    M, m, delta = broadcast(M, m, delta)
-    mf = m.astype(float)
-    return result(2.0 / mf * (M * np.log(np.e * mf) + np.log(mf) + np.log(1.0 / delta)))
-
-
 def perceptron_mistake_bound(X_or_G, y, precomputed=False, tol=1e-10):
     """The perceptron's mistake bound of LKC Example 5.24: ``(varsigma / gamma(w_SVM))^2``.
 
@@ -190,7 +169,6 @@ def perceptron_mistake_bound(X_or_G, y, precomputed=False, tol=1e-10):
     y : (m,) labels in {-1, +1}; the sample must be separable through the origin
     """
     from ..optim import solve_qp
-    from .mistake import novikoff_bound
 
     A = np.asarray(X_or_G, dtype=float)
     y = np.asarray(y, dtype=float).ravel()

@@ -6,12 +6,11 @@ LKC Theorem 2.31 (App. B.4) and Theorem 5.23 (eq. 5.17), Examples 5.24-5.25.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ..margin.perceptron import _check_gram_labels
 from ..margin.separability import geometric_margin
+from ._validation import as_float, broadcast, check_m, result
 
 __all__ = ["novikoff_bound", "mistake_bound_risk"]
 
@@ -56,17 +55,25 @@ def novikoff_bound(X_or_G, y, margin, precomputed=False):
 
 
 def mistake_bound_risk(n_mistakes, m, delta=0.05):
-    """Generalisation bound from a mistake bound (LKC Theorem 5.23, eq. 5.17).
+    """Mistake bound turned into a risk bound, LKC Theorem 5.23, eq. (5.17).
 
-    With probability at least ``1 - delta`` the expected risk of a
-    mistake-driven algorithm that made (at most) ``n_mistakes`` updates on a
-    separable sample of size ``m`` is at most
-    ``(2/m) (M ln(e m) + ln m + ln(1/delta))``. For the perceptron, ``M`` may be
-    the Novikoff bound (LKC Example 5.24); for the halving algorithm,
-    ``log2 |H|`` (Example 5.25). The value may exceed 1 (then it is vacuous).
+    For a mistake-driven on-line algorithm with mistake bound ``M`` run to convergence on a
+    sample of size ``m`` labelled by a hypothesis of its class, with probability at least
+    ``1 - delta``: ``R <= (2/m)(M ln(e m) + ln m + ln(1/delta))``.
+    ``n_mistakes`` may be real (e.g. Novikoff's ``(varsigma/gamma)^2``,
+    :func:`~kernelclf.bounds.compression.perceptron_mistake_bound`, or ``ld |H|``, :func:`~kernelclf.bounds.compression.halving_mistake_bound`).
+    The one implementation; :mod:`kernelclf.bounds.compression` re-exports it beside the
+    compression bounds (book chapter 17). ``delta = 1`` is allowed (the statement is then empty and
+    the value is the bound's complexity part alone); the value may exceed 1 (then it is
+    trivial, :func:`kernelclf.bounds.trivial`).
     """
-    if not (0 < delta <= 1):
-        raise ValueError(f"delta must lie in (0, 1], got {delta}")
-    if m < 1 or n_mistakes < 0:
-        raise ValueError("need m >= 1 and n_mistakes >= 0")
-    return 2.0 / m * (n_mistakes * math.log(math.e * m) + math.log(m) + math.log(1.0 / delta))
+    M = as_float(n_mistakes, "n_mistakes")
+    if (M < 0).any() or not np.isfinite(M).all():
+        raise ValueError(f"n_mistakes must be finite and >= 0, got {n_mistakes!r}")
+    m = check_m(m)
+    d = as_float(delta, "delta")
+    if ((d <= 0) | (d > 1)).any():
+        raise ValueError(f"delta must lie in (0, 1], got {delta!r}")
+    M, m, d = broadcast(M, m, d)
+    mf = m.astype(float)
+    return result(2.0 / mf * (M * np.log(np.e * mf) + np.log(mf) + np.log(1.0 / d)))

@@ -692,7 +692,8 @@ def centre_of_mass_kappa(epsilon, printed=False):
     ``epsilon >= x*`` and ``f(x*) <= 0.11`` otherwise: the regime boundary is ``x*``.
     The paper prints "``f(epsilon)`` if ``epsilon < 0.23``, 0.11 otherwise" — the 0.23
     is ``1 - x*``, and with it ``kappa`` is smaller than the supremum for every
-    ``epsilon`` in (0, x*) (for ``epsilon = 0.1`` it gives 0.018 instead of 0.105), so the
+    ``epsilon`` in (0, 0.23), where it returns ``f(epsilon)`` although inner products up to
+    ``x*`` are allowed (for ``epsilon = 0.1`` it gives 0.018 instead of 0.105), so the
     printed form is not a bound. ``printed=True`` returns that form for comparison.
     """
     eps = check_probability(epsilon, "epsilon")

@@ -83,6 +83,7 @@ __all__ = [
     "whitened_margin",
     "rmm_class_margin",
     "landmark_count",
+    "rmm_lipschitz_constant",
 ]
 
 
@@ -545,3 +546,63 @@ def landmark_count(n, R, E, D, delta):
     t = (c + 2.0 * b) / np.sqrt(n)
     exact = 1.0 / (b + np.sqrt(b**2 + t)) ** 2
     return result(exact), result(np.sqrt(n) / (c + 2.0 * b))
+
+
+def rmm_lipschitz_constant(X, B, D, R, n_landmarks=None, form="derived", which="T1", kernel=None):
+    """RMM App. B, Lemmas 19 and 20: how much one landmark can move ``T_1`` (and ``T_2``).
+
+    Theorems 15-16 apply McDiarmid's inequality to ``T_1(U, S)`` (Theorem 11) and
+    ``T_2(V, S)`` (Theorem 10) as functions of the landmarks, which needs the largest change
+    when one landmark ``u_k`` (of norm at most ``R``) is replaced. Following the proof (all
+    other landmarks at 0, Woodbury's identity, ``u_k`` along the top eigenvector of
+    ``sum_i x_i x_i'``), with ``S = sum_i x_i'x_i``, ``mu`` the largest eigenvalue of
+    ``sum_i x_i x_i'``, ``n = |S|``, ``n_u`` landmarks and ``Dbar = 1 - D``:
+
+    ``L = (2 sqrt(2B) / (n sqrt(Dbar))) (sqrt(S) - sqrt(S - D R^2 mu / (n_u Dbar + D R^2)))``
+
+    (``form="derived"``; ``B`` is ``E`` for ``T_2``). The paper prints the prefactor as
+    ``2 sqrt(2B)/(D n)`` in Lemma 19 and ``2 sqrt(2E)/(Dbar n)`` in Lemma 20, and the
+    denominator ``n D + D R^2`` in Lemma 19 (``form="lemma19"`` / ``"lemma20"``); the
+    derivation in its own proof gives ``sqrt(Dbar)`` and ``n_u Dbar`` (errata candidates).
+
+    ``which="T2"``: in ``T_2`` the landmarks enter as ``D sum_j lambda_j v_j v_j'`` without
+    the factor ``1/n_v`` of ``T_1``, so the same worst case (one landmark, the others at 0)
+    gives the formula with ``n_u = 1``; the proof of Lemma 20 reuses the ``T_1`` expression
+    with ``D/n``, and its printed constant is smaller than the change of ``T_2`` at that
+    configuration (``tests/test_bounds_rademacher.py`` shows it; errata candidate).
+
+    Parameters
+    ----------
+    X : (n, d) sample ``S`` (or inputs of ``kernel``)
+    B : float > 0, ``B`` of ``G^U_{B,D}`` (``E`` of ``H^V_{E,D}``)
+    D : float in (0, 1)
+    R : float > 0, bound on the norm of every landmark (and input) in feature space
+    n_landmarks : int, number of landmarks (default ``n``)
+    form : {"derived", "lemma19", "lemma20"}
+    which : {"T1", "T2"}, the bound whose constant is wanted (only for ``form="derived"``)
+    kernel : optional kernel; then ``X`` is mapped with :func:`feature_map`
+    """
+    B = float(check_positive(B, "B"))
+    D = float(_check_D(D))
+    if not D > 0:
+        raise ValueError("D must lie in (0, 1): at D = 0 no landmark has any effect")
+    R = float(check_positive(R, "R"))
+    (X,) = feature_map(kernel, X)
+    n = len(X)
+    n_u = n if n_landmarks is None else int(check_m(n_landmarks, "n_landmarks"))
+    if which not in ("T1", "T2"):
+        raise ValueError(f"which must be 'T1' or 'T2', got {which!r}")
+    if which == "T2" and form == "derived":
+        n_u = 1
+    if form not in ("derived", "lemma19", "lemma20"):
+        raise ValueError(f"form must be 'derived', 'lemma19' or 'lemma20', got {form!r}")
+    S = float(np.sum(X * X))
+    mu = float(np.linalg.eigvalsh(X.T @ X)[-1])
+    Dbar = 1.0 - D
+    if form == "lemma19":
+        pre, den = 2.0 * np.sqrt(2.0 * B) / (D * n), n_u * D + D * R**2
+    elif form == "lemma20":
+        pre, den = 2.0 * np.sqrt(2.0 * B) / (Dbar * n), n_u * Dbar + D * R**2
+    else:
+        pre, den = 2.0 * np.sqrt(2.0 * B) / (np.sqrt(Dbar) * n), n_u * Dbar + D * R**2
+    return float(pre * (np.sqrt(S) - np.sqrt(max(S - D * R**2 * mu / den, 0.0))))

@@ -488,7 +488,7 @@ class _Context:
 
     def base_kernel(self):
         """The fitted kernel, or the base kernel of a whitened one."""
-        from ..kernels.vector import WhitenedKernel
+        from ..kernels.whitened import WhitenedKernel
 
         k = getattr(self.model, "kernel_", None)
         return k.base_ if isinstance(k, WhitenedKernel) else k

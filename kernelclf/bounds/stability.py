@@ -7,6 +7,9 @@ regularised risk minimisers, eq. 5.19, proof in App. C.9.1), Theorem 5.32 (the t
 McDiarmid bounds, proof in App. C.9.2) with the ``beta_m <= eta/m`` form after it,
 Example 5.33 (support vector regression), eq. (5.20) and Figure 5.2 (clipped loss),
 Theorem 5.34 and the soft-margin SVC bound after it; errata E8 and E9 of the seed inventory.
+The two lemmas inside the proof of Theorem 5.32 are exposed on their own:
+:func:`expected_gap_bound` (Lemma C.21) and :func:`bounded_differences` (Lemma C.22), and
+:func:`stability_gap_monte_carlo` measures the expectation of Lemma C.21 by simulation.
 
 Erratum E8 (eq. 5.20): the clipped loss is printed with "0 if yt > 1"; it must be 0 for
 ``yt > tau`` (the middle piece ``1 - yt/tau`` already reaches 0 at ``yt = tau``; Fig. 5.2
@@ -55,6 +58,10 @@ __all__ = [
     "replace_one_stability",
     "stability_bound",
     "stability_bound_loo",
+    "expected_gap_bound",
+    "bounded_differences",
+    "GapMonteCarlo",
+    "stability_gap_monte_carlo",
     "eta_stability_bound",
     "minimal_lambda",
     "svr_stability_bound",
@@ -160,6 +167,36 @@ def stability_bound_loo(rloo, m, beta, beta_prev, delta, b=1.0):
     rloo, m, beta, beta_prev, delta, b = broadcast(rloo, m, beta, beta_prev, delta, b)
     mf = m.astype(float)
     return result(rloo + beta + _mcdiarmid_eps(2.0 * mf * (beta + beta_prev) + b, mf, delta))
+
+
+def expected_gap_bound(beta, loo=False):
+    """LKC Lemma C.21: the expected gap between risk and training (or leave-one-out) error.
+
+    For a ``beta_m``-stable algorithm ``E[R[f_Z] - R_emp[f_Z, Z]] <= 2 beta_m`` and
+    ``E[R[f_Z] - R_loo[A, Z]] <= beta_m`` (``loo=True``); the expectation is over the
+    training sample. These are the centring terms of the two bounds of Theorem 5.32.
+    """
+    beta = check_nonnegative(beta, "beta", allow_inf=True)
+    return result(beta if loo else 2.0 * beta)
+
+
+def bounded_differences(m, beta, beta_prev=None, b=1.0):
+    """LKC Lemma C.22: how much one replaced example can move risk and error estimates.
+
+    For a ``beta_m``-stable algorithm with a loss in ``[0, b]``, replacing one of the ``m``
+    examples changes the risk by at most ``2 beta_m``, the training error by at most
+    ``2 beta_m + b/m`` and the leave-one-out error by at most ``2 beta_{m-1} + b/m``
+    (``beta_prev``; ``beta_m`` when not given). Returns ``(c_risk, c_emp, c_loo)``;
+    McDiarmid's inequality with ``c = c_risk + c_emp`` (or ``c_risk + c_loo``) gives the
+    deviation terms of Theorem 5.32 (:func:`stability_bound`, :func:`stability_bound_loo`).
+    """
+    m = check_m(m)
+    beta = check_nonnegative(beta, "beta")
+    beta_prev = beta if beta_prev is None else check_nonnegative(beta_prev, "beta_prev")
+    b = check_positive(b, "b")
+    m, beta, beta_prev, b = broadcast(m, beta, beta_prev, b)
+    mf = m.astype(float)
+    return result(2.0 * beta), result(2.0 * beta + b / mf), result(2.0 * beta_prev + b / mf)
 
 
 def eta_stability_bound(remp, m, eta, delta, b=1.0):
@@ -361,3 +398,76 @@ def empirical_stability(estimator, X, y, X_eval, y_eval, loss=hinge_loss, mode="
     per = np.asarray(per)
     return StabilityMeasurement(beta=float(per.max()), output_change=float(max(outs)),
                                 rkhs_change=float(np.max(norms)), per_index=per, indices=idx)
+
+
+@dataclass
+class GapMonteCarlo:
+    """Result of :func:`stability_gap_monte_carlo` (one entry per simulated sample).
+
+    Attributes
+    ----------
+    gap : (n_runs,) ``R[f_z] - R_emp[f_z, z]`` (risk estimated on the test pairs)
+    gap_loo : (n_runs,) ``R[f_z] - R_loo[A, z]``
+    beta_measured : (n_runs,) measured remove-one stability on the test pairs (as
+        :func:`empirical_stability`)
+    loo_loss : (n_runs,) the leave-one-out error ``R_loo`` itself
+    """
+
+    gap: np.ndarray
+    gap_loo: np.ndarray
+    beta_measured: np.ndarray
+    loo_loss: np.ndarray
+
+
+def stability_gap_monte_carlo(estimator, draw, m, n_runs, X_test, y_test, loss=hinge_loss,
+                              random_state=None):
+    """Simulate the expectations of LKC Lemma C.21 for a learning algorithm.
+
+    For each of ``n_runs`` samples ``z = draw(m, rng)`` it fits ``estimator`` on ``z`` and
+    on every ``z`` with one example removed (the same ``m + 1`` fits as
+    :func:`empirical_stability`), and returns the gap between the risk (mean loss on
+    ``(X_test, y_test)``, a large sample of the same distribution) and the training error,
+    the gap to the leave-one-out error, and the measured stability. The means of ``gap``
+    and ``gap_loo`` estimate the left-hand sides of Lemma C.21.
+
+    Parameters
+    ----------
+    estimator : unfitted estimator with ``decision_function`` (or ``predict``)
+    draw : callable ``draw(m, rng) -> (X, y)``
+    m, n_runs : int
+    X_test, y_test : test pairs
+    loss : callable ``loss(f, t)``
+    random_state : None, int or numpy Generator
+    """
+    m = int(check_m(m, minimum=2))
+    n_runs = int(check_m(n_runs, "n_runs"))
+    rng = random_state if isinstance(random_state, np.random.Generator) \
+        else np.random.default_rng(random_state)
+    X_test = np.asarray(X_test, dtype=float)
+    y_test = np.asarray(y_test)
+
+    def out(est, A):
+        return est.decision_function(A) if hasattr(est, "decision_function") else est.predict(A)
+
+    gap, gap_loo, betas, loos = [], [], [], []
+    for _ in range(n_runs):
+        X, y = draw(m, rng)
+        X = np.asarray(X, dtype=float)
+        y = np.asarray(y)
+        base = clone(estimator).fit(X, y)
+        l0 = loss(out(base, X_test), y_test)
+        risk = float(np.mean(l0))
+        emp = float(np.mean(loss(out(base, X), y)))
+        loo, beta = [], 0.0
+        for i in range(m):
+            keep = np.arange(m) != i
+            est = clone(estimator).fit(X[keep], y[keep])
+            loo.append(float(loss(out(est, X[i:i + 1]), y[i:i + 1])[0]))
+            beta = max(beta, float(np.max(np.abs(loss(out(est, X_test), y_test) - l0))))
+        r_loo = float(np.mean(loo))
+        gap.append(risk - emp)
+        gap_loo.append(risk - r_loo)
+        betas.append(beta)
+        loos.append(r_loo)
+    return GapMonteCarlo(gap=np.asarray(gap), gap_loo=np.asarray(gap_loo),
+                         beta_measured=np.asarray(betas), loo_loss=np.asarray(loos))

@@ -31,9 +31,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ._catalogue import _FILE_SHA
 from ._rdata import data_frame_columns, deb_member, read_rda
 from ._registry import (
-    _FILE_SHA,
     MANIFEST,
     ChecksumError,
     content_sha256,

@@ -9,22 +9,31 @@ Book chapters 12 and 13 (``book/12_bpm_experiments.md``, ``book/13_relative_marg
   (RMM §5.1-5.3)
 * :mod:`~kernelclf.experiments.rmm_benchmarks` - the paper's Table 4 on the Rätsch benchmarks (§5.6)
 * :mod:`~kernelclf.experiments.rmm_text` - the paper's text experiment on Reuters-21578 (§5.5)
+* :mod:`~kernelclf.experiments.rmm_universum` - the paper's Table 3 with a Universum SVM (§5.4.1)
+* :mod:`~kernelclf.experiments.rmm_results` - the RMM tables rendered from their results files
+* :mod:`~kernelclf.experiments.results` - committed results files rendered as tables
 * :mod:`~kernelclf.experiments.cli` - the command line
 """
+from . import results
 from .bpm import (
+    TABLE1_NAMES,
     TABLE1_REPORTED,
     TABLE1_SIGMA,
     bpm_table1,
+    fig10_counts,
+    fig10_tasks,
     format_table1,
     one_vs_rest_bpm,
-    rejection_curve,
+    perceptron_usage,
     soft_boundary_curve,
+    table1_from_file,
     table1_rows,
     table1_splits,
     table1_tasks,
 )
 from .cli import build_parser, main
 from .rmm import (
+    FIG1_REPORTED,
     MU_NEG,
     MU_POS,
     SIGMA,
@@ -34,6 +43,10 @@ from .rmm import (
     digits_binary_curve,
     digits_table2,
     gaussians,
+    mnist_pair,
+    parallel_lines,
+    stretch_study,
+    synthetic_B_curve,
     synthetic_errors,
     unit_poly,
 )
@@ -57,6 +70,7 @@ from .rmm_text import (
     training_span,
     word_frequencies,
 )
+from .rmm_universum import TABLE3_REPORTED, universum_repeat, universum_rows
 from .runner import (
     COMMANDS,
     Experiment,
@@ -72,10 +86,13 @@ __all__ = [
     "Task", "RunResult", "ResultsFileError", "SplitsFailedError", "run_tasks", "Experiment",
     "register", "COMMANDS", "TABLE1_SIGMA", "TABLE1_REPORTED", "table1_splits", "table1_tasks",
     "table1_rows", "bpm_table1", "format_table1", "soft_boundary_curve", "one_vs_rest_bpm",
-    "rejection_curve", "MU_POS", "MU_NEG", "SIGMA", "gaussians", "bayes_rule", "synthetic_errors",
+    "table1_from_file", "TABLE1_NAMES", "perceptron_usage", "fig10_tasks", "fig10_counts",
+    "results", "MU_POS", "MU_NEG", "SIGMA", "gaussians", "bayes_rule", "synthetic_errors",
     "digits_binary_curve", "TABLE2_REPORTED", "TABLE2_TEST_SIZES", "digits_table2", "unit_poly",
     "TABLE4_SIZES", "TABLE4_REPORTED", "TABLE4_METHODS", "table4_splits", "table4_params",
     "table4_split", "table4_rows", "table4", "format_table4", "TEXT_TOPICS", "reuters_documents",
     "word_frequencies", "training_span", "text_pair_repeat", "text_rows", "format_text",
+    "FIG1_REPORTED", "parallel_lines", "stretch_study", "synthetic_B_curve", "mnist_pair",
+    "TABLE3_REPORTED", "universum_repeat", "universum_rows",
     "build_parser", "main",
 ]

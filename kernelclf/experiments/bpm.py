@@ -17,7 +17,8 @@ and TR 99-11 §6 (Table 1, Fig. 6).
   ridge ``lam`` for the soft-boundary BPM (``G + lam I``) and the quadratic
   (L2) soft-margin SVM, whose dual is the hard-margin dual on ``G + lam I``
   (``C = 1 / lam``, LKC eq. 2.49–2.50).
-* :func:`one_vs_rest_bpm` and :func:`rejection_curve` — BPM §4.3, Fig. 9.
+* :func:`one_vs_rest_bpm` — BPM §4.3, Fig. 9; its rejection curve is
+  :func:`kernelclf.multiclass.rejection_errors`.
 
 The protocols run on :mod:`kernelclf.experiments.runner` (progress, results files,
 resume); the command ``bpm-table1`` of ``python -m kernelclf.experiments`` is registered
@@ -39,7 +40,8 @@ from .runner import Experiment, SplitsFailedError, Task, register, run_tasks
 
 __all__ = [
     "TABLE1_SIGMA", "TABLE1_REPORTED", "table1_splits", "table1_tasks", "table1_rows", "bpm_table1",
-    "format_table1", "soft_boundary_curve", "one_vs_rest_bpm", "rejection_curve",
+    "format_table1", "table1_from_file", "TABLE1_NAMES", "soft_boundary_curve",
+    "perceptron_usage", "fig10_tasks", "fig10_counts", "one_vs_rest_bpm",
 ]
 
 
@@ -125,6 +127,10 @@ def _one_split(Xtr, ytr, Xte, yte, sigma, tol, seed, lam=0.0):
                 try:
                     svm = SupportVectorMachine(kernel, hard_margin=True, fit_bias=False,
                                                solver="qp", tol=1e-8).fit(Xtr, ytr)
+                    # the interior-point solver may stop at a point that does not separate
+                    # the sample (Diabetes, Banana): not a hard-margin solution
+                    if np.min(ytr * svm.decision_function(Xtr)) <= 0:
+                        raise InfeasibleProblemError("QP solution does not separate the sample")
                 except InfeasibleProblemError:
                     # a strictly positive definite Gram matrix separates every labelling,
                     # but the hard-margin dual may need coefficients beyond 1e9 (Banana,
@@ -239,7 +245,8 @@ def bpm_table1(datasets=None, n_splits=100, n_jobs=1, tol=1e-3, seed=0, verbose=
     if verbose and progress is None:
         progress = True
     run = run_tasks(table1_tasks(names, n_splits, tol, seed), command="bpm-table1",
-                    config={"tol": tol, "seed": seed}, out=out, fresh=fresh, n_jobs=n_jobs,
+                    config={"tol": tol, "seed": seed, "protocol": TABLE1_PROTOCOL}, out=out,
+                    fresh=fresh, n_jobs=n_jobs,
                     backend=backend, scheduler=scheduler,
                     progress=progress, desc="bpm-table1", verbose=progress is not False)
     if run.failures:
@@ -247,21 +254,52 @@ def bpm_table1(datasets=None, n_splits=100, n_jobs=1, tol=1e-3, seed=0, verbose=
     return table1_rows(run.records, names)
 
 
-def format_table1(rows):
-    """Markdown table: ours beside the paper's numbers."""
-    lines = ["| data | splits | SVM % (ours) | BPM % (ours) | 1 - p (ours) | BPM/SVM wins "
-             "| SVM % (paper) | BPM % (paper) | p (paper) | σ |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+#: Printed names of the Table 1 data sets.
+TABLE1_NAMES = {"heart": "Heart", "thyroid": "Thyroid", "diabetes": "Diabetes",
+                "waveform": "Waveform", "banana": "Banana", "sonar": "Sonar",
+                "ionosphere": "Ionosphere"}
+
+_TABLE1_FMT = {"SVM %": lambda v: f"{v[0]:.1f} ± {v[1]:.2f}",
+               "BPM %": lambda v: f"{v[0]:.1f} ± {v[1]:.2f}",
+               "confidence": "{:.2f}", "splits": "{}", "BPM/SVM wins": "{}", "σ": "{}"}
+
+
+def format_table1(rows, note=True):
+    """Markdown table of :func:`table1_rows` output: ours beside the paper's numbers.
+
+    Built with :func:`kernelclf.experiments.results.markdown_table`; the "confidence"
+    column is ``1 - p`` of the one-sided paired t-test (the paper's p column).
+    """
+    from .results import markdown_table
+
+    table, source = {}, {}
     for r in rows:
         s, ss, b, bs, p = r["reported"]
-        lines.append(f"| {r['dataset']} | {r['n_splits']} | {r['svm_mean']:.1f} ± {r['svm_sem']:.2f} "
-                     f"| {r['bpm_mean']:.1f} ± {r['bpm_sem']:.2f} | {r['confidence']:.2f} "
-                     f"| {r['bpm_wins']}/{r['svm_wins']} | {s} ± {ss} | {b} ± {bs} | {p:.2f} "
-                     f"| {r['sigma']} |")
-    lines.append("\n± is the standard error of the mean over splits (as in the paper); "
-                 "1 - p is the confidence of the one-sided paired t-test that the BPM "
-                 "error is lower (the paper's p column).")
-    return "\n".join(lines)
+        table[r["dataset"]] = {"splits": r["n_splits"], "SVM %": (r["svm_mean"], r["svm_sem"]),
+                               "BPM %": (r["bpm_mean"], r["bpm_sem"]),
+                               "confidence": r["confidence"],
+                               "BPM/SVM wins": f"{r['bpm_wins']}/{r['svm_wins']}",
+                               "σ": r["sigma"]}
+        source[r["dataset"]] = {"SVM %": (s, ss), "BPM %": (b, bs), "confidence": p}
+    text = markdown_table(table, source, fmt=_TABLE1_FMT, row_names=TABLE1_NAMES)
+    if note:
+        text += ("\n\n± is the standard error of the mean over splits (as in the paper); "
+                 "confidence is 1 - p of the one-sided paired t-test that the BPM error is "
+                 "lower (the paper's p column).")
+    return text
+
+
+def table1_from_file(path="bpm_table1.jsonl", datasets=None):
+    """``(rows, results)``: :func:`table1_rows` of a committed results file of the
+    ``bpm-table1`` command (default: the package's full run) and the
+    :class:`~kernelclf.experiments.results.Results` it was read from."""
+    from .results import load_results
+
+    res = load_results(path)
+    if res.header.get("command") != "bpm-table1":
+        raise ValueError(f"{res.path} holds results of {res.header.get('command')!r}, "
+                         "not of 'bpm-table1'")
+    return table1_rows(res.records, datasets), res
 
 
 def soft_boundary_curve(splits, lambdas, sigma=None, kernel=None, tol=1e-2, seed=0,
@@ -318,20 +356,6 @@ def one_vs_rest_bpm(Xtr, ytr, Xte, kernel, n_perceptrons=10, lam=0.0, random_sta
     return classes[np.argmax(scores, axis=1)], scores.max(axis=1)
 
 
-def rejection_curve(confidence, correct, rates):
-    """Error on the kept points after rejecting the fraction ``r`` of test
-    points with the smallest confidence (BPM Fig. 9)."""
-    order = np.argsort(confidence)
-    correct = np.asarray(correct, dtype=bool)[order]
-    n = len(order)
-    out = []
-    for r in rates:
-        k = int(round(r * n))
-        kept = correct[k:]
-        out.append(float(1.0 - kept.mean()) if len(kept) else 0.0)
-    return np.array(out)
-
-
 def _table1_arguments(p):
     p.add_argument("--splits", type=int, default=100, help="splits per data set (default 100)")
     p.add_argument("--datasets", nargs="*", default=None, choices=sorted(TABLE1_SIGMA),
@@ -340,12 +364,116 @@ def _table1_arguments(p):
     p.add_argument("--seed", type=int, default=0, help="seed of the random splits (default 0)")
 
 
+#: Version of the per-split protocol, stored in the results file's header so that a file
+#: written by an older protocol is not resumed (2: the SVM's QP fallback must separate the
+#: sample, and a billiard start that is not strictly inside counts as not separable).
+TABLE1_PROTOCOL = 2
+
 register(Experiment(
     name="bpm-table1",
     help="BPM Table 1: hard-margin SVM vs BPM",
     add_arguments=_table1_arguments,
     tasks=lambda a: table1_tasks(a.datasets, a.splits, a.tol, a.seed),
-    config=lambda a: {"tol": a.tol, "seed": a.seed},
+    config=lambda a: {"tol": a.tol, "seed": a.seed, "protocol": TABLE1_PROTOCOL},
     report=lambda a, records: format_table1(table1_rows(records, a.datasets)),
 ))
 
+
+
+# ------------------------------------------------------------------ BPM Fig. 10
+def _permutation(seed, label, j, m):
+    return np.random.default_rng([int(seed), int(label), int(j)]).permutation(m)
+
+
+def perceptron_usage(X, y_pm, kernel, order, max_epochs=100, cache=None):
+    """Indices with a nonzero coefficient in the kernel perceptron run in the order ``order``.
+
+    The dual perceptron of BPM App. B, Algorithm 1 (erratum E11: the coefficient of the
+    visited example ``order[i]`` is updated), with kernel columns computed on demand
+    (``kernel(X, X[p])``), so only the columns of updated examples are ever formed: a run on
+    the 7291 USPS training images touches a few hundred. Returns ``(used, converged)``, the
+    sorted indices with ``alpha_p != 0`` and whether an epoch passed without a mistake.
+    ``cache`` (a dict) keeps columns between runs on the same ``X``.
+    """
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y_pm, dtype=float)
+    m = len(y)
+    cache = {} if cache is None else cache
+    out = np.zeros(m)
+    alpha = np.zeros(m)
+    for _ in range(int(max_epochs)):
+        mistakes = 0
+        for p in order:
+            if y[p] * out[p] <= 0:
+                col = cache.get(p)
+                if col is None:
+                    col = cache[p] = np.asarray(kernel(X, X[p:p + 1]), dtype=float).ravel()
+                alpha[p] += y[p]
+                out += y[p] * col
+                mistakes += 1
+        if mistakes == 0:
+            return np.flatnonzero(alpha), True
+    return np.flatnonzero(alpha), False
+
+
+def _fig10_class(label, n_perceptrons, seed, max_epochs, n_train):
+    from ..datasets import load
+    from ..kernels.vector import Polynomial
+
+    usps = load("usps")
+    X, y = usps.X_train[:n_train], usps.y_train[:n_train]
+    y_pm = np.where(y == label, 1.0, -1.0)
+    cache, used, converged = {}, [], []
+    for j in range(int(n_perceptrons)):
+        u, ok = perceptron_usage(X, y_pm, Polynomial(5, 1.0), _permutation(seed, label, j, len(y)),
+                                 max_epochs, cache)
+        used.append(u.tolist())
+        converged.append(bool(ok))
+    return {"label": int(label), "used": used, "converged": converged}
+
+
+def fig10_tasks(n_perceptrons=10, seed=0, max_epochs=100, n_train=None):
+    """BPM Fig. 10 protocol on USPS as :class:`~kernelclf.experiments.runner.Task` objects, one
+    per digit: ``n_perceptrons`` kernel perceptrons ``(<x, x'> + 1)^5`` of the digit against
+    the rest on random permutations of the training images (BPM §4.3), each recording which
+    images carry a nonzero coefficient. Perceptron ``j`` of digit ``c`` visits the images in
+    the order ``default_rng([seed, c, j]).permutation(m)``, so any one of them can be rerun
+    alone. ``n_train`` takes the first images only (default: all 7291)."""
+    n = 7291 if n_train is None else int(n_train)
+    return [Task(f"digit/{c}", _fig10_class, (c, n_perceptrons, seed, max_epochs, n),
+                 {"label": c, "seed": seed}) for c in range(10)]
+
+
+def fig10_counts(records, m=7291):
+    """``counts[i]``: of how many classifiers image ``i`` is a support pattern (nonzero
+    coefficient), from the records of :func:`fig10_tasks`."""
+    counts = np.zeros(int(m), dtype=int)
+    for rec in records:
+        for used in rec["result"]["used"]:
+            counts[np.asarray(used, dtype=int)] += 1
+    return counts
+
+
+def _fig10_arguments(p):
+    p.add_argument("--perceptrons", type=int, default=10,
+                   help="perceptrons per digit (default 10, as BPM §4.3)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the permutations (default 0)")
+    p.add_argument("--n-train", type=int, default=None,
+                   help="use the first N training images (default: all 7291)")
+
+
+def _fig10_report(args, records):
+    counts = fig10_counts(records, 7291 if args.n_train is None else args.n_train)
+    top = np.argsort(-counts, kind="stable")[:25]
+    return "25 most used training images (index: count): " + ", ".join(
+        f"{i}: {counts[i]}" for i in top)
+
+
+register(Experiment(
+    name="bpm-fig10",
+    help="BPM Fig. 10: the USPS training images used by most perceptrons",
+    add_arguments=_fig10_arguments,
+    tasks=lambda a: fig10_tasks(a.perceptrons, a.seed, 100, a.n_train),
+    config=lambda a: {"seed": a.seed, "n_train": a.n_train, "perceptrons": a.perceptrons},
+    report=_fig10_report,
+))

@@ -4,6 +4,9 @@ Book chapter 13 (``book/13_relative_margin_machines.md``); Shivaswamy & Jebara (
 (synthetic Gaussians, Figs 3–6, eq. 34–35), §5.2–5.3 (digits, Table 2, Fig. 7), §5.6
 (Table 4, Rätsch benchmarks) and §5.7 (Fig. 10, run time).
 
+* :func:`parallel_lines` / :func:`stretch_study` — §2.1 / Fig. 1: two classes on two
+  parallel segments, the plane stretched along them; absolute and relative margins of the
+  SVM and the RMM, and their test errors on the segments.
 * :func:`gaussians` / :func:`bayes_rule` / :func:`synthetic_errors` — §5.1: two
   Gaussians with means (1, 1) and (19, 13) and shared covariance [[17, 15], [15, 17]],
   equal priors, rescaled into the unit box with the training sample's range; the Bayes
@@ -31,13 +34,78 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from ..kernels.vector import RBF, Polynomial, Scaled
+from ..kernels.closure import Scaled
+from ..kernels.vector import RBF, Polynomial
 from ..margin.rmm import RelativeMarginMachine, SigmaSVM, rmm_bound
 from ..margin.svm import SupportVectorMachine
 
-__all__ = ["MU_POS", "MU_NEG", "SIGMA", "gaussians", "bayes_rule", "synthetic_errors",
+__all__ = ["FIG1_REPORTED", "parallel_lines", "relative_margin", "stretch_study",
+           "MU_POS", "MU_NEG", "SIGMA", "gaussians", "bayes_rule", "synthetic_errors",
+           "synthetic_B_curve",
            "digits_binary_curve", "TABLE2_REPORTED", "TABLE2_TEST_SIZES", "digits_table2",
-           "unit_poly"]
+           "unit_poly", "mnist_pair"]
+
+#: RMM Fig. 1 caption: SVM absolute margins and relative margins at the three scales, and the
+#: RMM's absolute and relative margin
+FIG1_REPORTED = {"svm_margin": (1.24, 1.51, 2.08), "svm_relative": (0.41, 0.28, 0.21),
+                 "rmm_margin": 0.71, "rmm_relative": 1.0}
+
+
+def parallel_lines(n, s, rng, h=0.71, overlap=0.5, length=3.0):
+    """RMM §2.1 / Fig. 1: ``n`` points per class on two parallel horizontal segments.
+
+    Class +1 lies on ``x2 = h`` with ``x1`` uniform on ``[-overlap, length]``, class -1 on
+    ``x2 = -h`` with ``x1`` uniform on ``[-length, overlap]`` (the classes overlap along
+    ``x1`` on ``[-overlap, overlap]``); the plane is then stretched along the segments,
+    ``x1 -> s x1``. The paper does not publish its points; ``h = 0.71`` makes the
+    boundary parallel to the segments have the paper's RMM margin 0.71.
+    """
+    tp = rng.uniform(-overlap, length, n)
+    tn = rng.uniform(-length, overlap, n)
+    X = np.r_[np.c_[s * tp, np.full(n, h)], np.c_[s * tn, np.full(n, -h)]]
+    return X, np.r_[np.ones(n), -np.ones(n)]
+
+
+def relative_margin(model, X):
+    """``(absolute margin, relative margin)`` of a fitted linear machine on ``X``.
+
+    The absolute margin is ``1 / ||w||``; the relative margin (RMM Fig. 1) is the margin
+    band's width ``2 / ||w||`` over the spread ``(max f - min f) / ||w||`` of the
+    projections, i.e. ``2 / (max f - min f)``: 1 when every point lies on the margin.
+    """
+    f = model.decision_function(X)
+    return 1.0 / model.w_norm_, 2.0 / float(f.max() - f.min())
+
+
+def stretch_study(scales=(1, 2, 4), n=4, seeds=range(60), show_seed=0, B=1.01, C=1e4,
+                  n_test=2000, **line_args):
+    """RMM Fig. 1 and §2.1: the SVM and the RMM on :func:`parallel_lines` stretched by ``s``.
+
+    For each scale, ``seeds`` draws of ``n`` training points per class; the (almost hard)
+    SVM and the RMM with bound ``B`` are fitted on each and scored on ``n_test`` points per
+    class of the same segments. Returns a dict with, per scale, the margins of the draw
+    ``show_seed`` (``'shown'``: list of ``(s, svm_margin, svm_relative, rmm_margin,
+    rmm_relative)``), the mean test errors over the draws (``'svm_error'``, ``'rmm_error'``,
+    fractions) and the fitted models of the shown draw (``'models'``).
+    """
+    shown, models, svm_err, rmm_err = [], [], [], []
+    for s in scales:
+        e_s, e_r = [], []
+        Xt, yt = parallel_lines(n_test, s, np.random.default_rng(10_000), **line_args)
+        for seed in seeds:
+            X, y = parallel_lines(n, s, np.random.default_rng(seed), **line_args)
+            svm = RelativeMarginMachine("linear", C=C, tol=1e-7).fit(X, y)
+            rmm = RelativeMarginMachine("linear", C=C, B=B, tol=1e-7).fit(X, y)
+            e_s.append(np.mean(svm.predict(Xt) != yt))
+            e_r.append(np.mean(rmm.predict(Xt) != yt))
+            if seed == show_seed:
+                shown.append((s, *relative_margin(svm, X), *relative_margin(rmm, X)))
+                models.append((X, y, svm, rmm))
+        svm_err.append(float(np.mean(e_s)))
+        rmm_err.append(float(np.mean(e_r)))
+    return {"scales": tuple(scales), "shown": shown, "models": models,
+            "svm_error": svm_err, "rmm_error": rmm_err}
+
 
 #: RMM §5.1
 MU_POS = np.array([1.0, 1.0])
@@ -122,6 +190,39 @@ def synthetic_errors(n_train, seed=0, s=1.0, n_val=20_000, n_test=20_000,
             "rmm": float(np.mean(rmm.predict(te) != yte)), "bayes": bayes_err,
             "svm_C": best_svm[1], "rmm_C_kappa": best_rmm[1], "svm_model": svm,
             "rmm_model": rmm, "bayes_w": w, "bayes_c": c, "train": (tr, ytr)}
+
+
+def synthetic_B_curve(n_train=30, kappas=(1.0, 0.7, 0.5, 0.35, 0.2, 0.1, 0.05, 0.02),
+                      C=100.0, seeds=range(10), s=1.0, n_test=5000):
+    """RMM §5.1 / Fig. 6: test error of the RMM at ``C = 100`` as the bound goes down.
+
+    For each seed, ``n_train`` points of :func:`gaussians` (half per class) and ``n_test``
+    test points per class, rescaled into the unit box as in :func:`synthetic_errors`; the
+    SVM at ``C`` gives ``theta`` and the RMM is fitted at ``B = 1 + (theta - 1) kappa``
+    (``kappa = 1`` is the SVM itself). Returns ``(kappas, errors)`` with ``errors`` of shape
+    ``(len(seeds), len(kappas))`` (fractions), and the Bayes errors per seed.
+    """
+    kappas = np.asarray(kappas, dtype=float)
+    errs, bayes = [], []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for seed in seeds:
+            rng = np.random.default_rng(seed)
+            Xtr, ytr = gaussians(n_train // 2, rng, s)
+            Xte, yte = gaussians(n_test, rng, s)
+            lo, hi = _box(Xtr)
+            tr, te = (Xtr - lo) / (hi - lo), (Xte - lo) / (hi - lo)
+            w, c = bayes_rule(s, lo, hi)
+            bayes.append(float(np.mean(np.sign(te @ w + c) != yte)))
+            svm = RelativeMarginMachine("linear", C=C, tol=1e-6).fit(tr, ytr)
+            theta = float(np.max(np.abs(svm.decision_function(tr))))
+            row = []
+            for kap in kappas:
+                model = svm if kap >= 1 else RelativeMarginMachine(
+                    "linear", C=C, B=rmm_bound(theta, kap, 1), tol=1e-6).fit(tr, ytr)
+                row.append(float(np.mean(model.predict(te) != yte)))
+            errs.append(row)
+    return kappas, np.array(errs), np.array(bayes)
 
 
 # -- digits -------------------------------------------------------------------------
@@ -318,8 +419,74 @@ def _digits_report(args, records):
     return "\n".join(lines)
 
 
+def mnist_pair(a, b, seed=0, C=1.0, degree=5, kappas=(0.5, 0.25, 0.1), tol=1e-3):
+    """RMM §5.4 / Fig. 8, reduced: SVM and RMM test errors on the MNIST digit pair ``a, b``.
+
+    The paper trains each of the 45 pairwise problems on all MNIST training digits of the
+    pair, with C and B fixed by validation, and counts errors on the MNIST test digits. Our
+    data home has a 5 000-digit subset (500 images per digit): per pair, a seeded half of
+    each digit's images is the training set and the other half the test set; inputs have unit
+    norm, the kernel is :func:`unit_poly` of ``degree`` with C fixed, and the RMM's relative
+    bound ``kappa`` (``B = 1 + (theta - 1) kappa``) is chosen among ``kappas`` on a seeded 80:20
+    split of the training set, then refitted on all of it. Returns test error counts.
+    """
+    from ..datasets import load
+
+    mn = load("mnist5k")
+    X, yd = np.asarray(mn.X, float), np.asarray(mn.y)
+    rng = np.random.default_rng(seed + 100 * a + b)
+    tr, te = [], []
+    for d in (a, b):
+        idx = rng.permutation(np.flatnonzero(yd == d))
+        tr.append(idx[:len(idx) // 2])
+        te.append(idx[len(idx) // 2:])
+    tr, te = np.concatenate(tr), np.concatenate(te)
+    Xtr, Xte = _unit_rows(X[tr]), _unit_rows(X[te])
+    ytr, yte = np.where(yd[tr] == a, 1.0, -1.0), np.where(yd[te] == a, 1.0, -1.0)
+    k = unit_poly(degree)
+    cut = rng.permutation(len(ytr))
+    fit_i, val_i = cut[:int(0.8 * len(cut))], cut[int(0.8 * len(cut)):]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        sv = RelativeMarginMachine(k, C=C, tol=tol).fit(Xtr[fit_i], ytr[fit_i])
+        val = {}
+        for kap in kappas:
+            m_ = RelativeMarginMachine(k, C=C, B=kap, B_mode="relative", tol=tol).fit(
+                Xtr[fit_i], ytr[fit_i])
+            val[kap] = int(np.sum(m_.predict(Xtr[val_i]) != ytr[val_i]))
+        kap = min(val, key=lambda q: (val[q], -q))
+        svm = RelativeMarginMachine(k, C=C, tol=tol).fit(Xtr, ytr)
+        rmm = RelativeMarginMachine(k, C=C, B=kap, B_mode="relative", tol=tol).fit(Xtr, ytr)
+    del sv
+    return {"svm": int(np.sum(svm.predict(Xte) != yte)),
+            "rmm": int(np.sum(rmm.predict(Xte) != yte)), "kappa": float(kap),
+            "n_train": int(len(ytr)), "n_test": int(len(yte))}
+
+
+def _pairs_report(args, records):
+    lines = [f"{'pair':6s} {'SVM':>5s} {'RMM':>5s} kappa  test"]
+    for r in records:
+        res = r["result"]
+        lines.append(f"{r['a']}-{r['b']:<4d} {res['svm']:5d} {res['rmm']:5d} {res['kappa']:5.2f} "
+                     f"{res['n_test']:5d}")
+    return "\n".join(lines)
+
+
 def _register():
     from .runner import Experiment, Task, register
+
+    def pairs_args(p):
+        p.add_argument("--seed", type=int, default=0)
+        p.add_argument("--C", type=float, default=1.0)
+
+    register(Experiment(
+        name="rmm-pairs", help="RMM Fig. 8 (reduced): SVM and RMM on the 45 digit pairs of "
+                               "MNIST-5k",
+        add_arguments=pairs_args,
+        tasks=lambda a: [Task(key=f"{i}-{j}", fn=mnist_pair, args=(i, j, a.seed, a.C),
+                              meta={"a": i, "b": j, "seed": a.seed})
+                         for i in range(10) for j in range(i + 1, 10)],
+        config=lambda a: {"seed": a.seed, "C": a.C}, report=_pairs_report))
 
     def digits_args(p):
         p.add_argument("--data", choices=sorted(TABLE2_ROW), default="usps",
@@ -339,3 +506,4 @@ def _register():
 
 
 _register()
+

@@ -17,7 +17,7 @@ import numpy as np
 from scipy import stats
 from sklearn.exceptions import ConvergenceWarning
 
-from ..kernels.vector import Scaled
+from ..kernels.closure import Scaled
 from ..margin.rmm import RelativeMarginMachine
 
 __all__ = ["TEXT_TOPICS", "reuters_documents", "word_frequencies", "training_span",

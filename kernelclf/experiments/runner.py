@@ -102,6 +102,39 @@ def _call(task):
     return rec
 
 
+def provenance(command):
+    """Where a record comes from: ``{"command": ..., "commit": ..., "date": ...}``.
+
+    ``command`` is the command line that ran (``sys.argv`` of ``python -m
+    kernelclf.experiments``, else the protocol's name), ``commit`` the git commit of the
+    package's working tree with ``+dirty`` when it has uncommitted changes (``None`` outside
+    a git checkout), ``date`` the UTC time in ISO 8601.
+    """
+    import subprocess
+
+    argv = sys.argv
+    if argv and os.path.basename(argv[0]) in ("__main__.py", "cli.py"):
+        line = "python -m kernelclf.experiments " + " ".join(argv[1:])
+    else:
+        line = command
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True,
+                                text=True, timeout=10, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               cwd=here, capture_output=True, text=True, timeout=30).stdout
+        commit = commit + ("+dirty" if dirty.strip() else "")
+    except (OSError, subprocess.SubprocessError):
+        commit = None
+    return {"command": line, "commit": commit, "date": _utc_now()}
+
+
+def _utc_now():
+    import datetime
+
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
 def _normalise(config):
     return json.loads(json.dumps(config, sort_keys=True))
 
@@ -244,6 +277,7 @@ def run_tasks(tasks, *, command="experiment", config=None, out=None, fresh=False
         raise ValueError("task keys must be unique")
     done = {}
     fh = None
+    origin = provenance(command) if out is not None else None
     if out is not None:
         out = os.fspath(out)
         existing = None
@@ -254,7 +288,8 @@ def run_tasks(tasks, *, command="experiment", config=None, out=None, fresh=False
             os.makedirs(parent, exist_ok=True)
             with open(out, "w") as f:
                 f.write(json.dumps({_HEADER_KEY: _FORMAT, "command": command,
-                                    "config": _normalise(config)}) + "\n")
+                                    "config": _normalise(config),
+                                    "provenance": origin}) + "\n")
         else:
             done = {k: r for k, r in existing.items() if "result" in r}
         fh = open(out, "a")
@@ -277,6 +312,7 @@ def run_tasks(tasks, *, command="experiment", config=None, out=None, fresh=False
                 delayed(_call)(t) for t in todo)
         for rec in results:
             if fh is not None:
+                rec = {**rec, "provenance": {**origin, "date": _utc_now()}}
                 fh.write(json.dumps(rec) + "\n")
                 fh.flush()
             if "error" in rec:

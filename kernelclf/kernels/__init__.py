@@ -3,7 +3,10 @@ explicit feature maps (book chapters 02 and 02b; LKC Ch. 2, §2.2-2.3).
 
 Book chapters 02 and 02b (``book/02_kernels.md``, ``book/02b_string_kernels.md``).
 
-* :mod:`~kernelclf.kernels.vector` - vector kernels and the closure rules (LKC Table 2.1, §2.2)
+* :mod:`~kernelclf.kernels.closure` - the kernel object and the closure rules (LKC Thm 2.20)
+* :mod:`~kernelclf.kernels.vector` - vector kernels and kernel names (LKC Table 2.1)
+* :mod:`~kernelclf.kernels.gram_ops` - a Gram matrix's PSD test, centring, normalisation
+* :mod:`~kernelclf.kernels.whitened` - the whitened kernel of the Sigma-SVM (RMM §3.1)
 * :mod:`~kernelclf.kernels.rows` - rows of arrays and lists of strings alike
 * :mod:`~kernelclf.kernels.gram` - Gram matrices: columns, caches and the numerical guard
 * :mod:`~kernelclf.kernels.strings` - substring, subsequence and bag-of-words kernels (LKC §2.2.2)
@@ -11,6 +14,17 @@ Book chapters 02 and 02b (``book/02_kernels.md``, ``book/02b_string_kernels.md``
 * :mod:`~kernelclf.kernels.fisher` - Fisher score maps and Fisher kernels (LKC §2.2.3)
 * :mod:`~kernelclf.kernels.features` - explicit feature maps (polynomial, Ex. 2.13, finite Mercer)
 """
+from .closure import (
+    CallableKernel,
+    Constant,
+    Exponential,
+    InducedRBF,
+    Kernel,
+    Normalized,
+    Product,
+    Scaled,
+    Sum,
+)
 from .features import (
     MercerFeatures,
     exponent_vectors,
@@ -40,6 +54,14 @@ from .gram import (
     set_gram_checks,
     set_memory_limit,
 )
+from .gram_ops import (
+    add_diagonal,
+    center_gram,
+    feature_space_distances,
+    is_psd,
+    min_eigenvalue,
+    normalize_gram,
+)
 from .rows import check_strings, n_rows, take_rows
 from .strings import (
     AllSubstringsKernel,
@@ -51,30 +73,8 @@ from .strings import (
     subsequence_features,
     subsequence_kernel_levels,
 )
-from .vector import (
-    RBF,
-    CallableKernel,
-    Constant,
-    Exponential,
-    InducedRBF,
-    Kernel,
-    Linear,
-    Mahalanobis,
-    Normalized,
-    Polynomial,
-    Product,
-    Scaled,
-    Sum,
-    WhitenedKernel,
-    add_diagonal,
-    as_kernel,
-    center_gram,
-    feature_space_distances,
-    is_psd,
-    min_eigenvalue,
-    normalize_gram,
-    scale_sigma,
-)
+from .vector import RBF, Linear, Mahalanobis, Polynomial, as_kernel, scale_sigma
+from .whitened import WhitenedKernel
 
 __all__ = [
     "Kernel", "Linear", "Polynomial", "RBF", "Mahalanobis", "Constant", "Sum", "Product", "Scaled",

@@ -23,8 +23,8 @@ from scipy.special import logsumexp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_array
 
+from .closure import Kernel
 from .strings import check_strings
-from .vector import Kernel
 
 __all__ = ["GaussianMixtureScore", "MarkovChainScore", "FisherKernel",
            "fisher_information"]

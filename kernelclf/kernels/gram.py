@@ -10,7 +10,7 @@ Gaussian processes and the coming relative margin machine) receives it as a
 :class:`Gram`: either the whole matrix, computed once, or a kernel and the inputs,
 from which single columns are computed on demand and kept in a least-recently-used
 cache. The fast column of a kernel (one ``m``-vector of ``k(x_j, x_i)`` without the
-full matrix) belongs to the kernel object (:meth:`kernelclf.kernels.vector.Kernel.column_function`).
+full matrix) belongs to the kernel object (:meth:`kernelclf.kernels.closure.Kernel.column_function`).
 
 The numerical guard
 -------------------
@@ -381,6 +381,19 @@ def _check_degenerate(R, rows, cols, d_rows, d_cols, n_total, kernel, X):
     warnings.warn(" ".join(parts), DegenerateKernelWarning, stacklevel=4)
 
 
+class _LazyName:
+    """``str()`` gives the kernel's name (``repr`` is slow for estimators: only on error)."""
+
+    def __init__(self, kernel):
+        self.kernel = kernel
+
+    def __format__(self, spec):
+        return _kernel_name(self.kernel) if self.kernel is not None else "given as a matrix"
+
+    def __str__(self):
+        return self.__format__("")
+
+
 def check_gram(G, kernel=None, X=None, mode=None, random_state=0, degenerate=True):
     """Check a (sub-)Gram matrix: finite, symmetric, positive semi-definite, not degenerate.
 
@@ -395,7 +408,7 @@ def check_gram(G, kernel=None, X=None, mode=None, random_state=0, degenerate=Tru
     _check_finite(G, kernel, X)
     if mode == "off" or G.size == 0:
         return 0.0
-    name = _kernel_name(kernel) if kernel is not None else "given as a matrix"
+    name = _LazyName(kernel)            # the repr is built only for a message
     scale = max(float(G.max()), -float(G.min()))
     if scale == 0.0:        # zero inputs with a linear kernel, centred constant inputs...
         return 0.0
@@ -575,7 +588,8 @@ class ColumnSlots:
             self.used += 1
         else:
             s = int(self.stamp[:self.used].argmin())
-            self.slot[self.owner[s]] = -1
+            if self.owner[s] >= 0:
+                self.slot[self.owner[s]] = -1
         self.data[s] = self._raw(i)
         if self.gram.ridge:
             self.data[s, i] += self.gram.ridge
@@ -585,6 +599,14 @@ class ColumnSlots:
         self.stamp[s] = self.clock[0]
         self.filled += 1
         return s
+
+    def reserve(self):
+        """Allocate ``data`` for the whole budget at once (for loops that fill slots
+        themselves, :func:`kernelclf.kernels.native_columns.fill_slot`)."""
+        if self.data.shape[0] < self.capacity:
+            grown = np.empty((self.capacity, self.m))
+            grown[:self.used] = self.data[:self.used]
+            self.data = grown
 
     def column(self, i):
         """A copy of column ``i`` (safe to keep: slots are reused)."""
@@ -623,9 +645,9 @@ class Gram:
     Parameters
     ----------
     kernel : kernel object, optional
-        A :class:`kernelclf.kernels.vector.Kernel` (or anything :func:`kernelclf.kernels.vector.as_kernel`
+        A :class:`kernelclf.kernels.closure.Kernel` (or anything :func:`kernelclf.kernels.vector.as_kernel`
         accepts). Needed unless ``G`` is given. Its data-driven parameters
-        (``RBF(sigma='scale')``) are fixed from ``X`` (:meth:`~kernelclf.kernels.vector.Kernel.resolve`).
+        (``RBF(sigma='scale')``) are fixed from ``X`` (:meth:`~kernelclf.kernels.closure.Kernel.resolve`).
     X : array or list of strings, optional
         The training inputs.
     G : (m, m) array, optional

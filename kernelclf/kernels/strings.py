@@ -8,7 +8,7 @@ subsequence kernel.
 All kernels take a list (or tuple / 1-D array) of Python strings and return
 the Gram matrix ``K[i, j] = k(x_i, y_j)``; they set ``accepts_strings = True``
 so that the package's estimators keep ``X`` as a list of strings.  Wrap any of
-them in :class:`kernelclf.kernels.vector.Normalized` for ``k(s,t)/sqrt(k(s,s) k(t,t))``
+them in :class:`kernelclf.kernels.closure.Normalized` for ``k(s,t)/sqrt(k(s,s) k(t,t))``
 (LKC eq. 2.22); every kernel here computes ``diag`` directly, without the
 Gram matrix.
 
@@ -28,6 +28,7 @@ from collections import Counter
 import numpy as np
 import scipy.sparse as sp
 
+from .closure import Kernel
 from .rows import check_strings
 from .subsequence import (
     _FEATURE_LIMIT,
@@ -37,7 +38,6 @@ from .subsequence import (
     _ssk_features,
     _ssk_pairs,
 )
-from .vector import Kernel
 
 __all__ = [
     "SpectrumKernel", "AllSubstringsKernel", "BagOfWordsKernel", "SubsequenceKernel",
@@ -300,7 +300,7 @@ class SubsequenceKernel(_StringKernel):
     occurring in ``X`` and ``Y``).
 
     Strings shorter than ``n`` (including ``""``) have the zero feature vector,
-    so their rows are 0; :class:`kernelclf.kernels.vector.Normalized` keeps those rows 0.
+    so their rows are 0; :class:`kernelclf.kernels.closure.Normalized` keeps those rows 0.
 
     Parameters
     ----------

@@ -292,7 +292,7 @@ class KernelPerceptron(BinaryKernelClassifier):
 
     Parameters
     ----------
-    kernel : None, str, callable or kernelclf.kernels.vector.Kernel
+    kernel : None, str, callable or kernelclf.kernels.closure.Kernel
         ``None`` means the linear kernel (then ``X' alpha`` equals the primal
         :class:`Perceptron` weight vector for the same visiting order).
     max_epochs : int, default=1000

@@ -34,7 +34,7 @@ from sklearn.utils._param_validation import StrOptions
 from ..base import KERNEL_CONSTRAINT, BinaryKernelClassifier, Int, Real
 from ..kernels.gram import Gram
 from ..kernels.rows import take_rows
-from ..kernels.vector import WhitenedKernel
+from ..kernels.whitened import WhitenedKernel
 from ..optim import solve_lp, solve_qp
 
 __all__ = [
@@ -475,7 +475,7 @@ class SigmaSVM(_RMMBase):
 
     ``min (1-D)/2 ||w||^2 + D/2 ||Sigma^{1/2} w||^2 + C sum xi`` on centred data;
     in kernel form an SVM with bias on the whitened kernel
-    :class:`kernelclf.kernels.vector.WhitenedKernel` (the formula for ``k-hat`` in §3.1),
+    :class:`kernelclf.kernels.whitened.WhitenedKernel` (the formula for ``k-hat`` in §3.1),
     which costs O(m^3) once (an eigendecomposition of the centred Gram matrix).
     ``D = 0`` is the SVM on centred data (the same classifier as the SVM with bias);
     ``D -> 1`` approaches affine invariance.
@@ -490,7 +490,7 @@ class SigmaSVM(_RMMBase):
 
     Attributes
     ----------
-    kernel_ : the fitted :class:`kernelclf.kernels.vector.WhitenedKernel`
+    kernel_ : the fitted :class:`kernelclf.kernels.whitened.WhitenedKernel`
     alpha_, dual_coef_, intercept_, support_, dual_objective_, n_iter_
     """
 

@@ -28,9 +28,18 @@ KKT violation ``m(a) - M(a)`` (the gap between the two sets) drops to ``tol``
 (libsvm's default is ``1e-3``). Columns of ``K`` come from the package's
 Gram-access object (:class:`kernelclf.kernels.gram.Gram`: a precomputed matrix, or
 columns on demand in a least-recently-used cache).
-Every iteration costs O(m) vectorised numpy work plus at most two kernel
-columns. Optional shrinking restricts the selection to the variables that can
-still move and re-checks the full problem before stopping.
+Every iteration costs O(m) work plus at most two kernel columns. Optional shrinking
+(libsvm's, Chang & Lin 2011, §5.1) restricts the selection and the gradient update to
+the variables that can still move; before stopping, the gradient of the shrunk ones is
+recomputed and the full problem checked again.
+
+Two engines take the same steps (the same iterates, bit for bit): NumPy vector
+operations (always available, e.g. in Pyodide), and loops compiled with numba
+(:mod:`kernelclf.margin.smo_compiled`, the default when numba is installed) that read
+the columns from a :class:`kernelclf.kernels.gram.ColumnSlots` and, for the linear,
+polynomial and RBF kernels on few features, compute missing columns themselves
+(:mod:`kernelclf.kernels.native_columns`). The KKT helpers (bias, polishing, Newton
+step, gradient reconstruction) are shared by both (:mod:`kernelclf.margin.smo_kkt`).
 
 The bias is computed libsvm-style from the free variables (the average of
 ``s_t G_t`` over ``0 < a_t < C_t``; the midpoint of the feasible interval
@@ -51,9 +60,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..kernels.gram import as_gram
+from ..kernels.gram import ColumnSlots, Gram, as_gram
+from . import smo_compiled as _cc
+from .smo_compiled import HAVE_NUMBA
+from .smo_kkt import _bias, _group_rho, _newton_on_free, _objective, _polish, _reconstruct
 
-__all__ = ["SMOResult", "solve_smo", "DualDivergenceError"]
+__all__ = ["SMOResult", "solve_smo", "DualDivergenceError", "HAVE_NUMBA"]
 
 TAU = 1e-12
 
@@ -98,7 +110,8 @@ class SMOResult:
 
 
 def solve_smo(p, C, gram, *, s=None, groups=None, equality=True, alpha0=None, tol=1e-3,
-              max_iter=None, shrinking=True, alpha_bound=np.inf, polish=False):
+              max_iter=None, shrinking=True, alpha_bound=np.inf, polish=False,
+              diag_shift=None, kernel_signs=None, engine="auto"):
     """Minimise ``1/2 a'Qa - p'a`` over a box (and equality constraints) by SMO.
 
     Parameters
@@ -135,6 +148,19 @@ def solve_smo(p, C, gram, *, s=None, groups=None, equality=True, alpha0=None, to
         After convergence, solve the KKT equations on the free variables exactly
         (see the module notes); kept only if it does not increase the KKT violation.
         Skipped when more than 1000 variables are free.
+    diag_shift : float or (m,) array, optional
+        Added to the diagonal of ``K`` (the weighted quadratic soft margin's ``1/C_i``,
+        LKC eq. 2.50); a single number may instead live in the Gram's ridge.
+    kernel_signs : (m,) array of +/-1, optional
+        Signs ``q`` with ``Q = diag(q s) K diag(q s)`` while the equalities keep the
+        signs ``s`` (the nu-SVM without bias: ``s = 1``, ``q = y``).
+    engine : {'auto', 'compiled', 'numpy'}
+        ``'compiled'`` runs the loops in numba-compiled code
+        (:mod:`kernelclf.margin.smo_compiled`) on the columns of a
+        :class:`kernelclf.kernels.gram.ColumnSlots`; ``'numpy'`` runs them as NumPy
+        vector operations (Pyodide has no numba). Both take the same steps.
+        ``'auto'``: compiled when numba is installed and ``gram`` is a
+        :class:`kernelclf.kernels.gram.Gram` or an array.
 
     Returns
     -------
@@ -152,12 +178,37 @@ def solve_smo(p, C, gram, *, s=None, groups=None, equality=True, alpha0=None, to
     C = np.broadcast_to(C, (m,)).copy()
     if np.any(np.isnan(C)) or np.any(C <= 0):
         raise ValueError("upper bounds C must be > 0")
+    if engine not in ("auto", "compiled", "numpy"):
+        raise ValueError(f"engine must be 'auto', 'compiled' or 'numpy', got {engine!r}")
+    if engine == "compiled" and not HAVE_NUMBA:
+        raise ImportError("engine='compiled' needs numba; use engine='numpy'")
     gram = as_gram(gram)
-    getter = getattr(gram, "column_getter", None)
-    getcol = getter() if getter is not None else gram.column
     Kd = np.asarray(gram.diag, dtype=float)
     if Kd.shape != (m,):
         raise ValueError(f"the kernel matrix must be {m} x {m}")
+    r = np.zeros(m) if diag_shift is None else np.broadcast_to(
+        np.asarray(diag_shift, dtype=float), (m,)).copy()
+    q = np.ones(m) if kernel_signs is None else np.asarray(kernel_signs, dtype=float).ravel()
+    if q.shape != (m,) or not np.all(np.abs(q) == 1):
+        raise ValueError("kernel_signs must be a vector of +1/-1 of the same length as p")
+    Kd = Kd + r
+    compiled = HAVE_NUMBA and (engine == "compiled" or (engine == "auto"
+                                                        and isinstance(gram, Gram)))
+    slots = None
+    if compiled:
+        if not isinstance(gram, Gram):
+            gram = Gram(G=np.column_stack([gram.column(i) for i in range(m)]), check=False)
+        if gram.ridge:
+            r = r + gram.ridge
+            gram = gram.with_ridge(0.0)
+        slots = ColumnSlots(gram)
+        if slots.capacity < min(m, 4):
+            slots = ColumnSlots(gram, cache_mb=4.01 * 8 * m / 2 ** 20)
+        getcol = _wrap_columns(slots.column, q, r, kernel_signs is not None)
+    else:
+        getter = getattr(gram, "column_getter", None)
+        getcol = _wrap_columns(getter() if getter is not None else gram.column, q, r,
+                               kernel_signs is not None)
     if max_iter is None:
         max_iter = max(10_000_000, 100 * m)
     alpha = np.zeros(m) if alpha0 is None else np.array(alpha0, dtype=float).ravel()
@@ -169,8 +220,12 @@ def solve_smo(p, C, gram, *, s=None, groups=None, equality=True, alpha0=None, to
     for k in np.flatnonzero(alpha):
         F -= getcol(k) * (s[k] * alpha[k])
     if not equality:
-        res = _coordinate_descent(p, C, s, getcol, Kd, alpha, F, tol, max_iter,
-                                  alpha_bound)
+        if slots is not None:
+            res = _coordinate_compiled(p, C, s, q, r, slots, getcol, Kd, alpha, F, tol,
+                                       max_iter, alpha_bound)
+        else:
+            res = _coordinate_descent(p, C, s, getcol, Kd, alpha, F, tol, max_iter,
+                                      alpha_bound)
         if polish and res.converged:
             _polish(res, p, C, s, None, getcol)
         return res
@@ -180,105 +235,15 @@ def solve_smo(p, C, gram, *, s=None, groups=None, equality=True, alpha0=None, to
     labels = np.unique(groups)
     if len(labels) > 2:
         raise ValueError("at most two equality groups are supported")
-    res = _pairwise(p, C, s, groups, labels, getcol, Kd, alpha, F, tol, max_iter,
-                    shrinking, alpha_bound)
+    if slots is not None:
+        res = _pairwise_compiled(p, C, s, q, r, groups, labels, slots, getcol, Kd, alpha, F,
+                                 tol, max_iter, shrinking, alpha_bound)
+    else:
+        res = _pairwise(p, C, s, groups, labels, getcol, Kd, alpha, F, tol, max_iter,
+                        shrinking, alpha_bound)
     if polish and res.converged:
         _polish(res, p, C, s, [groups == g for g in labels], getcol)
     return res
-
-
-def _kkt_gap(F, alpha, C, s, gmask):
-    """Maximal KKT violation: ``max F(up) - min F(low)`` over the equality groups, or
-    the largest projected gradient without equality constraint (``gmask=None``)."""
-    if gmask is None:
-        G = -s * F
-        pg = np.where(alpha <= 0, np.minimum(G, 0.0),
-                      np.where(alpha >= C, np.maximum(G, 0.0), G))
-        return float(np.abs(pg).max(initial=0.0))
-    pos = s > 0
-    up = np.where(pos, alpha < C, alpha > 0)
-    low = np.where(pos, alpha > 0, alpha < C)
-    gap = -np.inf
-    for gm in gmask:
-        gap = max(gap, np.max(F, where=up & gm, initial=-np.inf)
-                  - np.min(F, where=low & gm, initial=np.inf))
-    return float(gap)
-
-
-def _polish(res, p, C, s, gmask, getcol, max_free=1000):
-    """Solve the KKT equations on the free set exactly (Stellato et al. 2020's polishing).
-
-    With the bounded variables fixed, the free ones ``a_F`` must satisfy
-    ``Q_FF d + A' lam = -G_F`` and ``A d = 0`` (``A``: one row ``s_F`` per equality
-    group). The bordered system is solved by least squares (``Q_FF`` may be singular,
-    e.g. for repeated examples); ``res`` is updated in place only if the new point is
-    in the box and its KKT violation is not larger.
-    """
-    alpha = res.alpha
-    idx = np.flatnonzero((alpha > 0) & (alpha < C))
-    n = idx.size
-    if n == 0 or n > max_free:
-        return
-    sF = s[idx]
-    KFF = np.empty((n, n))
-    for r, i in enumerate(idx):
-        KFF[:, r] = getcol(i)[idx]
-    A = np.empty((0, n)) if gmask is None else \
-        np.array([sF * gm[idx] for gm in gmask if gm[idx].any()]).reshape(-1, n)
-    k = A.shape[0]
-    M = np.zeros((n + k, n + k))
-    M[:n, :n] = KFF * np.outer(sF, sF)
-    M[:n, n:] = A.T
-    M[n:, :n] = A
-    rhs = np.zeros(n + k)
-    rhs[:n] = -res.gradient[idx]
-
-    def in_box(x):
-        new = alpha[idx] + x[:n]
-        return bool(np.all(np.isfinite(new)) and np.all(new >= 0) and np.all(new <= C[idx]))
-
-    try:
-        x = np.linalg.solve(M, rhs)
-    except np.linalg.LinAlgError:
-        x = np.full(n + k, np.nan)
-    if not in_box(x):
-        # singular Q_FF (e.g. repeated examples): the minimum-norm solution
-        x = np.linalg.lstsq(M, rhs, rcond=None)[0]
-        if not in_box(x):
-            return
-    d = x[:n]
-    new = alpha[idx] + d
-    F = -s * res.gradient
-    gap0 = _kkt_gap(F, alpha, C, s, gmask)
-    Fn = F.copy()
-    for r, i in enumerate(idx):
-        if d[r]:
-            Fn -= getcol(i) * (s[i] * d[r])
-    an = alpha.copy()
-    an[idx] = new
-    gap = _kkt_gap(Fn, an, C, s, gmask)
-    if not gap <= gap0:
-        return
-    alpha[idx] = new
-    res.gradient = -s * Fn
-    res.gap = gap
-    res.objective = _objective(alpha, Fn, s, p)
-    if gmask is None:
-        return
-    if len(gmask) == 1:
-        pos = s > 0
-        res.bias = _bias(Fn, alpha, C, s, np.where(pos, alpha < C, alpha > 0),
-                         np.where(pos, alpha > 0, alpha < C))
-    else:
-        r = {float(s[gm][0]): _group_rho(Fn, alpha, C, s, gm) for gm in gmask}
-        rpos, rneg = r.get(1.0, 0.0), r.get(-1.0, 0.0)
-        res.bias = float(-(rpos - rneg) / 2.0)
-        res.rho = float((rpos + rneg) / 2.0)
-
-
-def _objective(alpha, F, s, p):
-    G = -s * F
-    return float(0.5 * alpha @ (G - p))
 
 
 def _pairwise(p, C, s, groups, labels, getcol, Kd, alpha, F, tol, max_iter, shrinking,
@@ -339,7 +304,9 @@ def _pairwise(p, C, s, groups, labels, getcol, Kd, alpha, F, tol, max_iter, shri
                 best = (b[jj], i, (int(active[jj]) if shrunk else jj), Ki)
         if gap <= tol or best is None:
             if shrunk:
-                # reconstruct the full problem and check again
+                # reconstruct the full problem (the gradient of the shrunk variables
+                # has not been updated) and check again
+                _reconstruct(F, _inactive(active, m), alpha, s, p, getcol)
                 active = np.arange(m)
                 shrunk = False
                 counter = min(m, 1000)
@@ -386,8 +353,12 @@ def _pairwise(p, C, s, groups, labels, getcol, Kd, alpha, F, tol, max_iter, shri
                 ai, aj = 0.0, total
         dai, daj = ai - alpha[i], aj - alpha[j]
         alpha[i], alpha[j] = ai, aj
-        F -= Ki * (s[i] * dai)
-        F -= Kj * (s[j] * daj)
+        if shrunk:              # as libsvm: the gradient of the active variables only
+            F[active] -= Ki[active] * (s[i] * dai)
+            F[active] -= Kj[active] * (s[j] * daj)
+        else:
+            F -= Ki * (s[i] * dai)
+            F -= Kj * (s[j] * daj)
         if s[i] > 0:
             up[i], low[i] = ai < Ci, ai > 0
         else:
@@ -398,9 +369,72 @@ def _pairwise(p, C, s, groups, labels, getcol, Kd, alpha, F, tol, max_iter, shri
             up[j], low[j] = aj > 0, aj < Cj
         it += 1
         if ai > alpha_bound or aj > alpha_bound:
-            raise DualDivergenceError(
-                f"dual variable exceeded {alpha_bound:g} after {it} iterations: the dual "
-                "is unbounded (the sample is not separable in feature space)")
+            raise _diverged(it, alpha_bound)
+    if shrunk:                  # stopped at max_iter
+        _reconstruct(F, _inactive(active, m), alpha, s, p, getcol)
+    return _pairwise_result(p, C, s, gmask, alpha, F, up, low, it, gap, converged)
+
+
+def _inactive(active, m):
+    keep = np.ones(m, dtype=bool)
+    keep[active] = False
+    return np.flatnonzero(keep)
+
+
+def _diverged(it, alpha_bound):
+    return DualDivergenceError(
+        f"dual variable exceeded {alpha_bound:g} after {it} iterations: the dual "
+        "is unbounded (the sample is not separable in feature space)")
+
+
+def _wrap_columns(getcol, q, r, signed):
+    """Columns of ``diag(q) K diag(q) + diag(r)`` from columns of ``K`` (NumPy engine;
+    the compiled loops compute the same numbers element by element)."""
+    shifted = bool(np.any(r))
+    if not signed and not shifted:
+        return getcol
+
+    def column(i):
+        col = getcol(i) * (q * q[i]) if signed else np.array(getcol(i), dtype=float)
+        if shifted:
+            col[i] += r[i]
+        return col
+    return column
+
+
+def _pairwise_compiled(p, C, s, q, r, groups, labels, slots, getcol, Kd, alpha, F, tol,
+                       max_iter, shrinking, alpha_bound):
+    """:func:`_pairwise` run by the compiled loop (:func:`kernelclf.margin.smo_compiled._pair_loop`)."""
+    pos = s > 0
+    up = np.where(pos, alpha < C, alpha > 0)
+    low = np.where(pos, alpha > 0, alpha < C)
+    gmask = [groups == g for g in labels]
+    grp = np.zeros(p.size, dtype=np.int64)
+    for k, gm in enumerate(gmask):
+        grp[gm] = k
+    code, it, gap = _cc.run_pairwise(
+        slots, Kd, r, q, s, grp, len(gmask), C, alpha, F, up, low, tol, max_iter, shrinking,
+        alpha_bound, lambda idx: _reconstruct(F, idx, alpha, s, p, getcol))
+    if code == _cc.UNBOUNDED:
+        raise _diverged(it, alpha_bound)
+    return _pairwise_result(p, C, s, gmask, alpha, F, up, low, it, gap, code == _cc.DONE)
+
+
+def _coordinate_compiled(p, C, s, q, r, slots, getcol, Kd, alpha, F, tol, max_iter,
+                         alpha_bound):
+    """:func:`_coordinate_descent` run by the compiled loop."""
+    newton_every = max(20, p.size)
+    code, it, gap = _cc.run_coordinate(
+        slots, Kd, np.maximum(Kd, TAU), r, q, s, C, alpha, F, tol, max_iter, newton_every,
+        alpha_bound, lambda: _newton_on_free(alpha, F, C, s, getcol))
+    if code == _cc.UNBOUNDED:
+        raise _diverged(it, alpha_bound)
+    return SMOResult(alpha=alpha, objective=_objective(alpha, F, s, p), bias=0.0,
+                     iterations=it, gap=float(gap), converged=code == _cc.DONE,
+                     gradient=-s * F)
+
+
+def _pairwise_result(p, C, s, gmask, alpha, F, up, low, it, gap, converged):
     res = SMOResult(alpha=alpha, objective=_objective(alpha, F, s, p), bias=0.0,
                     iterations=it, gap=float(gap), converged=converged,
                     gradient=-s * F)
@@ -416,9 +450,12 @@ def _pairwise(p, C, s, groups, labels, getcol, Kd, alpha, F, tol, max_iter, shri
 
 
 def _shrink(F, up, low, gmask, active, shrunk):
-    """Keep only variables that can still take part in a violating pair."""
+    """Keep only the active variables that can still take part in a violating pair."""
     keep = np.zeros(F.size, dtype=bool)
+    act = np.zeros(F.size, dtype=bool)
+    act[active] = True
     for gm in gmask:
+        gm = gm & act
         gmax = np.max(F, where=up & gm, initial=-np.inf)
         gmin = np.min(F, where=low & gm, initial=np.inf)
         # a variable that can only move "up" with F below gmin, or only "down"
@@ -429,72 +466,6 @@ def _shrink(F, up, low, gmask, active, shrunk):
     if keep.all():
         return np.arange(F.size), False
     return np.flatnonzero(keep), True
-
-
-def _bias(F, alpha, C, s, up, low):
-    """libsvm's threshold from the free variables (F_t = -s_t G_t = b on the margin)."""
-    free = (alpha > 0) & (alpha < C)
-    if free.any():
-        return float(F[free].mean())
-    ub = np.min(F, where=low, initial=np.inf)
-    lb = np.max(F, where=up, initial=-np.inf)
-    if not np.isfinite(ub):
-        return float(lb)
-    if not np.isfinite(lb):
-        return float(ub)
-    return float((ub + lb) / 2.0)
-
-
-def _group_rho(F, alpha, C, s, gm):
-    """libsvm's nu-SVM quantity r for one class: mean gradient over its free variables."""
-    G = -s * F
-    at_upper = alpha >= C
-    at_lower = alpha <= 0
-    free = gm & ~at_upper & ~at_lower
-    if free.any():
-        return float(G[free].mean())
-    ub = np.min(G, where=gm & at_lower, initial=np.inf)
-    lb = np.max(G, where=gm & at_upper, initial=-np.inf)
-    return float((ub + lb) / 2.0)
-
-
-def _newton_on_free(alpha, F, C, s, getcol, max_free=1500):
-    """Projected Newton step on the free variables (accelerates coordinate descent).
-
-    Solves ``Q_FF d = -G_F`` for the free set ``F``, shortens the step to stay in
-    the box, and applies it; for a convex quadratic any step length in (0, 1]
-    along the Newton direction decreases the objective.
-    """
-    idx = np.flatnonzero((alpha > 0) & (alpha < C))
-    if idx.size == 0 or idx.size > max_free:
-        return
-    cols = np.column_stack([getcol(i) for i in idx])         # K[:, F]
-    sF = s[idx]
-    QFF = cols[idx] * np.outer(sF, sF)
-    GF = -sF * F[idx]
-    # a tiny ridge keeps the system solvable; on a singular Q_FF the step then runs
-    # along the flat directions until it meets the box (still a descent direction:
-    # g'd = -g'(Q + mu I)^{-1} g < 0 and d'Qd <= -g'd)
-    mu = 1e-10 * max(float(np.trace(QFF)) / idx.size, 1e-300)
-    try:
-        d = -np.linalg.solve(QFF + mu * np.eye(idx.size), GF)
-    except np.linalg.LinAlgError:
-        d = -np.linalg.lstsq(QFF, GF, rcond=None)[0]
-    if not np.all(np.isfinite(d)):
-        return
-    aF, CF = alpha[idx], C[idx]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lim = np.where(d < 0, -aF / d, np.where(d > 0, (CF - aF) / d, np.inf))
-    t = min(1.0, float(lim.min(initial=np.inf)))
-    if not t > 0:
-        return
-    step = t * d
-    if GF @ step + 0.5 * step @ QFF @ step >= 0:
-        return
-    new = np.clip(aF + step, 0.0, CF)
-    step = new - aF
-    alpha[idx] = new
-    F -= cols @ (sF * step)
 
 
 def _coordinate_descent(p, C, s, getcol, Kd, alpha, F, tol, max_iter, alpha_bound):
@@ -530,8 +501,6 @@ def _coordinate_descent(p, C, s, getcol, Kd, alpha, F, tol, max_iter, alpha_boun
         F -= getcol(t) * (s[t] * dt)
         it += 1
         if alpha[t] > alpha_bound:
-            raise DualDivergenceError(
-                f"dual variable exceeded {alpha_bound:g} after {it} iterations: the dual "
-                "is unbounded (the sample is not separable in feature space)")
+            raise _diverged(it, alpha_bound)
     return SMOResult(alpha=alpha, objective=_objective(alpha, F, s, p), bias=0.0,
                      iterations=it, gap=float(gap), converged=converged, gradient=-s * F)

@@ -266,6 +266,7 @@ class _SVMBase(BinaryKernelClassifier):
         else:
             self.support_ = np.flatnonzero(a > 0)
         self.n_support_ = np.array([np.sum(y[self.support_] < 0), np.sum(y[self.support_] > 0)])
+        self.support_vectors_ = take_rows(X, self.support_)
         self.w_norm_ = float(np.sqrt(max(quad, 0.0)))
         self.margin_ = 1.0 / self.w_norm_ if self.w_norm_ > 0 else np.inf
         self.n_iter_ = int(n_iter)
@@ -341,6 +342,10 @@ class SupportVectorMachine(_SVMBase):
         The book's non-negative dual variables ``alpha_i`` (``alpha_i <= C_i``).
     support_ : array of int
         Indices of the support vectors (``alpha_i > 0``).
+    support_vectors_ : array or list
+        The support vectors, ``X[support_]`` (as scikit-learn's ``SVC``).
+    n_support_ : (2,) array of int
+        Support vectors per class, in the order of ``classes_`` (as ``SVC``).
     intercept_ : float
         Threshold ``b`` (0 when ``fit_bias=False``).
     dual_objective_ : float
@@ -495,7 +500,8 @@ class SupportVectorMachine(_SVMBase):
             kw = dict(s=y, equality=bool(self.fit_bias), tol=tol, alpha_bound=bound,
                       polish=True)
             if np.ndim(shift):
-                solver_gram = _DiagonalRidge(gram, shift)
+                kw["diag_shift"] = shift
+                solver_gram = gram
             else:
                 solver_gram = gram.with_ridge(shift) if shift else gram
             try:
@@ -548,31 +554,6 @@ class SupportVectorMachine(_SVMBase):
         bias = _bias_from_gradient(-y * G, a, box, y, eps) if self.fit_bias else 0.0
         obj = float(a.sum() - 0.5 * a @ H @ a)
         return a, bias, obj, sol.iterations
-
-
-class _DiagonalRidge:
-    """``G + diag(r)`` column by column: the squared hinge with example weights
-    (``r_i = 1/C_i``, the weighted form of the ridge of LKC eq. 2.50)."""
-
-    def __init__(self, gram, r):
-        self.gram, self.r = gram, np.asarray(r, dtype=float)
-        self.diag = np.asarray(gram.diag, dtype=float) + self.r
-
-    def column(self, i):
-        col = np.array(self.gram.column(i), dtype=float)
-        col[i] += self.r[i]
-        return col
-
-
-class _SignedGram:
-    """``diag(y) G diag(y)`` column by column (the nu-SVM without bias)."""
-
-    def __init__(self, gram, y):
-        self.gram, self.y = gram, y
-        self.diag = np.asarray(gram.diag)        # y_i^2 = 1
-
-    def column(self, i):
-        return self.gram.column(i) * (self.y * self.y[i])
 
 
 class NuSupportVectorMachine(_SVMBase):
@@ -681,7 +662,7 @@ class NuSupportVectorMachine(_SVMBase):
                 # fold the labels into the kernel so that the single equality
                 # sum a = nu m has unit signs
                 a0[:] = self._fill(nu * m, m)
-                res = solve_smo(np.zeros(m), 1.0, _SignedGram(gram, y), alpha0=a0, tol=tol,
+                res = solve_smo(np.zeros(m), 1.0, gram, kernel_signs=y, alpha0=a0, tol=tol,
                                 max_iter=max_iter)
                 # rho = G_t on the free variables (all have y_t f_t = rho)
                 G = res.gradient

@@ -1,0 +1,57 @@
+"""Book chapter A (``book/appendix_a_concentration.md``): checkers for the appendix's exercises."""
+from __future__ import annotations
+
+import numpy as np
+
+from kernelclf.book.exercises._core import Exercise
+
+
+def _poll_sizes(hoeffding_two_sided=True, cheb_var=0.25):
+    # the worked solution of appa-ex-2 (LKC Theorems A.110, A.112, A.113; eq. A.45)
+    from kernelclf.bounds import concentration as conc
+
+    nn = np.arange(1, 50_000)
+    n_cheb = nn[conc.chebyshev(0.05, cheb_var, nn) <= 0.01][0]
+    n_hoef = nn[conc.hoeffding(nn, 0.05, two_sided=hoeffding_two_sided) <= 0.01][0]
+    n_bern = nn[conc.bernstein(nn, 0.05, 0.01 * 0.99, 0.99) <= 0.01][0]
+    return np.array([n_cheb, n_hoef, n_bern], dtype=float)
+
+
+EXERCISES = [
+    Exercise(
+        label="appa-ex-1",
+        kind="number",
+        solution=0.25,
+        rtol=1e-9,
+        asks="the exponent of the book's McDiarmid form (A.119) applied to the mean of n "
+             "variables in [a, b], divided by Hoeffding's exponent 2 n eps^2 / (b - a)^2.",
+        hint="With c_i = (b - a)/n, sum c_i^2 = (b - a)^2 / n; put it into (A.119) as printed "
+             "and compare with Hoeffding's (A.45) (LKC Theorem A.119).",
+        mistakes=[
+            (1.0, "Ratio 1 is the original McDiarmid constant exp(-2 eps^2 / sum c_i^2); the "
+                  "exercise asks about the form printed in LKC (A.119)."),
+            (4.0, "Upside down: the book's exponent is the smaller one, so the ratio book / "
+                  "Hoeffding is below one (LKC (A.119) against (A.45))."),
+        ],
+    ),
+    Exercise(
+        label="appa-ex-2",
+        kind="array",
+        solution=_poll_sizes,
+        atol=0.5,
+        rtol=0.0,
+        asks="[n_Chebyshev, n_Hoeffding, n_Bernstein]: the three sample sizes of the poll "
+             "(integers).",
+        hint="Scan n: Chebyshev with variance 1/4, two-sided Hoeffding 2 exp(-2 n eps^2), "
+             "Bernstein with sigma^2 = p(1 - p), c = 1 - p at p = 0.01 (LKC Theorems A.110, "
+             "A.112, A.113).",
+        mistakes=[
+            (lambda: _poll_sizes(hoeffding_two_sided=False),
+             "Your Hoeffding size is too small: the poll needs both tails, 2 exp(-2 n eps^2) "
+             "<= 0.01 (two-sided form of LKC Theorem A.112)."),
+            (lambda: _poll_sizes(cheb_var=1.0),
+             "Your Chebyshev size is four times too large: a variable in [0, 1] has variance "
+             "at most 1/4, not 1 (LKC Theorem A.110)."),
+        ],
+    ),
+]

@@ -1,0 +1,83 @@
+"""Book chapter 09 (``book/09_fisher_discriminants.md``): checkers for the Fisher-discriminant exercises."""
+from __future__ import annotations
+
+import numpy as np
+
+from kernelclf.book.exercises._core import Exercise
+
+
+def _imbalanced(m, seed):
+    r = np.random.default_rng(seed)
+    y = np.where(r.random(m) < 0.1, 1, -1)
+    return r.normal(size=(m, 2)) + 1.2 * (y > 0)[:, None], y
+
+
+def _prior_offsets(which):
+    # the worked solution of ch09-ex-2 (LKC eq. 3.37, Algorithm 8): accuracy on the test set
+    from kernelclf.bayes import FisherDiscriminant
+
+    Xi, yi = _imbalanced(500, 1)
+    Xit, yit = _imbalanced(20000, 2)
+    fdi = FisherDiscriminant().fit(Xi, yi)
+    log_ratio = np.log((yi > 0).sum() / (yi < 0).sum())
+    shift = {"without": -log_ratio, "with": 0.0, "twice": log_ratio}[which]
+    f = Xit @ fdi.coef_ + fdi.intercept_ + shift
+    return float(np.mean(np.where(f > 0, 1, -1) == yit))
+
+
+def _unequal(m, seed):
+    r = np.random.default_rng(seed)
+    y = np.where(r.random(m) < 0.5, 1, -1)
+    Xp = r.normal(size=(m, 2)) * [1.0, 4.0] + [2.0, 3.0]
+    Xn = r.normal(size=(m, 2)) * [0.2, 0.2]
+    return np.where((y > 0)[:, None], Xp, Xn), y
+
+
+def _unequal_scores(which):
+    # the worked solution of ch09-ex-3: test accuracy of Fisher / logistic regression
+    from sklearn.linear_model import LogisticRegression
+
+    from kernelclf.bayes import FisherDiscriminant
+
+    Xu, yu = _unequal(2000, 3)
+    Xut, yut = _unequal(20000, 4)
+    model = FisherDiscriminant() if which == "fisher" else LogisticRegression()
+    return float(model.fit(Xu, yu).score(Xut, yut))
+
+
+EXERCISES = [
+    Exercise(
+        label="ch09-ex-2",
+        kind="number",
+        solution=lambda: _prior_offsets("without"),
+        atol=5e-5,
+        asks="the test accuracy on Xit, yit of the fitted direction with the offset of eq. 3.37 "
+             "for p = 1/2, i.e. without the term ln(m+/m-) (one number).",
+        hint="Subtract ln(m+/m-) from the fitted intercept_ (Algorithm 8 adds it, LKC eq. 3.37 "
+             "and App. D.5) and score sign(Xit @ coef_ + offset) against yit.",
+        mistakes=[
+            (lambda: _prior_offsets("with"), "That is the fitted classifier's accuracy, with the "
+                                             "prior term still in; remove ln(m+/m-) from the "
+                                             "offset (Algorithm 8, LKC eq. 3.37)."),
+            (lambda: _prior_offsets("twice"), "The sign of the correction is flipped: you added "
+                                              "ln(m+/m-) a second time instead of removing it "
+                                              "(Algorithm 8, LKC eq. 3.37)."),
+        ],
+    ),
+    Exercise(
+        label="ch09-ex-3",
+        kind="number",
+        solution=lambda: _unequal_scores("fisher"),
+        atol=5e-5,
+        asks="the test accuracy of FisherDiscriminant on Xut, yut, trained on Xu, yu (one "
+             "number).",
+        hint="Fit FisherDiscriminant() on the 2000 training points and call .score on the "
+             "20000 test points (LKC Algorithm 8, §3.5).",
+        mistakes=[
+            (lambda: _unequal_scores("logistic"), "That is logistic regression's accuracy; the "
+                                                  "exercise asks for Fisher's (Algorithm 8)."),
+            (lambda: 1.0 - _unequal_scores("fisher"), "That is Fisher's test error; the exercise "
+                                                      "asks for its accuracy, 1 minus it."),
+        ],
+    ),
+]

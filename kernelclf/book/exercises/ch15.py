@@ -1,0 +1,78 @@
+"""Book chapter 15 (``book/15_margin_bounds.md``): checkers for the margin chapter's exercises."""
+from __future__ import annotations
+
+from kernelclf.book.exercises._core import Exercise
+
+DELTA = 0.05
+
+
+def _eq429(divisor=8.0):
+    # the worked solution of ch15-ex-1: eq. 4.27 with fat(gamma/8) <= (8 varsigma/gamma)^2
+    from kernelclf.bounds import margin as mb
+
+    m, g, vs = 10**5, 0.7, 1.0
+    return float(mb.fat_shattering_bound(m, mb.linear_fat_shattering(g / divisor, vs), DELTA))
+
+
+def _least_m(d_eff):
+    # the worked solution of ch15-ex-2: least m with Theorem 4.35 below one (bisection)
+    from kernelclf.bounds import margin as mb
+
+    def fn(m):
+        return float(mb.robust_margin_bound(m, d_eff, DELTA))
+
+    lo = int(d_eff // 2)
+    hi = lo
+    while fn(hi) >= 1:
+        hi *= 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if fn(mid) < 1 else (mid, hi)
+    return hi
+
+
+def _m_pac():
+    from kernelclf.bounds import margin as mb
+
+    return int(mb.nontrivial_sample_size(1.0, delta=DELTA))
+
+
+EXERCISES = [
+    Exercise(
+        label="ch15-ex-1",
+        kind="number",
+        solution=_eq429,
+        rtol=1e-3,
+        asks="the value of eq. 4.29 (equivalently eq. 4.27 with fat(gamma/8) from Lemma 4.31) "
+             "at m = 100 000, gamma = 0.7, varsigma = 1, delta = 0.05.",
+        hint="Theorem 4.30 (eq. 4.27) needs the fat shattering dimension at gamma/8; Lemma 4.31 "
+             "gives fat(gamma/8) <= (8 varsigma / gamma)^2. Reread LKC §4.3.3, eq. 4.29.",
+        mistakes=[
+            (lambda: _eq429(1.0),
+             "You used fat(gamma), not fat(gamma/8): Theorem 4.30 evaluates the fat shattering "
+             "dimension at an eighth of the margin (LKC eq. 4.27)."),
+            (lambda: _eq429(4.0),
+             "You used fat(gamma/4): the scale in Theorem 4.30 is gamma/8, which gives the 64 "
+             "in eq. 4.29 (LKC §4.3.3)."),
+        ],
+    ),
+    Exercise(
+        label="ch15-ex-2",
+        kind="number",
+        solution=lambda: _least_m(1040.0),
+        atol=0.5,
+        asks="the least m at which Theorem 4.35 (eq. 4.33) with d_eff = 1040 drops below one "
+             "at delta = 0.05 (an integer).",
+        hint="Evaluate margin.robust_margin_bound(m, 1040, 0.05) and bisect on integers; the "
+             "bound decreases in m once d_eff <= 2m (LKC Theorem 4.35, eq. 4.33).",
+        mistakes=[
+            (_m_pac,
+             "That is the PAC margin bound's size for margin complexity 1 (eq. 4.29), the "
+             "comparison in the exercise's second part; the robust bound of Theorem 4.35 needs "
+             "far more examples."),
+            (lambda: _least_m(64.0),
+             "You put d_eff = 64 (the constant of eq. 4.29); the book's example has "
+             "d_eff = 1040 for every m (LKC Theorem 4.35 and the example after it)."),
+        ],
+    ),
+]

@@ -1,0 +1,63 @@
+"""Book chapter 16 (``book/16_pac_bayes_and_volume_ratios.md``): checkers for the PAC-Bayes exercises."""
+from __future__ import annotations
+
+import numpy as np
+
+from kernelclf.book.exercises._core import Exercise
+
+DELTA = 0.05
+
+
+def _first_m(variant="right"):
+    # the worked solution of ch16-ex-1: eq. 5.12 (LKC Theorem 5.10) with d = m, Gamma = 0.95
+    from kernelclf.bounds import pac_bayes as pb
+
+    ms = np.arange(3, 20_000)
+    b = pb.pac_bayes_margin_bound(ms, 0.95, DELTA)
+    const = 2 * float(pb.margin_log_volume_bound(0.95, 1))
+    if variant == "no factor 2":  # d ln(...) / m instead of 2 d ln(...) / m
+        b = b - const / 2
+    elif variant == "d = 1":  # the feature-space dimension of the RBF kernel forgotten
+        b = pb.pac_bayes_margin_bound(ms, 0.95, DELTA, n=1)
+    return int(ms[np.argmax(b < 1)])
+
+
+VARIANTS = ["eq. 17 (Bayes)", "eq. 15 (Gibbs)", "eq. 15 without 2 ln l", "none of them"]
+
+EXERCISES = [
+    Exercise(
+        label="ch16-ex-1",
+        kind="number",
+        solution=_first_m,
+        atol=0.5,
+        asks="the smallest m at which eq. 5.12 with d = m, Gamma = 0.95, delta = 0.05 falls "
+             "below one (an integer).",
+        hint="Evaluate pac_bayes.pac_bayes_margin_bound(m, 0.95, 0.05) on m = 3, 4, ... and take "
+             "the first m below one (LKC Theorem 5.10, eq. 5.12).",
+        mistakes=[
+            (lambda: _first_m("no factor 2"),
+             "Too small: eq. 5.12 has (2/m) in front of d ln(1/(1 - sqrt(1 - Gamma^2))), so with "
+             "d = m the constant part is 2 ln(...), not ln(...) (LKC Theorem 5.10)."),
+            (lambda: _first_m("d = 1"),
+             "Far too small: you used d = 1, but an RBF kernel's feature space is infinite, so "
+             "d = min(m, n) = m in eq. 5.12 (LKC Theorem 5.10, Remark 5.12)."),
+        ],
+    ),
+    Exercise(
+        label="ch16-ex-3",
+        kind="choice",
+        options=VARIANTS,
+        solution="eq. 15 without 2 ln l",
+        asks="which variant gives a number below 0.7 for vol(V) = 100 * 2^-100, l = 100, "
+             "eps = 0.05: one of " + ", ".join(repr(v) for v in VARIANTS) + ".",
+        hint="Evaluate TR eq. 15 and eq. 17 with ln(1/vol) = 100 ln 2 - ln 100 (pac_bayes."
+             "tr_gibbs_bound, tr_bayes_version_space_bound), then eq. 15 without 2 ln l "
+             "(TR §4, erratum E18).",
+        mistakes=[
+            ("eq. 15 (Gibbs)", "TR eq. 15 gives 0.78, above 0.7: the 2 ln l term of TR §4 "
+                               "still has to go."),
+            ("eq. 17 (Bayes)", "TR eq. 17 carries the factor 2 of the Bayes classifier and "
+                               "gives 1.56: trivial, not below 0.7 (TR §4)."),
+        ],
+    ),
+]

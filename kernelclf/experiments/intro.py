@@ -1,0 +1,177 @@
+"""Book chapters 01 and 03 (``book/01_introduction.md``, ``book/03_perceptron.md``): small demos.
+
+The computations behind three pictures of the introduction and one of the perceptron chapter:
+
+* :func:`three_clusters`, :func:`fit_mixture` and :func:`mixture_density` - the unsupervised
+  learning example of LKC §1.1.2 (LKC Fig. 1.4: 150 points in three clusters and the density
+  of a fitted Gaussian mixture, estimated by EM);
+* :func:`preference_classes` - the reduction of preference learning to classifying pairs
+  (LKC §1.1.1, Fig. 1.2): each ordered pair of objects gets one of three classes;
+* :func:`margin_geometry` - the two readings of the functional margin ``<x, w>`` of unit
+  vectors (BPM §2.3, Fig. 1): the distance of ``x`` to the plane with normal ``w`` equals the
+  distance of ``w`` to the plane with normal ``x``, while the distance of ``w`` to the great
+  circle ``{v : ||v|| = 1, <x, v> = 0}`` is a strictly increasing function of it.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+__all__ = ["CLUSTER_MEANS", "three_clusters", "fit_mixture", "mixture_density",
+           "preference_classes", "margin_geometry"]
+
+#: the three cluster centres of :func:`three_clusters` (our choice; LKC Fig. 1.4 prints none)
+CLUSTER_MEANS = np.array([[-2.0, -1.0], [2.0, -1.0], [0.0, 2.0]])
+
+
+def _rng(random_state):
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, bool) or not isinstance(random_state, numbers.Integral):
+        raise ValueError(f"random_state must be an int seed or a numpy Generator, got {random_state!r}")
+    return np.random.default_rng(int(random_state))
+
+
+def three_clusters(m=150, scale=0.8, random_state=0):
+    """Sample ``m`` points from three isotropic Gaussian clusters in the plane (LKC Fig. 1.4).
+
+    The points are split as evenly as possible over the centres :data:`CLUSTER_MEANS`; each
+    coordinate gets standard deviation ``scale``.
+
+    Parameters
+    ----------
+    m : int, default=150
+        Number of points (the book's figure has 150).
+    scale : float, default=0.8
+        Standard deviation of every coordinate within a cluster.
+    random_state : int or numpy.random.Generator, default=0
+
+    Returns
+    -------
+    X : ndarray of shape (m, 2)
+    z : ndarray of shape (m,)
+        The cluster (0, 1 or 2) each point was drawn from: the hidden variable of the mixture.
+    """
+    if isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 3:
+        raise ValueError(f"m must be an integer >= 3, got {m!r}")
+    if not (np.isfinite(scale) and scale > 0):
+        raise ValueError(f"scale must be positive, got {scale!r}")
+    rng = _rng(random_state)
+    z = np.arange(int(m)) % 3
+    X = CLUSTER_MEANS[z] + float(scale) * rng.standard_normal((int(m), 2))
+    return X, z
+
+
+def fit_mixture(X, n_components=3, random_state=0):
+    """Fit a Gaussian mixture with full covariances by EM (scikit-learn's ``GaussianMixture``).
+
+    LKC §1.1.2 treats the component of each point as a hidden variable and names EM
+    (Dempster et al. 1977) as the usual estimator; this is that estimator with ten restarts.
+
+    Returns
+    -------
+    sklearn.mixture.GaussianMixture
+        The fitted mixture (``means_``, ``covariances_``, ``weights_``, ``predict``).
+    """
+    from sklearn.mixture import GaussianMixture
+
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2 or not np.all(np.isfinite(X)):
+        raise ValueError("X must be a finite 2-d array")
+    gm = GaussianMixture(n_components=n_components, covariance_type="full", n_init=10,
+                         random_state=random_state)
+    return gm.fit(X)
+
+
+def mixture_density(gm, points):
+    """Density of a fitted Gaussian mixture at ``points``, written out component by component.
+
+    ``p(x) = sum_c pi_c N(x; mu_c, Sigma_c)``; equals ``exp(gm.score_samples(points))``.
+
+    Parameters
+    ----------
+    gm : fitted GaussianMixture with ``covariance_type="full"``
+    points : array-like of shape (n, d)
+
+    Returns
+    -------
+    ndarray of shape (n,)
+    """
+    P = np.atleast_2d(np.asarray(points, dtype=float))
+    d = P.shape[1]
+    out = np.zeros(len(P))
+    for w, mu, S in zip(gm.weights_, gm.means_, gm.covariances_):
+        D = P - mu
+        sol = np.linalg.solve(S, D.T).T
+        quad = np.sum(D * sol, axis=1)
+        norm = np.sqrt((2 * np.pi) ** d * np.linalg.det(S))
+        out += w * np.exp(-0.5 * quad) / norm
+    return out
+
+
+def preference_classes(relevance):
+    """Pairwise classes of preference learning (LKC §1.1.1, Fig. 1.2).
+
+    For objects with ordinal relevances ``r``, the pair ``(a, b)`` gets class ``+1`` when ``b``
+    is more relevant than ``a``, ``0`` when they are equivalent and ``-1`` when ``a`` is more
+    relevant. Any matrix produced this way is antisymmetric and transitive, which is what
+    distinguishes it from an arbitrary classification of pairs.
+
+    Parameters
+    ----------
+    relevance : array-like of shape (n,)
+        Ordinal relevance of each object (only comparisons are used).
+
+    Returns
+    -------
+    C : ndarray of shape (n, n) with entries in {-1, 0, +1}
+    """
+    r = np.asarray(relevance)
+    if r.ndim != 1:
+        raise ValueError("relevance must be a 1-d array")
+    return np.sign(r[None, :] - r[:, None]).astype(int)
+
+
+def margin_geometry(x, w):
+    """The three distances of BPM Fig. 1 for unit vectors ``x`` and ``w``.
+
+    Parameters
+    ----------
+    x, w : array-like of shape (n,)
+        Normalised to unit length first.
+
+    Returns
+    -------
+    dict
+        ``a`` = ``<x, w>`` (the functional margin); ``x_to_plane`` = distance of ``x`` from
+        the hyperplane ``{v : <v, w> = 0}``; ``w_to_plane`` = distance of ``w`` from
+        ``{v : <x, v> = 0}``; ``w_to_circle`` = Euclidean distance of ``w`` from the great
+        circle ``{v : ||v|| = 1, <x, v> = 0}``, which is ``sqrt(2 - 2 sqrt(1 - a^2))``, a strictly
+        increasing function of ``|a|`` (BPM §2.3); ``w_to_circle_arc`` = the same distance
+        measured along the sphere, ``arcsin |a|``; ``foot`` = the nearest point of that circle.
+    """
+    x = np.asarray(x, dtype=float).ravel()
+    w = np.asarray(w, dtype=float).ravel()
+    if x.shape != w.shape or x.size < 2:
+        raise ValueError("x and w must be vectors of one length >= 2")
+    nx, nw = np.linalg.norm(x), np.linalg.norm(w)
+    if nx == 0 or nw == 0:
+        raise ValueError("x and w must be nonzero")
+    x, w = x / nx, w / nw
+    a = float(x @ w)
+    if abs(abs(a) - 1.0) < 1e-15:
+        raise ValueError("x and w are parallel: every point of the circle is nearest")
+    foot = w - a * x
+    foot /= np.linalg.norm(foot)
+    # orthogonal projections onto the two planes through the origin
+    x_on_plane = x - (x @ w) * w
+    w_on_plane = w - (w @ x) * x
+    return {
+        "a": a,
+        "x_to_plane": float(np.linalg.norm(x - x_on_plane)),
+        "w_to_plane": float(np.linalg.norm(w - w_on_plane)),
+        "w_to_circle": float(np.sqrt(max(0.0, 2.0 - 2.0 * np.sqrt(1.0 - a * a)))),
+        "w_to_circle_arc": float(np.arcsin(min(1.0, abs(a)))),
+        "foot": foot,
+    }

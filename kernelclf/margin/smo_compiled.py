@@ -1,0 +1,446 @@
+"""The SMO loops of :func:`kernelclf.margin.smo.solve_smo` compiled with numba.
+
+Book chapter 04 (``book/04_support_vector_machines.md``); LKC §2.4, App. B.5;
+Fan, Chen & Lin (2005, JMLR 6, §3, WSS 2); Chang & Lin (2011, libsvm, §4-5).
+
+Two loops, each the element-by-element twin of a NumPy loop of :mod:`kernelclf.margin.smo`
+(same selection, same step, same update, floating-point operations in the same order),
+so that both engines take the same steps and return the same ``alpha``:
+
+* :func:`_pair_loop` -- the pairwise SMO with the second-order working-set selection,
+  one or two equality groups (the C-SVM with bias; the nu-SVM with bias) and the
+  shrinking of :func:`kernelclf.margin.smo._shrink`;
+* :func:`_coord_loop` -- greedy single-variable Newton steps (the book's SVMs without
+  bias), returning to Python every ``newton_every`` steps for the Newton step on the
+  free variables.
+
+Both read the columns of ``K`` from a :class:`kernelclf.kernels.gram.ColumnSlots`
+(column ``i`` is ``data[slot[i]]``) and return to Python only when a column is
+missing (Python fills it and calls again; the interrupted iteration is redone from
+its start, its earlier phases remembered in the integer state ``st``). The matrix
+seen by the solver is ``Q_ij = q_i q_j K_ij + [i = j] r_i``: kernel signs ``q`` (the
+nu-SVM without bias folds the labels into the kernel) and a diagonal shift ``r``
+(the quadratic soft margin's ``1/C_i``, LKC eq. 2.50). Sign changes are exact in
+floating point, so this gives the same numbers as the NumPy wrappers that build
+the signed or shifted columns.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..kernels.native_columns import NONE, column_spec, fill_slot
+
+try:
+    from numba import njit as _njit
+    HAVE_NUMBA = True
+except ImportError:  # pragma: no cover - Pyodide: solve_smo runs its NumPy loops
+    HAVE_NUMBA = False
+
+__all__ = ["HAVE_NUMBA", "run_pairwise", "run_coordinate"]
+
+TAU = 1e-12
+# return codes of the loops
+DONE, MAXITER, NEED, NEWTON, UNBOUNDED, UNSHRINK = range(6)
+
+
+def _shrink_c(F, up, low, grp, ng, active, n_act):
+    """Compiled twin of :func:`kernelclf.margin.smo._shrink` on the active variables
+    ``active[:n_act]``; returns the new active size (``m``: all, ``active`` the identity)."""
+    m = F.size
+    marks = np.zeros(m, dtype=np.int8)
+    for k in range(n_act):
+        marks[active[k]] = 1
+    for g in range(ng):
+        gmax = -np.inf
+        gmin = np.inf
+        for t in range(m):
+            if grp[t] != g or marks[t] == 0:
+                continue
+            if up[t] and F[t] > gmax:
+                gmax = F[t]
+            if low[t] and F[t] < gmin:
+                gmin = F[t]
+        for t in range(m):
+            if grp[t] != g or marks[t] == 0:
+                continue
+            if (up[t] and not low[t] and F[t] < gmin) or \
+                    (low[t] and not up[t] and F[t] > gmax):
+                marks[t] = 0
+    n = 0
+    for t in range(m):
+        if marks[t]:
+            active[n] = t
+            n += 1
+    return n
+
+
+def _pair_loop(data, slot, stamp, clock, owner, ust, kind, X, sq, offset, degree, Kd, r, q, s,
+               grp, ng, C, alpha, F, up, low, active, st, fst, tol, max_iter, shrinking,
+               alpha_bound):
+    """Pairwise SMO (compiled twin of :func:`kernelclf.margin.smo._pairwise`).
+
+    ``st = [it, counter, n_active, pre_done]``, ``fst = [gap]`` (kept between calls).
+    Returns ``(code, need)``.
+    """
+    m = F.size
+    reset = m if m < 1000 else 1000
+    signed = False
+    shifted = False
+    for t in range(m):
+        if q[t] != 1.0:
+            signed = True
+        if r[t] != 0.0:
+            shifted = True
+    while st[0] < max_iter:
+        n_act = st[2]
+        if st[3] == 0 and shrinking:
+            st[1] -= 1
+            if st[1] == 0:
+                st[1] = reset
+                n_act = _shrink_c(F, up, low, grp, ng, active, n_act)
+                st[2] = n_act
+        st[3] = 1
+        gap = -np.inf
+        best = -1.0
+        bi = -1
+        bj = -1
+        for g in range(ng):
+            gmax = -np.inf
+            ii = -1
+            gmin = np.inf
+            for k in range(n_act):
+                t = active[k]
+                if ng > 1 and grp[t] != g:
+                    continue
+                if up[t] and F[t] > gmax:
+                    gmax = F[t]
+                    ii = t
+                if low[t] and F[t] < gmin:
+                    gmin = F[t]
+            if gmax - gmin > gap:
+                gap = gmax - gmin
+            if gmax == -np.inf or gmax - gmin <= 0:
+                continue
+            i = ii
+            si = slot[i]
+            if si < 0 and kind != NONE:
+                si = fill_slot(i, data, slot, owner, stamp, clock, ust, kind, X, sq, offset,
+                               degree)
+            if si < 0:
+                fst[0] = gap
+                return NEED, i
+            clock[0] += 1
+            stamp[si] = clock[0]
+            Ki = data[si]
+            Kdi = Kd[i]
+            qi = q[i]
+            jb = -1
+            bb = -np.inf
+            for k in range(n_act):
+                t = active[k]
+                if not low[t] or (ng > 1 and grp[t] != g):
+                    bt = 0.0
+                else:
+                    bt = gmax - F[t]
+                    if bt < 0.0:
+                        bt = 0.0
+                if not bt > 0.0:
+                    if jb < 0:
+                        jb = t
+                        bb = 0.0
+                    continue
+                # t != i here (b_i = 0), so the diagonal shift never enters
+                kit = Ki[t] * (q[t] * qi) if signed else Ki[t]
+                at = kit * -2.0 + Kd[t] + Kdi
+                if at < TAU:
+                    at = TAU
+                bt = bt * bt
+                bt = bt / at
+                if bt > bb:
+                    bb = bt
+                    jb = t
+            if not bb > 0:
+                continue
+            if bi < 0 or bb > best:
+                best = bb
+                bi = i
+                bj = jb
+        fst[0] = gap
+        if gap <= tol or bi < 0:
+            if st[2] < m:       # Python reconstructs the shrunk gradient, then all active
+                st[1] = reset
+                st[3] = 0
+                return UNSHRINK, -1
+            return DONE, -1
+        i = bi
+        j = bj
+        si = slot[i]
+        if si < 0:
+            return NEED, i
+        sj = slot[j]
+        if sj < 0 and kind != NONE:
+            sj = fill_slot(j, data, slot, owner, stamp, clock, ust, kind, X, sq, offset,
+                           degree)
+        if sj < 0:
+            return NEED, j
+        clock[0] += 1
+        stamp[sj] = clock[0]
+        Ki = data[si]
+        Kj = data[sj]
+        Ci = C[i]
+        Cj = C[j]
+        ai = alpha[i]
+        aj = alpha[j]
+        Gi = -s[i] * F[i]
+        Gj = -s[j] * F[j]
+        Kij = Ki[j] * (q[j] * q[i])
+        quad = Kd[i] + Kd[j] - 2.0 * Kij
+        if quad < TAU:
+            quad = TAU
+        if s[i] != s[j]:
+            delta = (-Gi - Gj) / quad
+            diff = ai - aj
+            ai += delta
+            aj += delta
+            if diff > 0:
+                if aj < 0:
+                    aj = 0.0
+                    ai = diff
+            elif ai < 0:
+                ai = 0.0
+                aj = -diff
+            if diff > Ci - Cj:
+                if ai > Ci:
+                    ai = Ci
+                    aj = Ci - diff
+            elif aj > Cj:
+                aj = Cj
+                ai = Cj + diff
+        else:
+            delta = (Gi - Gj) / quad
+            total = ai + aj
+            ai -= delta
+            aj += delta
+            if total > Ci:
+                if ai > Ci:
+                    ai = Ci
+                    aj = total - Ci
+            elif aj < 0:
+                aj = 0.0
+                ai = total
+            if total > Cj:
+                if aj > Cj:
+                    aj = Cj
+                    ai = total - Cj
+            elif ai < 0:
+                ai = 0.0
+                aj = total
+        dai = ai - alpha[i]
+        daj = aj - alpha[j]
+        alpha[i] = ai
+        alpha[j] = aj
+        ci = s[i] * dai
+        cj = s[j] * daj
+        qi = q[i]
+        qj = q[j]
+        fi = F[i]
+        fj = F[j]
+        # F -= Q_i ci; F -= Q_j cj (one pass, the same operations element by element)
+        if signed:
+            for k in range(n_act):
+                t = active[k]
+                F[t] = (F[t] - Ki[t] * (q[t] * qi) * ci) - Kj[t] * (q[t] * qj) * cj
+        elif n_act == m:
+            for t in range(m):
+                F[t] = (F[t] - Ki[t] * ci) - Kj[t] * cj
+        else:                   # as libsvm: the gradient of the active variables only
+            for k in range(n_act):
+                t = active[k]
+                F[t] = (F[t] - Ki[t] * ci) - Kj[t] * cj
+        if shifted:            # the diagonal entries carry the shift r
+            F[i] = (fi - (Ki[i] * (q[i] * qi) + r[i]) * ci) - Kj[i] * (q[i] * qj) * cj
+            F[j] = (fj - Ki[j] * (q[j] * qi) * ci) - (Kj[j] * (q[j] * qj) + r[j]) * cj
+        if s[i] > 0:
+            up[i] = ai < Ci
+            low[i] = ai > 0
+        else:
+            up[i] = ai > 0
+            low[i] = ai < Ci
+        if s[j] > 0:
+            up[j] = aj < Cj
+            low[j] = aj > 0
+        else:
+            up[j] = aj > 0
+            low[j] = aj < Cj
+        st[0] += 1
+        st[3] = 0
+        if ai > alpha_bound or aj > alpha_bound:
+            return UNBOUNDED, -1
+    return MAXITER, -1
+
+
+def _coord_loop(data, slot, stamp, clock, owner, ust, kind, X, sq, offset, degree, Kd, Kds,
+                r, q, s, C, alpha, F, st, fst, tol, max_iter, newton_every, alpha_bound):
+    """Greedy coordinate descent (compiled twin of
+    :func:`kernelclf.margin.smo._coordinate_descent`).
+
+    ``st = [it, resume]`` (``resume``: the gap test of this iteration is done),
+    ``fst = [gap]``. Returns ``(code, need)``; ``NEWTON`` asks Python for the Newton
+    step on the free variables before this iteration's coordinate step.
+    """
+    m = F.size
+    signed = False
+    shifted = False
+    for t in range(m):
+        if q[t] != 1.0:
+            signed = True
+        if r[t] != 0.0:
+            shifted = True
+    while st[0] < max_iter:
+        if st[1] == 0:
+            gap = 0.0
+            for t in range(m):
+                G = -s[t] * F[t]
+                if alpha[t] <= 0:
+                    pg = G if G < 0.0 else 0.0
+                elif alpha[t] >= C[t]:
+                    pg = G if G > 0.0 else 0.0
+                else:
+                    pg = G
+                if abs(pg) > gap:
+                    gap = abs(pg)
+            fst[0] = gap
+            if gap <= tol:
+                return DONE, -1
+            st[1] = 1
+            if st[0] and st[0] % newton_every == 0:
+                return NEWTON, -1
+        best = -np.inf
+        tb = -1
+        nb = 0.0
+        db = 0.0
+        for t in range(m):
+            G = -s[t] * F[t]
+            new = alpha[t] - G / Kds[t]
+            if new < 0.0:
+                new = 0.0
+            if new > C[t]:
+                new = C[t]
+            d = new - alpha[t]
+            gain = -G * d - 0.5 * Kds[t] * d * d
+            if gain > best:
+                best = gain
+                tb = t
+                nb = new
+                db = d
+        if not best > 0:
+            return DONE, -2          # no decrease possible (flat direction at round-off)
+        t = tb
+        sl = slot[t]
+        if sl < 0 and kind != NONE:
+            sl = fill_slot(t, data, slot, owner, stamp, clock, ust, kind, X, sq, offset,
+                           degree)
+        if sl < 0:
+            return NEED, t
+        clock[0] += 1
+        stamp[sl] = clock[0]
+        Kt = data[sl]
+        alpha[t] = nb
+        c = s[t] * db
+        qt = q[t]
+        ft = F[t]
+        if signed:
+            for u in range(m):
+                F[u] = F[u] - Kt[u] * (q[u] * qt) * c
+        else:
+            for u in range(m):
+                F[u] = F[u] - Kt[u] * c
+        if shifted:
+            F[t] = ft - (Kt[t] * (q[t] * qt) + r[t]) * c
+        st[0] += 1
+        st[1] = 0
+        if alpha[t] > alpha_bound:
+            return UNBOUNDED, -1
+    return MAXITER, -1
+
+
+if HAVE_NUMBA:
+    _shrink_c = _njit(cache=True, nogil=True)(_shrink_c)
+    _pair_loop = _njit(cache=True, nogil=True)(_pair_loop)
+    _coord_loop = _njit(cache=True, nogil=True)(_coord_loop)
+
+
+def run_pairwise(slots, Kd, r, q, s, grp, ng, C, alpha, F, up, low, tol, max_iter,
+                 shrinking, alpha_bound, reconstruct):
+    """Drive :func:`_pair_loop` (filling missing columns; ``reconstruct(idx)`` recomputes
+    the gradient of the shrunk variables ``idx``); returns ``(code, it, gap)`` with
+    ``code`` one of ``DONE``, ``MAXITER``, ``UNBOUNDED``."""
+    m = F.size
+    st = np.array([0, min(m, 1000), m, 0], dtype=np.int64)
+    fst = np.array([np.inf])
+    active = np.arange(m, dtype=np.int64)
+    spec, ust = _native(slots)
+    while True:
+        code, need = _pair_loop(slots.data, slots.slot, slots.stamp, slots.clock, slots.owner,
+                                ust, *spec, Kd, r, q, s, grp, ng, C, alpha, F, up, low,
+                                active, st, fst, float(tol), int(max_iter), bool(shrinking),
+                                float(alpha_bound))
+        _sync(slots, ust)
+        if code == NEED:
+            _fill(slots, need, ust)
+            continue
+        if code == UNSHRINK or (code == MAXITER and st[2] < m):
+            keep = np.ones(m, dtype=bool)
+            keep[active[:st[2]]] = False
+            reconstruct(np.flatnonzero(keep))
+            ust[0], ust[1] = slots.used, slots.filled
+            active[:] = np.arange(m)
+            st[2] = m
+            if code == UNSHRINK:
+                continue
+        return code, int(st[0]), float(fst[0])
+
+
+def _native(slots):
+    """The kernel's compiled columns (:mod:`kernelclf.kernels.native_columns`) when it has
+    them: ``data`` then holds the whole budget and never switches to the whole matrix."""
+    spec = column_spec(slots.gram)
+    if spec[0] != NONE:
+        slots.reserve()
+        slots.switch = None
+    return spec, np.array([slots.used, slots.filled], dtype=np.int64)
+
+
+def _sync(slots, ust):
+    new = int(ust[1]) - slots.filled
+    if new:
+        slots.gram.n_computed += new * slots.m
+    slots.used, slots.filled = int(ust[0]), int(ust[1])
+
+
+def _fill(slots, i, ust):
+    """A column the compiled code could not make: through the Gram's (checked) columns."""
+    slots.fill(i)
+    ust[0], ust[1] = slots.used, slots.filled
+
+
+def run_coordinate(slots, Kd, Kds, r, q, s, C, alpha, F, tol, max_iter, newton_every,
+                   alpha_bound, newton):
+    """Drive :func:`_coord_loop`; ``newton()`` runs the Newton step on the free variables
+    in place. Returns ``(code, it, gap)``."""
+    st = np.zeros(2, dtype=np.int64)
+    fst = np.array([np.inf])
+    spec, ust = _native(slots)
+    while True:
+        code, need = _coord_loop(slots.data, slots.slot, slots.stamp, slots.clock, slots.owner,
+                                 ust, *spec, Kd, Kds, r, q, s, C, alpha, F, st, fst,
+                                 float(tol), int(max_iter), int(newton_every),
+                                 float(alpha_bound))
+        _sync(slots, ust)
+        if code == NEED:
+            _fill(slots, need, ust)
+        elif code == NEWTON:
+            newton()
+            ust[0], ust[1] = slots.used, slots.filled
+        else:
+            return code, int(st[0]), float(fst[0])

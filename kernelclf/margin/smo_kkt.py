@@ -1,0 +1,184 @@
+"""KKT quantities of the SMO duals: violation, bias, gradient reconstruction, Newton steps.
+
+Book chapter 04 (``book/04_support_vector_machines.md``); LKC §2.4, App. B.5; Fan, Chen &
+Lin (2005, JMLR 6); Chang & Lin (2011, libsvm §4-5); Stellato et al. (2020, OSQP's
+polishing). Helpers of :func:`kernelclf.margin.smo.solve_smo`, shared by its NumPy and its
+compiled engine (:mod:`kernelclf.margin.smo_compiled`): they run in Python once per solve
+(or every ``m`` steps), on ``F_t = -s_t G_t`` with ``G = Q a - p`` the gradient.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = []
+
+
+def _kkt_gap(F, alpha, C, s, gmask):
+    """Maximal KKT violation: ``max F(up) - min F(low)`` over the equality groups, or
+    the largest projected gradient without equality constraint (``gmask=None``)."""
+    if gmask is None:
+        G = -s * F
+        pg = np.where(alpha <= 0, np.minimum(G, 0.0),
+                      np.where(alpha >= C, np.maximum(G, 0.0), G))
+        return float(np.abs(pg).max(initial=0.0))
+    pos = s > 0
+    up = np.where(pos, alpha < C, alpha > 0)
+    low = np.where(pos, alpha > 0, alpha < C)
+    gap = -np.inf
+    for gm in gmask:
+        gap = max(gap, np.max(F, where=up & gm, initial=-np.inf)
+                  - np.min(F, where=low & gm, initial=np.inf))
+    return float(gap)
+
+
+def _polish(res, p, C, s, gmask, getcol, max_free=1000):
+    """Solve the KKT equations on the free set exactly (Stellato et al. 2020's polishing).
+
+    With the bounded variables fixed, the free ones ``a_F`` must satisfy
+    ``Q_FF d + A' lam = -G_F`` and ``A d = 0`` (``A``: one row ``s_F`` per equality
+    group). The bordered system is solved by least squares (``Q_FF`` may be singular,
+    e.g. for repeated examples); ``res`` is updated in place only if the new point is
+    in the box and its KKT violation is not larger.
+    """
+    alpha = res.alpha
+    idx = np.flatnonzero((alpha > 0) & (alpha < C))
+    n = idx.size
+    if n == 0 or n > max_free:
+        return
+    sF = s[idx]
+    KFF = np.empty((n, n))
+    for r, i in enumerate(idx):
+        KFF[:, r] = getcol(i)[idx]
+    A = np.empty((0, n)) if gmask is None else \
+        np.array([sF * gm[idx] for gm in gmask if gm[idx].any()]).reshape(-1, n)
+    k = A.shape[0]
+    M = np.zeros((n + k, n + k))
+    M[:n, :n] = KFF * np.outer(sF, sF)
+    M[:n, n:] = A.T
+    M[n:, :n] = A
+    rhs = np.zeros(n + k)
+    rhs[:n] = -res.gradient[idx]
+
+    def in_box(x):
+        new = alpha[idx] + x[:n]
+        return bool(np.all(np.isfinite(new)) and np.all(new >= 0) and np.all(new <= C[idx]))
+
+    try:
+        x = np.linalg.solve(M, rhs)
+    except np.linalg.LinAlgError:
+        x = np.full(n + k, np.nan)
+    if not in_box(x):
+        # singular Q_FF (e.g. repeated examples): the minimum-norm solution
+        x = np.linalg.lstsq(M, rhs, rcond=None)[0]
+        if not in_box(x):
+            return
+    d = x[:n]
+    new = alpha[idx] + d
+    F = -s * res.gradient
+    gap0 = _kkt_gap(F, alpha, C, s, gmask)
+    Fn = F.copy()
+    for r, i in enumerate(idx):
+        if d[r]:
+            Fn -= getcol(i) * (s[i] * d[r])
+    an = alpha.copy()
+    an[idx] = new
+    gap = _kkt_gap(Fn, an, C, s, gmask)
+    if not gap <= gap0:
+        return
+    alpha[idx] = new
+    res.gradient = -s * Fn
+    res.gap = gap
+    res.objective = _objective(alpha, Fn, s, p)
+    if gmask is None:
+        return
+    if len(gmask) == 1:
+        pos = s > 0
+        res.bias = _bias(Fn, alpha, C, s, np.where(pos, alpha < C, alpha > 0),
+                         np.where(pos, alpha > 0, alpha < C))
+    else:
+        r = {float(s[gm][0]): _group_rho(Fn, alpha, C, s, gm) for gm in gmask}
+        rpos, rneg = r.get(1.0, 0.0), r.get(-1.0, 0.0)
+        res.bias = float(-(rpos - rneg) / 2.0)
+        res.rho = float((rpos + rneg) / 2.0)
+
+
+def _objective(alpha, F, s, p):
+    G = -s * F
+    return float(0.5 * alpha @ (G - p))
+
+
+def _bias(F, alpha, C, s, up, low):
+    """libsvm's threshold from the free variables (F_t = -s_t G_t = b on the margin)."""
+    free = (alpha > 0) & (alpha < C)
+    if free.any():
+        return float(F[free].mean())
+    ub = np.min(F, where=low, initial=np.inf)
+    lb = np.max(F, where=up, initial=-np.inf)
+    if not np.isfinite(ub):
+        return float(lb)
+    if not np.isfinite(lb):
+        return float(ub)
+    return float((ub + lb) / 2.0)
+
+
+def _group_rho(F, alpha, C, s, gm):
+    """libsvm's nu-SVM quantity r for one class: mean gradient over its free variables."""
+    G = -s * F
+    at_upper = alpha >= C
+    at_lower = alpha <= 0
+    free = gm & ~at_upper & ~at_lower
+    if free.any():
+        return float(G[free].mean())
+    ub = np.min(G, where=gm & at_lower, initial=np.inf)
+    lb = np.max(G, where=gm & at_upper, initial=-np.inf)
+    return float((ub + lb) / 2.0)
+
+
+def _newton_on_free(alpha, F, C, s, getcol, max_free=1500):
+    """Projected Newton step on the free variables (accelerates coordinate descent).
+
+    Solves ``Q_FF d = -G_F`` for the free set ``F``, shortens the step to stay in
+    the box, and applies it; for a convex quadratic any step length in (0, 1]
+    along the Newton direction decreases the objective.
+    """
+    idx = np.flatnonzero((alpha > 0) & (alpha < C))
+    if idx.size == 0 or idx.size > max_free:
+        return
+    cols = np.column_stack([getcol(i) for i in idx])         # K[:, F]
+    sF = s[idx]
+    QFF = cols[idx] * np.outer(sF, sF)
+    GF = -sF * F[idx]
+    # a tiny ridge keeps the system solvable; on a singular Q_FF the step then runs
+    # along the flat directions until it meets the box (still a descent direction:
+    # g'd = -g'(Q + mu I)^{-1} g < 0 and d'Qd <= -g'd)
+    mu = 1e-10 * max(float(np.trace(QFF)) / idx.size, 1e-300)
+    try:
+        d = -np.linalg.solve(QFF + mu * np.eye(idx.size), GF)
+    except np.linalg.LinAlgError:
+        d = -np.linalg.lstsq(QFF, GF, rcond=None)[0]
+    if not np.all(np.isfinite(d)):
+        return
+    aF, CF = alpha[idx], C[idx]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lim = np.where(d < 0, -aF / d, np.where(d > 0, (CF - aF) / d, np.inf))
+    t = min(1.0, float(lim.min(initial=np.inf)))
+    if not t > 0:
+        return
+    step = t * d
+    if GF @ step + 0.5 * step @ QFF @ step >= 0:
+        return
+    new = np.clip(aF + step, 0.0, CF)
+    step = new - aF
+    alpha[idx] = new
+    F -= cols @ (sF * step)
+
+
+def _reconstruct(F, idx, alpha, s, p, getcol):
+    """``F_t = s_t p_t - sum_k Q_tk s_k a_k`` on the shrunk variables ``idx`` (libsvm's
+    gradient reconstruction), summed as the starting gradient is."""
+    if idx.size == 0:
+        return
+    Fi = s[idx] * p[idx]
+    for k in np.flatnonzero(alpha):
+        Fi -= getcol(k)[idx] * (s[k] * alpha[k])
+    F[idx] = Fi

@@ -1,0 +1,130 @@
+"""Book chapter 13 (``book/13_relative_margin_machines.md``): the Universum SVM of RMM §5.4.1.
+
+RMM Table 3 compares the relative margin machine with the Universum SVM of Weston, Collobert,
+Sinz, Bottou and Vapnik (2006), *Inference with the Universum*: an SVM with bias that is also
+given unlabelled "Universum" points, drawn from neither class, on which its outputs should
+stay small. Each Universum point ``u`` pays the epsilon-insensitive loss
+``C_U max(0, |f(u)| - epsilon)``:
+
+``min 1/2 ||w||^2 + C sum_i xi_i + C_U sum_u (zeta_u + zeta*_u)``
+s.t. ``y_i f(x_i) >= 1 - xi_i`` and ``-epsilon - zeta*_u <= f(u) <= epsilon + zeta_u``.
+
+Writing each Universum point twice, once with label +1 and once with -1, each copy with the
+constraint ``y f(u) >= -epsilon - zeta`` (Weston et al.'s construction), the dual is that of
+an SVM with per-point targets ``c_j`` (1 for a labelled point, ``-epsilon`` for a copy) and
+boxes ``C_j`` (``C`` or ``C_U``):
+
+``max sum_j c_j beta_j - 1/2 sum_jk beta_j beta_k y_j y_k k(x_j, x_k)``,
+``sum_j beta_j y_j = 0``, ``0 <= beta_j <= C_j``,
+
+solved here with :func:`kernelclf.optim.solve_qp`. Without Universum points this is the
+SVM's dual (LKC §2.4.2 with bias).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import KERNEL_CONSTRAINT, BinaryKernelClassifier, Real
+from ..optim import solve_qp
+
+__all__ = ["UniversumSVM"]
+
+
+class UniversumSVM(BinaryKernelClassifier):
+    """Book chapter 13 (``book/13_relative_margin_machines.md``); RMM §5.4.1, Table 3.
+
+    The Universum SVM (Weston et al. 2006): an SVM with bias plus an epsilon-insensitive
+    penalty ``C_U max(0, |f(u)| - epsilon)`` on Universum points ``u`` passed to
+    :meth:`fit` as ``X_universum``. Solved in the dual (see the module docstring) with
+    :func:`kernelclf.optim.solve_qp`; meant for a few thousand points at most.
+
+    Parameters
+    ----------
+    kernel : kernel, name or callable (default linear)
+    C : float > 0
+        Price of the hinge loss on the labelled points.
+    C_universum : float >= 0 or None
+        Price ``C_U`` of the Universum loss (default: ``C``). Zero ignores the Universum.
+    epsilon : float >= 0
+        Width of the insensitive band ``|f(u)| <= epsilon``.
+    tol : float
+        Tolerance of the QP and of the free-multiplier test for the bias.
+
+    Attributes
+    ----------
+    alpha_ : (m + n_u,) signed expansion coefficients over ``X_fit_`` (labelled points, then
+        Universum points)
+    dual_coef_ : (m + 2 n_u,) the dual variables ``beta`` (labelled, then the +1 and -1
+        copies of each Universum point)
+    intercept_ : float
+    X_fit_, n_universum_, support_, dual_objective_, kernel_, classes_
+    """
+
+    _parameter_constraints = {
+        "kernel": KERNEL_CONSTRAINT,
+        "C": [Real(0, None, closed="neither")],
+        "C_universum": [Real(0, None, closed="left"), None],
+        "epsilon": [Real(0, None, closed="left")],
+        "tol": [Real(0, None, closed="neither")],
+    }
+
+    def __init__(self, kernel=None, C=1.0, C_universum=None, epsilon=0.0, tol=1e-8):
+        self.kernel = kernel
+        self.C = C
+        self.C_universum = C_universum
+        self.epsilon = epsilon
+        self.tol = tol
+
+    def fit(self, X, y, X_universum=None):
+        """Fit on the labelled sample ``(X, y)`` and the Universum points ``X_universum``."""
+        X, y = self._fit_binary(X, y)
+        m = len(y)
+        if X_universum is None or len(X_universum) == 0:
+            U = X[:0]
+        else:
+            U = self._validate_X(X_universum, reset=False)
+        nu = len(U)
+        CU = float(self.C if self.C_universum is None else self.C_universum)
+        yz = np.r_[y, np.ones(nu), -np.ones(nu)]
+        cz = np.r_[np.ones(m), np.full(2 * nu, -float(self.epsilon))]
+        box = np.r_[np.full(m, float(self.C)), np.full(2 * nu, CU)]
+        XU = np.vstack([X, U]) if isinstance(X, np.ndarray) else list(X) + list(U)
+        K = np.asarray(self._training_gram(XU, copies=6).full(), dtype=float)  # checked (PSD, scale)
+        idx = np.r_[np.arange(m + nu), np.arange(m, m + nu)]
+        Kz = K[np.ix_(idx, idx)]
+        Q = (yz[:, None] * Kz) * yz[None, :]
+        try:
+            sol = solve_qp(Q, -cz, A1=yz[None, :], b1=np.zeros(1), l=0.0, u=box, tol=self.tol)
+        except (ArithmeticError, ValueError) as exc:
+            big = float(np.max(np.abs(np.diag(K)))) if len(K) else 0.0
+            raise ValueError(
+                f"UniversumSVM: the dual QP failed ({type(exc).__name__}: {exc}); the kernel's "
+                f"diagonal reaches {big:.3g}: rescale the inputs (or the kernel) to a moderate "
+                "scale") from exc
+        beta = np.clip(np.asarray(sol.x, dtype=float).ravel(), 0.0, box)
+        s = beta * yz                                          # signed, on Z
+        alpha = np.r_[s[:m], s[m:m + nu] + s[m + nu:]]        # on X_fit_ = [X; U]
+        g = Kz @ s                                             # f - b on Z
+        # bias: y_j (g_j + b) = c_j on free multipliers; else the KKT interval
+        scale = max(1.0, float(box.max()))
+        free = (beta > 1e-6 * scale) & (beta < box - 1e-6 * scale)
+        if np.any(free):
+            b = float(np.mean(yz[free] * cz[free] - g[free]))
+        else:
+            # beta = 0: y (g + b) >= c;  beta = C_j: y (g + b) <= c
+            need_ge = beta <= 1e-6 * scale
+            lo = [(cz[j] - g[j]) if yz[j] > 0 else -np.inf for j in np.flatnonzero(need_ge)]
+            lo += [(-cz[j] - g[j]) if yz[j] < 0 else -np.inf for j in np.flatnonzero(~need_ge)]
+            hi = [(-cz[j] - g[j]) if yz[j] < 0 else np.inf for j in np.flatnonzero(need_ge)]
+            hi += [(cz[j] - g[j]) if yz[j] > 0 else np.inf for j in np.flatnonzero(~need_ge)]
+            lo_b, hi_b = max(lo, default=-np.inf), min(hi, default=np.inf)
+            b = 0.5 * (lo_b + hi_b) if np.isfinite(lo_b + hi_b) else (
+                lo_b if np.isfinite(lo_b) else (hi_b if np.isfinite(hi_b) else 0.0))
+        self.X_fit_ = XU
+        self.alpha_ = alpha
+        self.dual_coef_ = beta
+        self.intercept_ = float(b)
+        self.n_universum_ = nu
+        self.support_ = np.flatnonzero(np.abs(alpha) > 1e-8 * scale)
+        self.dual_objective_ = float(cz @ beta - 0.5 * s @ Kz @ s)
+        return self

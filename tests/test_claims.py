@@ -1,0 +1,26 @@
+"""The prose-number check of the book's hidden cells (issue 25)."""
+import pytest
+
+from kernelclf.book.claims import says, typed_value
+
+
+@pytest.mark.parametrize("text, value, half", [
+    ("0.101", 0.101, 5e-4), ("41 %", 41.0, 0.5), ("2.4e-3", 2.4e-3, 5e-5),
+    ("\u22120.25", -0.25, 5e-3), ("4,000", 4000.0, 0.5), ("1.7\u00d7", 1.7, 0.05), ("12", 12.0, 0.5),
+])
+def test_typed_value(text, value, half):
+    v, h = typed_value(text)
+    assert v == pytest.approx(value) and h == pytest.approx(half)
+
+
+def test_says_passes_on_rounding_and_fails_on_a_moved_number():
+    assert says(0.1014, "0.101") == 0.1014
+    says(40.6, "41 %")
+    with pytest.raises(AssertionError, match="computes 0.166"):
+        says(0.166, "0.101")
+    with pytest.raises(AssertionError):
+        says(0.1016, "0.101")
+    with pytest.raises(AssertionError):
+        says(float("nan"), "0.1")
+    with pytest.raises(ValueError):
+        typed_value("about ten")
