@@ -1,6 +1,8 @@
 # kernelclf: one command to build the book, one to run the tests.
 #   make book   - set up (first time), then a clean build of the website into _build/html
 #   make test   - unit tests + every chapter under nbval + clean book build + browser test
+#                 (the build reuses nbval's executions; a time per stage is printed at the end)
+#   make check  - the quick loop: lint, unit tests, and the chapters changed against main
 #   make lab    - JupyterLab on the reader notebooks (make notebooks writes them into book/)
 #   make serve  - serve the built site on http://127.0.0.1:8000 (its in-browser lab needs HTTP)
 # Every target depends on `setup`, so a fresh clone needs nothing else.
@@ -30,9 +32,9 @@ ifeq ($(origin KERNELCLF_PYODIDE), undefined)
 endif
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 # executed chapters store no progress bars (kernelclf.progress); `make lab` keeps them
-book check-chapter nbval test: export KERNELCLF_PROGRESS := 0
+book book-build check-chapter nbval test check: export KERNELCLF_PROGRESS := 0
 
-.PHONY: setup vendor book lab serve notebooks test lint unit nbval site-test bench check-chapter clean
+.PHONY: setup vendor book book-build lab serve notebooks test check lint unit nbval site-test bench check-chapter clean
 
 setup: $(STAMP)
 
@@ -70,6 +72,11 @@ _build/_config_cdn.yml: _config.yml
 
 book: setup vendor
 	rm -rf _build
+	$(MAKE) --no-print-directory book-build
+
+# The build into an existing _build: chapters whose execution is in _build/.jupyter_cache
+# (execute_notebooks: cache; `make test` files nbval's executions there) are not run again.
+book-build: setup vendor
 	@$(if $(CONFIG_ARG),$(MAKE) --no-print-directory _build/_config_cdn.yml)
 	$(BIN)/jupyter-book build . $(JB_FLAGS) $(CONFIG_ARG)
 	$(BIN)/python -m kernelclf.book.reader --book book -o $(HTML)/_notebooks _build/jupyter_execute/book/*.ipynb
@@ -116,11 +123,25 @@ site-test: setup
 lint: setup
 	$(BIN)/ruff check kernelclf tests benchmarks conftest.py .ci
 
-# unit tests and chapters share the cores; --dist loadscope keeps a notebook's cells in one worker
-test: setup vendor lint
-	$(BIN)/python -m pytest -m "not browser" --nbval-lax -p no:cacheprovider -n auto --dist loadscope tests book
-	$(MAKE) --no-print-directory book
-	$(MAKE) --no-print-directory site-test
+# unit tests and chapters share the cores; --dist loadscope keeps a notebook's cells in one worker.
+# nbval writes each chapter it ran without error to _build/nbval (conftest.py); those executions
+# are filed in the build's jupyter-cache (.ci/nbval_cache.py), so the build does not run them
+# again (a chapter whose code differs from what nbval ran is executed by the build).
+NBVAL_SAVE := _build/nbval
+test: setup vendor
+	@rm -rf _build
+	@$(BIN)/python .ci/stages.py \
+	  "lint=$(MAKE) --no-print-directory lint" \
+	  "unit+nbval=KERNELCLF_NBVAL_SAVE=$(NBVAL_SAVE) $(BIN)/python -m pytest -m 'not browser' --nbval-lax -p no:cacheprovider -n auto --dist loadscope --durations=20 tests book" \
+	  "cache=$(BIN)/python .ci/nbval_cache.py $(NBVAL_SAVE) _build/.jupyter_cache book" \
+	  "book=$(MAKE) --no-print-directory book-build" \
+	  "site-test=$(MAKE) --no-print-directory site-test"
+
+# The quick loop: lint, unit tests, and only the chapters that differ from main (committed or
+# not, or new; .ci/changed_chapters.py) under nbval. KERNELCLF_BASE=<ref> compares with another ref.
+CHANGED = $(shell $(BIN)/python .ci/changed_chapters.py)
+check: setup lint
+	$(BIN)/python -m pytest -m "not browser" --nbval-lax -p no:cacheprovider -n auto --dist loadscope tests $(CHANGED)
 
 bench: setup
 	$(BIN)/python -m benchmarks

@@ -7,11 +7,19 @@ fallback off, the data copy matches the registry's checksums.
 
 The browser test (marker ``browser``) serves the built site (``make book``) on 127.0.0.1 and
 drives Debian's Chromium with every other host unresolvable (``--host-resolver-rules``) and
-every request to another origin aborted and recorded: each chapter opens from the link of its
-page in the lab, its Pyodide kernel starts, Run All finishes with no error output, and where
-the chapter has an ``explore`` widget, moving a control after the run changes what the widget
-shows (recomputed in Python in the page). Two chapters run at a time; the kernel-start and
-run times of every chapter are printed (``make site-test`` shows them).
+every request to another origin aborted and recorded. Two pages of the lab (``lite/lab``,
+one browser context each) each hold one Pyodide kernel that runs its share of the chapters
+in turn, slowest first: Pyodide starts twice, not once per chapter (issue 29).
+Each chapter opens in the lab; from the second on in a page, the kernel's namespace is reset
+(``%reset``, figures and widgets closed; imported modules stay) and the chapter's notebook
+attaches to that kernel (the previous notebook is closed). Per chapter: its Markdown renders
+without raw MyST, Run All finishes with no error output, where the chapter has an
+``explore`` widget, moving a control after the run changes what the widget shows
+(recomputed in Python in the page), and where it has exercise checkers (issue 28), a cell
+added at its end shows ✔ for the worked solution's answer and ✘ with the recorded hint for
+a typical mistake. After a failure the next chapter starts a fresh page and kernel. The
+attach (or kernel start) and run times of every chapter are printed (``make site-test``
+shows them); ``-k`` picks chapters.
 """
 import base64
 import csv
@@ -128,9 +136,9 @@ def test_data_home_inside_pyodide(monkeypatch):
 
 # ------------------------------------------------------------------ browser
 
-_KERNEL_IDLE = """() => { const p = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+_KERNEL = """() => { const p = window.jupyterapp && window.jupyterapp.shell.currentWidget;
   const k = p && p.sessionContext && p.sessionContext.session && p.sessionContext.session.kernel;
-  return k ? k.status : null; }"""
+  return k ? {id: k.id, status: k.status, path: p.context.path} : null; }"""
 _STATE = """() => {
   const panel = window.jupyterapp.shell.currentWidget;
   const kernel = panel.sessionContext.session && panel.sessionContext.session.kernel;
@@ -144,68 +152,239 @@ _STATE = """() => {
   }
   return {status: kernel ? kernel.status : 'none', cells};
 }"""
+#: JupyterLite 0.6's session service starts a new kernel for every new session, even when
+#: asked for a running one by id (JupyterLab's "use the kernel of another session"); this
+#: lets a session ask for a running kernel, so one Pyodide serves several chapters in turn
+_ATTACH = """async ([path, kid]) => {
+  const app = window.jupyterapp;
+  const api = app.serviceManager.sessions._sessionAPIClient;
+  if (!api.kernelclfAttach) {
+    const startNew = api.startNew.bind(api);
+    api.startNew = async (o) => {
+      if (!(o.kernel && o.kernel.id)) return startNew(o);
+      const model = {id: crypto.randomUUID(), path: o.path, name: o.name || o.path,
+                     type: o.type || 'notebook', kernel: {id: o.kernel.id, name: 'python'}};
+      api._sessions.push(model);
+      return model;
+    };
+    api.kernelclfAttach = true;
+  }
+  const old = app.shell.currentWidget;
+  await app.commands.execute('docmanager:open', {path, kernel: {id: kid, name: 'python'}});
+  if (old && old !== app.shell.currentWidget) {
+    old.context.model.dirty = false;
+    old.dispose();                     // the kernel stays: a notebook's kernel outlives it
+  }
+}"""
+#: what a chapter finds in a kernel a previous chapter used: no user names, no figures,
+#: no widgets (modules stay imported: that is the time saved)
+RESET = ("%reset -f\n"
+         "import gc as _gc, matplotlib.pyplot as _plt, ipywidgets as _w\n"
+         "_plt.close('all'); _w.Widget.close_all(); del _gc, _plt, _w\n"
+         "%reset -f\n"
+         "import gc; gc.collect(); del gc\n"
+         "assert not [n for n in globals() if not n.startswith('_') and n not in "
+         "('In', 'Out', 'exit', 'quit', 'get_ipython', 'open')], sorted(globals())")
+_EXECUTE = """async (code) => {
+  const k = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+  const errors = [];
+  const f = k.requestExecute({code, store_history: false});
+  f.onIOPub = m => { if (m.header.msg_type === 'error')
+                       errors.push(m.content.ename + ': ' + m.content.evalue); };
+  const reply = await f.done;
+  if (reply.content.status !== 'ok') errors.push('reset: ' + reply.content.status);
+  return errors;
+}"""
 
 
-class _Run:
-    """One chapter in one browser context: open, wait for the kernel, Run All, poll."""
+def _exercise_prefix(chapter):
+    """``03_perceptron`` -> ``ch03``, ``02b_string_kernels`` -> ``ch02b``, the appendix ->
+    ``appa``; ``None`` for a page without numbered exercises."""
+    if chapter.startswith("appendix_a"):
+        return "appa"
+    m = re.match(r"(\d\d[a-z]?)_", chapter)
+    return f"ch{m.group(1)}" if m else None
 
-    def __init__(self, browser, base, chapter, outside):
+
+def exercise_for(chapter):
+    """One checkable exercise of the chapter (issue 28): the first whose solution and first
+    recorded mistake are stored values (else the first): ``(label, hint of that mistake)``."""
+    from kernelclf.book.exercises import registry
+
+    prefix = _exercise_prefix(chapter)
+    entries = [e for label, e in sorted(registry().items())
+               if prefix and label.startswith(prefix + "-ex-") and e.mistakes]
+    if not entries:
+        return None
+    plain = [e for e in entries if e.kind != "function" and not callable(e.solution)
+             and not callable(e.mistakes[0][0])]
+    ex = (plain or entries)[0]
+    return ex.label, ex.mistakes[0][1]
+
+
+#: a cell added at the end of the chapter in the lab: the checker on the worked solution's
+#: answer, then on the first recorded mistake
+_CHECK_CODE = """from kernelclf.book.exercises import check as _check, registry as _registry
+_ex = _registry()[{label!r}]
+display(_check({label!r}, _ex.answer))
+display(_check({label!r}, _ex._value(("mistake", 0), _ex.mistakes[0][0])))"""
+_ADD_CELL = """async (code) => {
+  const app = window.jupyterapp, nb = app.shell.currentWidget.content;
+  nb.activeCellIndex = nb.widgets.length - 1;
+  await app.commands.execute('notebook:insert-cell-below');
+  nb.activeCell.model.sharedModel.setSource(code);
+  window.kernelclfCheckCell = nb.activeCell;
+  await app.commands.execute('notebook:run-cell');
+}"""
+_CHECK_OUTPUT = """() => { const c = window.kernelclfCheckCell;
+  const errors = c.model.outputs.toJSON().filter(o => o.output_type === 'error')
+                  .map(o => o.ename + ': ' + o.evalue);
+  return {count: c.model.executionCount, n: c.model.outputs.length, errors,
+          text: Array.from(c.node.querySelectorAll('.jp-OutputArea-output'))
+                     .map(o => o.innerText.trim())}; }"""
+
+
+class _Chapter:
+    """What one chapter did in the lab: times, errors, the widget and exercise checks."""
+
+    def __init__(self, chapter):
+        self.chapter, self.errors, self.widget = chapter, [], "no widget"
+        self.exercise = "no checker"
+        self.kernel_s = self.run_s = None
+        self.attached = False          # True: ran on a kernel an earlier chapter started
+
+
+class _Lane:
+    """One page of the lab with one Pyodide kernel, running chapters one after another.
+
+    The first chapter opens with the lab (``lite/lab/index.html?path=...``) and starts the
+    kernel; each next one opens in the same page, attached to that kernel after the
+    namespace is reset (:data:`RESET`), and the previous notebook is closed. Per chapter:
+    open, wait for the kernel, Run All, poll, move a widget control.
+    """
+
+    def __init__(self, context, base, todo, on_done):
         from _browser import _move, _shown
 
         self._move, self._shown = _move, _shown
-        self.chapter, self.errors, self.widget = chapter, [], "no widget"
-        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
-        self.context.route("**/*", functools.partial(_only_local, base, outside))
-        self.page = self.context.new_page()
-        self.page.on("pageerror", lambda e: self.errors.append(f"page error: {e}"))
-        self.t0 = time.monotonic()
-        self.page.goto(f"{base}/lite/notebooks/index.html?path={chapter}.ipynb", timeout=60_000)
-        self.stage, self.kernel_s, self.run_s, self.state = "kernel", None, None, None
+        self.todo, self.on_done, self.kid, self.base = todo, on_done, None, base
+        self.page = context.new_page()
+        self.page.on("pageerror", lambda e: self.current and self.current.errors.append(
+            f"page error: {e}"))
+        self.current = None
+        self.start()
+
+    def start(self):
+        """Open the next chapter; False when none is left."""
+        if not self.todo:
+            self.current = None
+            return False
+        self.current = _Chapter(self.todo.pop(0))
+        path = f"{self.current.chapter}.ipynb"
+        self.t0, self.stage = time.monotonic(), "kernel"
+        if self.kid is None:
+            self.page.goto(f"{self.base}/lite/lab/index.html?path={path}", timeout=60_000)
+        else:
+            self.current.attached = True
+            reset = self.page.evaluate(_EXECUTE, RESET)
+            if reset:
+                self.current.errors.append(f"resetting the kernel failed: {reset}")
+            self.page.evaluate(_ATTACH, [path, self.kid])
+        return True
 
     def poll(self):
-        """Advance; return True when finished."""
-        now = time.monotonic()
+        """Advance the current chapter; True when the lane has nothing left to do."""
+        run, now = self.current, time.monotonic()
+        if run is None:
+            return True
         if self.stage == "kernel":
-            if self.page.evaluate(_KERNEL_IDLE) == "idle":
-                self.kernel_s = now - self.t0
-                text = "\n".join(self.page.locator(".jp-RenderedMarkdown").all_inner_texts())
+            k = self.page.evaluate(_KERNEL)
+            if k and k["status"] == "idle" and k["path"] == f"{run.chapter}.ipynb":
+                if self.kid is not None and k["id"] != self.kid:
+                    run.errors.append("the chapter did not attach to the running kernel")
+                self.kid = k["id"]
+                run.kernel_s = now - self.t0
+                text = "\n".join(self.page.locator(
+                    ".jp-NotebookPanel .jp-RenderedMarkdown").all_inner_texts())
                 raw = RAW_MYST.search(text)
                 if not text.strip() or raw:
-                    self.errors.append(f"raw MyST in the lab: {raw.group(0) if raw else 'no text'}")
+                    run.errors.append(f"raw MyST in the lab: {raw.group(0) if raw else 'no text'}")
                 self.page.evaluate("() => window.jupyterapp.commands.execute("
                                    "'notebook:run-all-cells')")
                 self.t1, self.stage = now, "run"
             elif now - self.t0 > KERNEL_TIMEOUT:
-                self.errors.append(f"the kernel did not start within {KERNEL_TIMEOUT} s")
-                return True
+                run.errors.append(f"the kernel did not start within {KERNEL_TIMEOUT} s")
+                return self._finish()
             return False
         if self.stage == "run":
-            self.state = state = self.page.evaluate(_STATE)
+            state = self.page.evaluate(_STATE)
             failed = [f"{c['source']!r}: {e}" for c in state["cells"] for e in c["errors"]]
             done = state["status"] == "idle" and all(c["count"] for c in state["cells"])
             if failed or done or now - self.t1 > RUN_TIMEOUT:
-                self.run_s = now - self.t1
-                self.errors += failed
+                run.run_s = now - self.t1
+                run.errors += failed
                 if not (failed or done):
                     left = [c["source"] for c in state["cells"] if not c["count"]]
-                    self.errors.append(f"Run All did not finish in {RUN_TIMEOUT} s: {left[:2]}")
-                if self.errors:
-                    return True
+                    run.errors.append(f"Run All did not finish in {RUN_TIMEOUT} s: {left[:2]}")
+                if run.errors:
+                    return self._finish()
                 self._start_widget()
-                return self.stage == "done"
+                if self.stage == "done":
+                    return self._start_exercise()
             return False
         if self.stage == "widget":
             if self._shown(self.explorer) != self.before:
-                self.widget = f"{self.how}: the output changed after {now - self.t2:.1f} s"
-                self.stage = "done"
-            elif now - self.t2 > WIDGET_TIMEOUT:
-                self.errors.append(f"moving the widget ({self.how}) did not change its output "
-                                   f"within {WIDGET_TIMEOUT} s")
-                self.stage = "done"
-        return self.stage == "done"
+                run.widget = f"{self.how}: the output changed after {now - self.t2:.1f} s"
+                return self._start_exercise()
+            if now - self.t2 > WIDGET_TIMEOUT:
+                run.errors.append(f"moving the widget ({self.how}) did not change its output "
+                                  f"within {WIDGET_TIMEOUT} s")
+                return self._finish()
+        if self.stage == "exercise":
+            out = self.page.evaluate(_CHECK_OUTPUT)
+            if out["errors"]:
+                run.errors.append(f"the exercise check failed: {out['errors']}")
+                return self._finish()
+            if out["count"] and out["n"] >= 2:
+                right, wrong = out["text"][:2] if len(out["text"]) >= 2 else ("", "")
+                label, hint = self.check
+                if not right.startswith(f"\u2714 {label}"):
+                    run.errors.append(f"check({label!r}, right answer) shows {right[:120]!r}")
+                elif not (wrong.startswith(f"\u2718 {label}") and hint[:60] in wrong):
+                    run.errors.append(f"check({label!r}, recorded mistake) shows {wrong[:120]!r}, "
+                                      f"not \u2718 with its hint {hint[:60]!r}")
+                else:
+                    run.exercise = f"{label}: \u2714 on the answer, \u2718 with the hint on a mistake"
+                return self._finish()
+            if now - self.t3 > WIDGET_TIMEOUT:
+                run.errors.append(f"the exercise check did not finish within {WIDGET_TIMEOUT} s")
+                return self._finish()
+        return False
+
+    def _start_exercise(self):
+        """Add a cell that runs the chapter's checker on a right and a wrong answer."""
+        self.check = exercise_for(self.current.chapter)
+        if self.check is None:
+            return self._finish()
+        self.page.evaluate(_ADD_CELL, _CHECK_CODE.format(label=self.check[0]))
+        self.t3, self.stage = time.monotonic(), "exercise"
+        return False
+
+    def _finish(self):
+        run = self.current
+        self.on_done(run)
+        if run.errors:
+            self.kid = None            # after a failure the next chapter starts a new page
+        try:
+            return not self.start()
+        except Exception as exc:       # the page is unusable: report it on the next chapter
+            if self.current is not None:
+                self.current.errors.append(f"opening the chapter failed: {exc}")
+                self.on_done(self.current)
+            return True
 
     def _start_widget(self):
-        explorers = self.page.locator(".kernelclf-explorer")
+        explorers = self.page.locator(".jp-NotebookPanel .kernelclf-explorer")
         if not explorers.count():
             self.stage = "done"
             return
@@ -215,9 +394,6 @@ class _Run:
         control = self.explorer.locator(".widget-slider, .widget-dropdown, .widget-toggle-buttons")
         self.how = _move_in_lab(self.page, control.first, self._move)
         self.t2, self.stage = time.monotonic(), "widget"
-
-    def close(self):
-        self.context.close()
 
 
 def _move_in_lab(page, control, move):
@@ -248,10 +424,21 @@ def _only_local(base, outside, route):
         route.abort("internetdisconnected")
 
 
+#: pages of the lab running at once (each with its own kernel); the machine has two cores
+LANES = int(os.environ.get("KERNELCLF_LITE_LANES", "2"))
+
+
+def _order(chapters):
+    """Longest-running chapters first (known from earlier runs), so the lanes end together."""
+    slow = ("11_", "13_", "17_", "09_", "03_", "00_", "07_")
+    return sorted(chapters, key=lambda c: (not c.startswith(slow), c))
+
+
 @pytest.fixture(scope="module")
-def lite_results():
-    """Run every chapter in the lab (two at a time); ``{chapter: _Run}``, and the URLs that
-    tried to leave the machine."""
+def lite_results(request):
+    """Run every chapter in the lab: ``{chapter: _Chapter}``, and the URLs that tried to
+    leave the machine. :data:`LANES` pages of the lab (one browser context each), each with
+    one kernel that runs its chapters in turn."""
     from _browser import chromium
 
     if not (SITE / "lite" / "jupyter-lite.json").is_file():
@@ -269,27 +456,39 @@ def lite_results():
                                             functools.partial(Handler, directory=str(SITE)))
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{httpd.server_port}"
-    outside, results, todo = [], {}, list(CHAPTERS)
+    # the chapters selected (``-k``), or all of them
+    chosen = [item.callspec.params["chapter"] for item in request.session.items
+              if getattr(item, "originalname", "") == "test_chapter_runs_in_the_browser"]
+    outside, results, todo = [], {}, _order(chosen or CHAPTERS)
+    t_start = time.monotonic()
+
+    def done(run):
+        results[run.chapter] = run
+        print(f"lite {run.chapter}: {'attach' if run.attached else 'kernel start'} "
+              f"{run.kernel_s or 0:.1f} s, run all {run.run_s or 0:.1f} s, widget: {run.widget}; "
+              f"exercise: {run.exercise}; "
+              f"{'errors: ' + '; '.join(run.errors) if run.errors else 'ok'}", flush=True)
+
     try:
         # no host but the loopback resolves, whatever makes the request (page, worker,
-        # service worker); the route above also records and aborts other origins
+        # service worker); the route also records and aborts other origins
         with chromium(["--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"]) as browser:
-            running = []
-            while todo or running:
-                while todo and len(running) < 2:
-                    running.append(_Run(browser, base, todo.pop(0), outside))
+            # a context per lane: two labs starting at once in one context race for the
+            # same IndexedDB (the lab's file store) and one of them never starts
+            lanes = []
+            for _ in range(min(LANES, len(todo))):
+                context = browser.new_context(viewport={"width": 1280, "height": 900})
+                context.route("**/*", functools.partial(_only_local, base, outside))
+                lanes.append(_Lane(context, base, todo, done))
+            while lanes:
                 time.sleep(1.0)
-                for run in list(running):
-                    if run.poll():
-                        running.remove(run)
-                        run.close()
-                        results[run.chapter] = run
-                        print(f"lite {run.chapter}: kernel start {run.kernel_s or 0:.1f} s, "
-                              f"run all {run.run_s or 0:.1f} s, widget: {run.widget}; "
-                              f"{'errors: ' + '; '.join(run.errors) if run.errors else 'ok'}",
-                              flush=True)
+                for lane in list(lanes):
+                    if lane.poll():
+                        lanes.remove(lane)
+                        lane.page.context.close()
     finally:
         httpd.shutdown()
+    print(f"lite: {len(results)} chapters in {time.monotonic() - t_start:.0f} s", flush=True)
     return results, outside
 
 
@@ -297,13 +496,16 @@ def lite_results():
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_chapter_runs_in_the_browser(lite_results, chapter):
     results, _ = lite_results
+    assert chapter in results, f"{chapter} was not run"
     run = results[chapter]
-    print(f"{chapter}: kernel start {run.kernel_s or 0:.1f} s, run all {run.run_s or 0:.1f} s, "
-          f"widget: {run.widget}")
+    print(f"{chapter}: {'attach' if run.attached else 'kernel start'} {run.kernel_s or 0:.1f} s, "
+          f"run all {run.run_s or 0:.1f} s, widget: {run.widget}")
     assert not run.errors, "\n".join(run.errors)
     source = (ROOT / "book" / f"{chapter}.md").read_text(encoding="utf-8")
     if re.search(r"^[^#\n]*explore\(", source, re.M):
         assert "output changed" in run.widget, run.widget
+    if exercise_for(chapter) is not None:
+        assert "\u2714 on the answer" in run.exercise, run.exercise
 
 
 @pytest.mark.browser

@@ -17,6 +17,9 @@ limit.
 ``make check-chapter CH=02_kernels`` prints; the pages of ``_toc.yml`` missing from
 such a partial build are skipped.
 
+Issue 25: a widget's output shows its figure once (the widget; the static copy only where
+no widget manager runs), and at 1280 px no table or display equation is wider than its column.
+
 Issue 15: any script error on a page (Playwright's ``pageerror``) fails the test, as a
 failed request does; no figure may be shown at less than 60 % of the width it was drawn
 at (its text would be too small to read); a wide table scrolls inside its own box
@@ -244,13 +247,42 @@ _TABLES_JS = """() => {
 }"""
 
 
+#: tables and display equations wider than the text column (issue 25): a reader at 1280 px
+#: must see a whole table or equation without scrolling sideways
+_TOO_WIDE_JS = """() => {
+  const article = document.querySelector('main .bd-article') || document.querySelector('main');
+  const column = article.getBoundingClientRect().width + 1;
+  const bad = [];
+  for (const t of article.querySelectorAll('table')) {
+    const w = Math.max(t.scrollWidth, t.getBoundingClientRect().width);
+    if (t.getBoundingClientRect().width > 0 && w > column)
+      bad.push(`table ${Math.round(w)} px: ${t.innerText.slice(0, 50)}`);
+  }
+  for (const m of article.querySelectorAll('mjx-container[display="true"]')) {
+    const inner = m.firstElementChild || m;
+    const w = Math.max(inner.getBoundingClientRect().width, m.scrollWidth);
+    const text = m.getAttribute('aria-label') || m.textContent;
+    if (m.getBoundingClientRect().width > 0 && w > column)
+      bad.push(`equation ${Math.round(w)} px: ${text.slice(0, 50)}`);
+  }
+  return {column: Math.round(column), bad};
+}"""
+
+
 @pytest.mark.parametrize("entry", PAGES)
 def test_wide_tables_scroll_in_their_box(server, browser, entry):
-    """A table wider than the column scrolls inside its own box, never past the column."""
+    """A table wider than the column scrolls inside its own box, never past the column; and
+    at 1280 px no table or display equation is wider than the column at all (issue 25)."""
     page, response, failed = open_page(browser, f"{server}/{entry}.html")
     try:
         bad = page.evaluate(_TABLES_JS)
         assert not bad, f"tables cut off at the column edge: {bad}"
+        if page.locator("mjx-container").count() or re.search(r"\$\$|\{math\}", source_of(entry)):
+            page.wait_for_selector("mjx-container", state="attached", timeout=30_000)
+            page.wait_for_timeout(300)
+        wide = page.evaluate(_TOO_WIDE_JS)
+        assert not wide["bad"], (f"wider than the {wide['column']} px column at 1280 px:\n"
+                                 + "\n".join(wide["bad"]))
         wide = page.evaluate("""() => Array.from(document.querySelectorAll('main .bd-article table'))
             .filter(t => t.scrollWidth > t.clientWidth + 1)
             .map(t => getComputedStyle(t).overflowX)""")
@@ -290,6 +322,15 @@ def test_widgets_respond_without_a_kernel(server, browser, entry, offline):
         assert page.locator(".kernelclf-explorer-live").count() == 0, "a live widget was embedded"
         explorers = page.locator(".kernelclf-explorer")
         assert explorers.count() >= 1
+        # issue 25: the figure appears once: an output holding a widget shows no other image
+        # (the static copy stays in the notebook for front ends without a widget manager)
+        twice = page.evaluate("""() => Array.from(document.querySelectorAll('main .cell_output'))
+            .filter(o => o.querySelector('.jupyter-widgets'))
+            .map(o => Array.from(o.querySelectorAll('img'))
+                 .filter(i => !i.closest('.jupyter-widgets') && i.getBoundingClientRect().width > 0)
+                 .map(i => (i.currentSrc || i.src).split('/').pop().slice(0, 40)))
+            .filter(extra => extra.length)""")
+        assert not twice, f"a widget's output also shows a static figure: {twice}"
         for i in range(explorers.count()):
             ex = explorers.nth(i)
             ex.scroll_into_view_if_needed()

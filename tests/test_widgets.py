@@ -4,6 +4,7 @@ The browser side (the links really switch the stored figures in a static page) i
 tested in tests/test_site.py; here we check the Python side and the widget state a
 notebook executor stores, which is what the website embeds.
 """
+import base64
 import io
 import json
 import math
@@ -170,7 +171,9 @@ def test_note_says_precomputed_or_live():
     assert "3 results for n ∈ {1, 2, 3}" in text
 
 
-def test_display_shows_the_static_figure_then_the_widget():
+def test_display_is_one_output_with_the_static_figure_as_fallback():
+    """Issue 25: the widget and its static figure are one output (one mime bundle), so a
+    front end with a widget manager shows the widget only and any other the image."""
     from IPython.testing.globalipapp import get_ipython
     from IPython.utils.capture import capture_output
 
@@ -178,18 +181,27 @@ def test_display_shows_the_static_figure_then_the_widget():
     e = explore(draw, *controls(), mode="static", dpi=30)
     with capture_output() as cap:
         e._ipython_display_()
-    kinds = [sorted(o.data) for o in cap.outputs]
-    assert "image/png" in kinds[0]
-    assert "application/vnd.jupyter.widget-view+json" in kinds[1]
-    assert cap.outputs[1].data["application/vnd.jupyter.widget-view+json"]["model_id"] == e.model_id
+    assert len(cap.outputs) == 1
+    data = cap.outputs[0].data
+    assert data["application/vnd.jupyter.widget-view+json"]["model_id"] == e.model_id
     # the static figure is the default state at full resolution
+    assert base64.b64decode(data["image/png"]) == e._default_static_png[0][1]
     static = Image.open(io.BytesIO(e._default_static_png[0][1]))
     small = Image.open(io.BytesIO(e.default_parts[0][1]))
     assert static.size[0] > small.size[0]
     e2 = explore(draw, *controls(), mode="static", dpi=30, static=False)
     with capture_output() as cap:
         e2._ipython_display_()
-    assert len(cap.outputs) == 1
+    assert len(cap.outputs) == 1 and "image/png" not in cap.outputs[0].data
+    # several parts (a figure and some HTML): the fallback is HTML holding both
+    from IPython.display import HTML
+
+    e3 = explore(lambda n: [HTML(f"<b>n={n}</b>"), draw(1.0, "rbf", False)], Slider("n", [1, 2]),
+                 mode="static", dpi=30)
+    with capture_output() as cap:
+        e3._ipython_display_()
+    (out,) = cap.outputs
+    assert "<b>n=" in out.data["text/html"] and "data:image/png;base64," in out.data["text/html"]
 
 
 @pytest.mark.parametrize("make, message", [
@@ -252,8 +264,9 @@ def test_executor_stores_a_self_contained_static_widget(tmp_path):
                             resources={"metadata": {"path": str(tmp_path)}}).execute()
     outs = nb.cells[0].outputs
     assert outs[0]["text"].strip() == "static"
-    assert "image/png" in outs[1]["data"]                       # the static figure
-    view = outs[2]["data"]["application/vnd.jupyter.widget-view+json"]
+    assert len(outs) == 2                                       # one output for the widget
+    assert "image/png" in outs[1]["data"]                       # its static fallback
+    view = outs[1]["data"]["application/vnd.jupyter.widget-view+json"]
     state = nb.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
     assert view["model_id"] in state
     names = [m["model_name"] for m in state.values()]

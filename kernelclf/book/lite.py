@@ -118,7 +118,10 @@ def build_wheel(package_dir, dest, version=None):
     info = f"{name}-{version}.dist-info"
     out = dest / f"{name}-{version}-py3-none-any.whl"
     files = {}
-    for path in sorted(package_dir.rglob("*.py")):
+    # the modules, and the package data pyproject.toml declares (the committed results files
+    # of the long protocols, which chapters 12 and 13 render)
+    paths = list(package_dir.rglob("*.py")) + list(package_dir.glob("experiments/results/*.jsonl"))
+    for path in sorted(paths):
         if "__pycache__" in path.parts:
             continue
         files[f"{name}/{path.relative_to(package_dir).as_posix()}"] = path.read_bytes()

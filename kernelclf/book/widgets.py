@@ -33,10 +33,11 @@ Example::
             Dropdown("kernel", ["rbf", "poly"]),
             Toggle("normalise", value=False))
 
-Displaying the result (last expression of a cell, or ``display(...)``) shows the figure
-at the default values as an ordinary static image first (for print and for readers
-without JavaScript), then the widget, then a one-line note saying whether the widget is
-precomputed (and for which values) or live.
+Displaying the result (last expression of a cell, or ``display(...)``) makes one output:
+the widget (its controls, the figure, and a one-line note saying whether it is precomputed,
+and for which values, or live), with the figure at the default values as an ordinary static
+image in the same output, which only a front end without a widget manager shows (a notebook
+viewer, print, readers without JavaScript); the website and JupyterLab show the widget alone.
 
 Which mode is used: the ``mode`` argument, else the environment variable
 ``KERNELCLF_WIDGETS`` (``static``/``precomputed`` or ``live``), else *live* inside an
@@ -52,6 +53,7 @@ of a grid point is then byte-for-byte the image the live widget shows for it, wh
 """
 from __future__ import annotations
 
+import base64
 import html
 import inspect
 import io
@@ -533,25 +535,28 @@ class Explorer(W.VBox):
         return ("Live: each change of a control recomputes the figure in the running kernel "
                 f"({ranges}).")
 
-    # -- display: the static figure at the default values, then the widget
+    # -- display: one output, the widget with the static figure as its fallback
     def _ipython_display_(self):
-        from IPython.display import Image, display
+        from IPython.display import display
 
-        if self.show_static and self._default_static_png:
-            for kind, data in self._default_static_png:
-                display(Image(data=data, format="png") if kind == "png" else _HTMLText(data))
         display(self._widget_bundle(), raw=True)
 
     def _widget_bundle(self):
-        return W.VBox._repr_mimebundle_(self)
-
-
-class _HTMLText:
-    def __init__(self, data):
-        self.data = data
-
-    def _repr_html_(self):
-        return self.data
+        """The widget's view plus, in the same output, the static figure at the default
+        values as ``image/png`` (one image) or ``text/html`` (several parts): a front end with
+        a widget manager (JupyterLab, the website) shows the widget only, any other (a
+        notebook viewer, print) the static figure; the figure never appears twice."""
+        bundle = dict(W.VBox._repr_mimebundle_(self))
+        parts = self._default_static_png if self.show_static else None
+        if parts:
+            if len(parts) == 1 and parts[0][0] == "png":
+                bundle["image/png"] = base64.b64encode(parts[0][1]).decode("ascii")
+            else:
+                bundle["text/html"] = "".join(
+                    f'<img src="data:image/png;base64,{base64.b64encode(data).decode("ascii")}"'
+                    ' alt="the figure at the default values"/>' if kind == "png" else data
+                    for kind, data in parts)
+        return bundle
 
 
 def explore(draw, *controls, mode=None, static=True, dpi=64, static_dpi=None, colors=256,

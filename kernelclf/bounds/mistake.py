@@ -61,7 +61,8 @@ def mistake_bound_risk(n_mistakes, m, delta=0.05):
     sample of size ``m`` labelled by a hypothesis of its class, with probability at least
     ``1 - delta``: ``R <= (2/m)(M ln(e m) + ln m + ln(1/delta))``.
     ``n_mistakes`` may be real (e.g. Novikoff's ``(varsigma/gamma)^2``,
-    :func:`~kernelclf.bounds.compression.perceptron_mistake_bound`, or ``ld |H|``, :func:`~kernelclf.bounds.compression.halving_mistake_bound`).
+    :func:`~kernelclf.bounds.compression.perceptron_mistake_bound`, or ``ld |H|``,
+    :func:`~kernelclf.bounds.compression.halving_mistake_bound`).
     The one implementation; :mod:`kernelclf.bounds.compression` re-exports it beside the
     compression bounds (book chapter 17). ``delta = 1`` is allowed (the statement is then empty and
     the value is the bound's complexity part alone); the value may exceed 1 (then it is

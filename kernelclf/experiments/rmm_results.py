@@ -63,7 +63,8 @@ def table4_markdown(records, methods=None):
     the paper's mean in brackets, bold where not significantly worse than the row's best
     (paired t-test, p >= 0.05, among the methods in the file), the chosen nu of the relaxed
     RMMs, and the number of splits on which the relaxed RMM's errors differ from the SVM's.
-    Returns ``(markdown, rows)`` with ``rows`` as from :func:`~kernelclf.experiments.rmm_benchmarks.table4_rows`."""
+    Returns ``(markdown, rows)`` with ``rows`` as from
+    :func:`~kernelclf.experiments.rmm_benchmarks.table4_rows`."""
     from .rmm_benchmarks import TABLE4_METHODS, TABLE4_REPORTED, table4_rows
 
     res = _table4_results(records)
