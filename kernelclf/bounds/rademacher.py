@@ -33,7 +33,8 @@ and ``O(1/sqrt(n tr K))`` and an expectation over the landmarks; :func:`rmm_marg
 and :func:`sigma_svm_margin_bound` evaluate the data-dependent parts with the training
 sample as landmark set (what §4.7 and Table 1 do) and leave the ``O`` terms out: they are
 the "quantities of interest" of §4.7 plus the slack and confidence terms, not certified
-bounds.
+bounds. Theorem 15's term is explicit in its proof (eq. 22): :func:`rmm_concentration_term`
+evaluates it with the corrected Lemma 19 constant of :func:`rmm_lipschitz_constant`.
 
 App. C (``n_v``, erratum E20 ``D -> Dbar``): :func:`landmark_count` returns the exact root
 and the simplified upper bound. The exact root tends to ``1/(4 b^2)`` (below 1 for every
@@ -84,6 +85,7 @@ __all__ = [
     "rmm_class_margin",
     "landmark_count",
     "rmm_lipschitz_constant",
+    "rmm_concentration_term",
 ]
 
 
@@ -606,3 +608,50 @@ def rmm_lipschitz_constant(X, B, D, R, n_landmarks=None, form="derived", which="
     else:
         pre, den = 2.0 * np.sqrt(2.0 * B) / (np.sqrt(Dbar) * n), n_u * Dbar + D * R**2
     return float(pre * (np.sqrt(S) - np.sqrt(max(S - D * R**2 * mu / den, 0.0))))
+
+
+def rmm_concentration_term(X, B, D, R, delta, n_landmarks=None, which="T1", kernel=None):
+    """RMM Theorem 15, eq. (22): McDiarmid's deviation term of ``T_1`` (or ``T_2``) over the landmarks.
+
+    The proof of Theorem 15 (RMM §4.6.1) treats ``T_1(U, S)`` (Theorem 11) as a function of
+    the ``n_u`` landmarks, drawn i.i.d. from the input distribution with norms at most ``R``.
+    Each landmark moves it by at most the same constant ``c`` (App. B), so McDiarmid's
+    inequality (RMM eq. 36) gives ``P[T_1 - E_U T_1 >= eps] <= exp(-2 eps^2 / (n_u c^2))``;
+    setting the right side to ``delta``:
+
+    ``eps = c sqrt(n_u ln(1/delta) / 2)``,
+
+    so ``T_1(U, S) <= E_U[T_1(U, S)] + eps`` with probability at least ``1 - delta``. The
+    paper writes this out as eq. (22) with Lemma 19's printed constant, whose prefactor
+    ``1/D`` should be ``1/sqrt(Dbar)`` and whose ``n D`` should be ``n_u Dbar`` (errata
+    candidate, chapter 17); eq. (22) itself prints ``Dbar`` for ``sqrt(Dbar)``. Here ``c`` is
+    the corrected constant of :func:`rmm_lipschitz_constant` (``form="derived"``), which is
+    attained, so ``eps`` is McDiarmid's bound at its best constant. The statement of
+    Theorem 15 keeps only the order ``O(1/sqrt(n tr K))`` of this term.
+
+    ``which="T2"`` gives part (ii) the same way for ``T_2(V, S)`` (Theorem 10) with the
+    constant derived for ``T_2`` (one landmark at weight ``D``, ``n_u = 1`` inside ``c``) and
+    ``n_u = n_v`` landmarks in McDiarmid's sum; the printed part (ii) compares ``T_2`` with
+    ``E_V[T_1]``, which we read as ``E_V[T_2]``.
+
+    Parameters
+    ----------
+    X : (n, d) sample ``S`` (or inputs of ``kernel``)
+    B : float > 0, ``B`` of ``G^U_{B,D}`` (``E`` of ``H^V_{E,D}`` for ``which="T2"``)
+    D : float in (0, 1)
+    R : float > 0, bound on the norm of every landmark (and input) in feature space
+    delta : float or array in (0, 1), the probability that the deviation exceeds ``eps``
+    n_landmarks : int, number of landmarks ``n_u`` (``n_v``); default ``n``, as in eq. (22)
+    which : {"T1", "T2"}
+    kernel : optional kernel; then ``X`` is mapped with :func:`feature_map`
+
+    Returns
+    -------
+    eps : float (array if ``delta`` is an array)
+    """
+    delta = check_delta(delta)
+    (X,) = feature_map(kernel, X)
+    n_u = len(X) if n_landmarks is None else int(check_m(n_landmarks, "n_landmarks"))
+    c = rmm_lipschitz_constant(X, B, D, R, n_landmarks=n_u, form="derived", which=which)
+    eps = c * np.sqrt(n_u * np.log(1.0 / delta) / 2.0)
+    return float(eps) if np.ndim(eps) == 0 else eps
