@@ -11,10 +11,12 @@ keeps registry, captions and chapters in step.
 from __future__ import annotations
 
 import csv
+import re
 from collections import Counter
 from pathlib import Path
 
-__all__ = ["SOURCES", "STATUSES", "KINDS", "COLUMNS", "load", "validate", "render", "counts"]
+__all__ = ["SOURCES", "STATUSES", "KINDS", "COLUMNS", "load", "validate", "render", "counts",
+           "proof_labels"]
 
 #: the five sources, in the book's order, with the abbreviation captions use
 SOURCES = {
@@ -95,8 +97,19 @@ def _cell(text):
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def render(rows):
-    """The MyST Markdown of the Reproductions page's tables."""
+def proof_labels(book_dir):
+    """Labels of sphinx-proof directives (``{prf:algorithm}``, ``{prf:theorem}``...) in the
+    chapters of ``book_dir``: they are linked with the ``prf:ref`` role, not ``ref``."""
+    found = set()
+    pat = re.compile(r"```\{prf:\w+\}[^\n]*\n(?::[^\n]*\n)*?:label: (\S+)")
+    for md in Path(book_dir).glob("*.md"):
+        found.update(pat.findall(md.read_text(encoding="utf-8")))
+    return found
+
+
+def render(rows, proof=frozenset()):
+    """The MyST Markdown of the Reproductions page's tables (``proof``: the labels of
+    sphinx-proof directives, see :func:`proof_labels`)."""
     c = counts(rows)
     statuses = list(STATUSES)
     out = ["| source | items | " + " | ".join(statuses) + " |",
@@ -111,7 +124,10 @@ def render(rows):
                 "| item | kind | status | where | code | check | note |",
                 "|---|---|---|---|---|---|---|"]
         for r in mine:
-            where = (f"{{ref}}`{r['chapter'].split('_')[0]} <{r['label']}>`" if r["label"] else "")
+            role = "prf:ref" if r["label"] in proof else "ref"
+            short = r["chapter"].split("_")[0]
+            short = "App. A" if short == "appendix" else f"ch{short}"
+            where = f"{{{role}}}`{short} <{r['label']}>`" if r["label"] else ""
             code = f"`{r['function']}`" if r["function"] else ""
             check = f"`{r['check']}`" if r["check"] else ""
             out.append(f"| {s} {r['item']} | {r['kind']} | {r['status']} | {where} | {code} | "
@@ -124,7 +140,8 @@ MARKER = "<!-- reproductions table -->"
 
 def _source_read(app, docname, source):
     if docname.endswith("reproductions") and MARKER in source[0]:
-        source[0] = source[0].replace(MARKER, render(load(Path(app.srcdir) / "book" / "reproductions.csv")))
+        book = Path(app.srcdir) / "book"
+        source[0] = source[0].replace(MARKER, render(load(book / "reproductions.csv"), proof_labels(book)))
 
 
 def setup(app):
