@@ -79,6 +79,7 @@ book: setup vendor
 book-build: setup vendor
 	@$(if $(CONFIG_ARG),$(MAKE) --no-print-directory _build/_config_cdn.yml)
 	$(BIN)/jupyter-book build . $(JB_FLAGS) $(CONFIG_ARG)
+	$(BIN)/python .ci/executed_notebooks.py _build/.jupyter_cache book _build/jupyter_execute/book
 	$(BIN)/python -m kernelclf.book.reader --book book -o $(HTML)/_notebooks _build/jupyter_execute/book/*.ipynb
 	$(BIN)/python -m kernelclf.book.lite build --html $(HTML)
 	@echo "The book is in $(HTML)/index.html; reader notebooks (executed) in $(HTML)/_notebooks/;"
@@ -95,6 +96,7 @@ check-chapter: setup vendor
 	@tmp=$$(mktemp -d); \
 	printf 'format: jb-book\nroot: book/00_preface\nchapters:\n  - file: book/%s\n  - file: book/references\n' "$(CH)" > $$tmp/_toc.yml; \
 	$(BIN)/jupyter-book build . --toc $$tmp/_toc.yml --path-output $$tmp $(JB_FLAGS) && \
+	$(BIN)/python .ci/executed_notebooks.py $$tmp/_build/.jupyter_cache book $$tmp/_build/jupyter_execute/book >/dev/null && \
 	$(BIN)/python -m kernelclf.book.reader --book book -o $$tmp/_build/html/_notebooks \
 	  $$tmp/_build/jupyter_execute/book/*.ipynb >/dev/null && \
 	echo "OK: $$tmp/_build/html"

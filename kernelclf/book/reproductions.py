@@ -93,6 +93,14 @@ def _item_key(item):
     return order.get(head, 3), head, parts
 
 
+def _breakable(text):
+    """Dotted paths and test ids with a zero-width space after each ``.``, ``/``, ``::`` and
+    ``_``, so a narrow column can wrap them."""
+    for sep in ("::", ".", "/", "_"):
+        text = text.replace(sep, sep + "\u200b")
+    return text
+
+
 def _cell(text):
     return text.replace("|", "\\|").replace("\n", " ")
 
@@ -121,17 +129,17 @@ def render(rows, proof=frozenset()):
     for s, title in SOURCES.items():
         mine = sorted((r for r in rows if r["source"] == s), key=lambda r: _item_key(r["item"]))
         out += ["", f"## {s}: {title}", "",
-                "| item | kind | status | where | code | check | note |",
-                "|---|---|---|---|---|---|---|"]
+                "| item | status | where | code, check and note |",
+                "|---|---|---|---|"]
         for r in mine:
             role = "prf:ref" if r["label"] in proof else "ref"
             short = r["chapter"].split("_")[0]
             short = "App. A" if short == "appendix" else f"ch{short}"
             where = f"{{{role}}}`{short} <{r['label']}>`" if r["label"] else ""
-            code = f"`{r['function']}`" if r["function"] else ""
-            check = f"`{r['check']}`" if r["check"] else ""
-            out.append(f"| {s} {r['item']} | {r['kind']} | {r['status']} | {where} | {code} | "
-                       f"{_cell(check)} | {_cell(r['note'])} |")
+            how = [f"code {_breakable(r['function'])}" if r["function"] else "",
+                   f"check {_breakable(r['check'])}" if r["check"] else "", r["note"]]
+            out.append(f"| {s} {r['item']} ({r['kind']}) | {r['status']} | {where} | "
+                       f"{_cell('; '.join(h for h in how if h))} |")
     return "\n".join(out) + "\n"
 
 
