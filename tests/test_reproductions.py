@@ -148,4 +148,4 @@ def test_page_is_generated_from_the_registry():
     md = render(ROWS)
     for s in SOURCES:
         assert f"## {s}:" in md
-    assert md.count("\n| ") >= len(ROWS)
+    assert md.count("\n* - ") >= len(ROWS)  # one list-table row per registry row

@@ -128,18 +128,22 @@ def render(rows, proof=frozenset()):
     out.append("What the statuses mean: " + "; ".join(f"*{k}*: {v}" for k, v in STATUSES.items()) + ".")
     for s, title in SOURCES.items():
         mine = sorted((r for r in rows if r["source"] == s), key=lambda r: _item_key(r["item"]))
+        # a list-table with fixed relative widths: the long last column wraps inside the
+        # text column instead of widening the table
         out += ["", f"## {s}: {title}", "",
-                "| item | status | where | code, check and note |",
-                "|---|---|---|---|"]
+                "```{list-table}", ":header-rows: 1", ":widths: 16 12 9 63", ":width: 100%", "",
+                "* - item", "  - status", "  - where", "  - code, check and note"]
         for r in mine:
             role = "prf:ref" if r["label"] in proof else "ref"
             short = r["chapter"].split("_")[0]
             short = "App. A" if short == "appendix" else f"ch{short}"
-            where = f"{{{role}}}`{short} <{r['label']}>`" if r["label"] else ""
+            where = f"{{{role}}}`{short} <{r['label']}>`" if r["label"] else "–"
             how = [f"code {_breakable(r['function'])}" if r["function"] else "",
-                   f"check {_breakable(r['check'])}" if r["check"] else "", r["note"]]
-            out.append(f"| {s} {r['item']} ({r['kind']}) | {r['status']} | {where} | "
-                       f"{_cell('; '.join(h for h in how if h))} |")
+                   f"check {_breakable(r['check'])}" if r["check"] else "",
+                   " ".join(_breakable(w) if len(w) > 30 else w for w in r["note"].split(" "))]
+            out += [f"* - {s} {r['item']} ({r['kind']})", f"  - {r['status']}", f"  - {where}",
+                    f"  - {_cell('; '.join(h for h in how if h)) or '–'}"]
+        out.append("```")
     return "\n".join(out) + "\n"
 
 
