@@ -74,6 +74,18 @@ def _shrink_c(F, up, low, grp, ng, active, n_act):
     return n
 
 
+def _resident(t, data, slot, owner, stamp, clock, ust, kind, X, sq, offset, degree):
+    """The slot of Gram column ``t``, computed natively when the kernel allows it, stamped
+    as just used (LRU); -1 when Python must fill it (the loop then returns ``NEED``)."""
+    st = slot[t]
+    if st < 0 and kind != NONE:
+        st = fill_slot(t, data, slot, owner, stamp, clock, ust, kind, X, sq, offset, degree)
+    if st >= 0:
+        clock[0] += 1
+        stamp[st] = clock[0]
+    return st
+
+
 def _pair_loop(data, slot, stamp, clock, owner, ust, kind, X, sq, offset, degree, Kd, r, q, s,
                grp, ng, C, alpha, F, up, low, active, st, fst, tol, max_iter, shrinking,
                alpha_bound):
@@ -122,15 +134,10 @@ def _pair_loop(data, slot, stamp, clock, owner, ust, kind, X, sq, offset, degree
             if gmax == -np.inf or gmax - gmin <= 0:
                 continue
             i = ii
-            si = slot[i]
-            if si < 0 and kind != NONE:
-                si = fill_slot(i, data, slot, owner, stamp, clock, ust, kind, X, sq, offset,
-                               degree)
+            si = _resident(i, data, slot, owner, stamp, clock, ust, kind, X, sq, offset, degree)
             if si < 0:
                 fst[0] = gap
                 return NEED, i
-            clock[0] += 1
-            stamp[si] = clock[0]
             Ki = data[si]
             Kdi = Kd[i]
             qi = q[i]
@@ -177,14 +184,9 @@ def _pair_loop(data, slot, stamp, clock, owner, ust, kind, X, sq, offset, degree
         si = slot[i]
         if si < 0:
             return NEED, i
-        sj = slot[j]
-        if sj < 0 and kind != NONE:
-            sj = fill_slot(j, data, slot, owner, stamp, clock, ust, kind, X, sq, offset,
-                           degree)
+        sj = _resident(j, data, slot, owner, stamp, clock, ust, kind, X, sq, offset, degree)
         if sj < 0:
             return NEED, j
-        clock[0] += 1
-        stamp[sj] = clock[0]
         Ki = data[si]
         Kj = data[sj]
         Ci = C[i]
@@ -336,14 +338,9 @@ def _coord_loop(data, slot, stamp, clock, owner, ust, kind, X, sq, offset, degre
         if not best > 0:
             return DONE, -2          # no decrease possible (flat direction at round-off)
         t = tb
-        sl = slot[t]
-        if sl < 0 and kind != NONE:
-            sl = fill_slot(t, data, slot, owner, stamp, clock, ust, kind, X, sq, offset,
-                           degree)
+        sl = _resident(t, data, slot, owner, stamp, clock, ust, kind, X, sq, offset, degree)
         if sl < 0:
             return NEED, t
-        clock[0] += 1
-        stamp[sl] = clock[0]
         Kt = data[sl]
         alpha[t] = nb
         c = s[t] * db
@@ -365,6 +362,7 @@ def _coord_loop(data, slot, stamp, clock, owner, ust, kind, X, sq, offset, degre
 
 
 if HAVE_NUMBA:
+    _resident = _njit(cache=True, nogil=True)(_resident)
     _shrink_c = _njit(cache=True, nogil=True)(_shrink_c)
     _pair_loop = _njit(cache=True, nogil=True)(_pair_loop)
     _coord_loop = _njit(cache=True, nogil=True)(_coord_loop)
