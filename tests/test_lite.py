@@ -185,15 +185,19 @@ RESET = ("%reset -f\n"
          "import gc; gc.collect(); del gc\n"
          "assert not [n for n in globals() if not n.startswith('_') and n not in "
          "('In', 'Out', 'exit', 'quit', 'get_ipython', 'open')], sorted(globals())")
-_EXECUTE = """async (code) => {
+#: starts code on the page's kernel and returns at once (a page.evaluate that awaited the
+#: kernel would hold up every other lane): the errors land in window.kernelclfReset
+_EXECUTE = """(code) => {
   const k = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
   const errors = [];
+  window.kernelclfReset = null;
   const f = k.requestExecute({code, store_history: false});
   f.onIOPub = m => { if (m.header.msg_type === 'error')
                        errors.push(m.content.ename + ': ' + m.content.evalue); };
-  const reply = await f.done;
-  if (reply.content.status !== 'ok') errors.push('reset: ' + reply.content.status);
-  return errors;
+  f.done.then(reply => {
+    if (reply.content.status !== 'ok') errors.push('reset: ' + reply.content.status);
+    window.kernelclfReset = errors;
+  }, e => { window.kernelclfReset = ['reset: ' + e]; });
 }"""
 
 
@@ -234,7 +238,7 @@ _ADD_CELL = """async (code) => {
   await app.commands.execute('notebook:insert-cell-below');
   nb.activeCell.model.sharedModel.setSource(code);
   window.kernelclfCheckCell = nb.activeCell;
-  await app.commands.execute('notebook:run-cell');
+  app.commands.execute('notebook:run-cell');   // not awaited: the lanes poll, none waits
 }"""
 _CHECK_OUTPUT = """() => { const c = window.kernelclfCheckCell;
   const errors = c.model.outputs.toJSON().filter(o => o.output_type === 'error')
@@ -285,11 +289,8 @@ class _Lane:
         if self.kid is None:
             self.page.goto(f"{self.base}/lite/lab/index.html?path={path}", timeout=60_000)
         else:
-            self.current.attached = True
-            reset = self.page.evaluate(_EXECUTE, RESET)
-            if reset:
-                self.current.errors.append(f"resetting the kernel failed: {reset}")
-            self.page.evaluate(_ATTACH, [path, self.kid])
+            self.current.attached, self.stage = True, "reset"
+            self.page.evaluate(_EXECUTE, RESET)
         return True
 
     def poll(self):
@@ -297,6 +298,18 @@ class _Lane:
         run, now = self.current, time.monotonic()
         if run is None:
             return True
+        if self.stage == "reset":
+            reset = self.page.evaluate("() => window.kernelclfReset")
+            if reset is not None:
+                if reset:
+                    run.errors.append(f"resetting the kernel failed: {reset}")
+                    return self._finish()
+                self.page.evaluate(_ATTACH, [run.chapter + ".ipynb", self.kid])
+                self.stage = "kernel"
+            elif now - self.t0 > KERNEL_TIMEOUT:
+                run.errors.append(f"resetting the kernel took over {KERNEL_TIMEOUT} s")
+                return self._finish()
+            return False
         if self.stage == "kernel":
             k = self.page.evaluate(_KERNEL)
             if k and k["status"] == "idle" and k["path"] == f"{run.chapter}.ipynb":
@@ -309,8 +322,9 @@ class _Lane:
                 raw = RAW_MYST.search(text)
                 if not text.strip() or raw:
                     run.errors.append(f"raw MyST in the lab: {raw.group(0) if raw else 'no text'}")
-                self.page.evaluate("() => window.jupyterapp.commands.execute("
-                                   "'notebook:run-all-cells')")
+                # started, not awaited (a returned promise would hold up the other lanes)
+                self.page.evaluate("() => { window.jupyterapp.commands.execute("
+                                   "'notebook:run-all-cells'); }")
                 self.t1, self.stage = now, "run"
             elif now - self.t0 > KERNEL_TIMEOUT:
                 run.errors.append(f"the kernel did not start within {KERNEL_TIMEOUT} s")
