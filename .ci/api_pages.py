@@ -40,15 +40,15 @@ INTRO = {
 
 PAGES = [
     ("api_kernels", "Kernels", "kernelclf.kernels",
-     ["vector", "rows", "gram", "strings", "subsequence", "fisher", "features"]),
+     ["vector", "rows", "gram", "gram_guard", "strings", "subsequence", "fisher", "features"]),
     ("api_margin", "Margin machines", "kernelclf.margin",
-     ["separability", "perceptron", "smo", "svm", "amm", "rmm", "rmm_solver"]),
+     ["separability", "perceptron", "smo", "svm", "nu_svm", "platt", "amm", "rmm", "rmm_solver"]),
     ("api_bayes", "Bayesian kernel classifiers", "kernelclf.bayes", ["gp", "rvm", "fisher"]),
     ("api_bayespoint", "Bayes points", "kernelclf.bayespoint",
      ["versionspace", "polygon", "billiard", "billiard_engines", "rujan", "bpm"]),
     ("api_bounds", "Learning-theory bounds", "kernelclf.bounds",
      ["concentration", "vc", "shattering", "margin", "inputs", "loo", "mistake", "pac_bayes",
-      "volume", "compression", "stability", "rademacher", "report"]),
+      "volume", "compression", "stability", "rademacher", "report_tags", "report_rows", "report"]),
     ("api_multiclass_neighbors", "Multiclass and neighbours", None,
      ["kernelclf.multiclass", "kernelclf.neighbors"]),
     ("api_datasets", "Data sets", "kernelclf.datasets", ["toys"]),
@@ -161,8 +161,9 @@ MANUAL = {
                                        "problem of RMM §5.1 (:func:`gaussians`).",
     "kernelclf.experiments.rmm_benchmarks.TABLE4_METHODS": "The methods of RMM Table 4, in "
                                                            "the order of its columns.",
-    "kernelclf.bounds.report.BOUND_NAMES": "The names of the bounds :func:`report` computes, in "
-                                           "the order of its records.",
+    "kernelclf.bounds.report_tags.BOUND_NAMES": "The names of the bounds "
+                                                ":func:`~kernelclf.bounds.report.report` "
+                                                "computes, in the order of its records.",
 }
 
 

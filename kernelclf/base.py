@@ -56,7 +56,8 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from .kernels.closure import Kernel
-from .kernels.gram import Gram, check_memory, cross_gram
+from .kernels.gram import Gram, cross_gram
+from .kernels.gram_guard import check_memory
 from .kernels.rows import n_rows
 from .kernels.vector import Linear, as_kernel
 
@@ -206,7 +207,7 @@ class KernelMixin:
 
         ``copies``: the number of ``m x m`` float arrays the fit will hold at its peak; a fit
         that would not fit in memory is then refused before anything is allocated
-        (:func:`kernelclf.kernels.gram.check_memory`, which names the size).
+        (:func:`kernelclf.kernels.gram_guard.check_memory`, which names the size).
         """
         if copies:
             m = n_rows(X)
@@ -235,7 +236,7 @@ class BinaryKernelClassifier(KernelMixin, ClassifierMixin, BaseEstimator):
     ``f(x) = sum_i alpha_i k(x_i, x) + intercept_``.
     """
 
-    #: What the classifier is, for kernelclf.bounds.report (see that module's docstring): the
+    #: What the classifier is, for kernelclf.bounds.report_tags (see that module's docstring): the
     #: ``family`` of rows it gets, its ``margin`` scale ('soft', 'hard') and ``bias`` (True,
     #: False); ``None`` = unknown / read from the fitted model. Each family overrides it.
     _bound_tags = {"family": None, "margin": None, "bias": None}

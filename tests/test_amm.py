@@ -31,7 +31,7 @@ def test_loo_below_jaakkola_haussler_below_sv_fraction(seed, C):
     assert loo_brute <= jh + 1e-12 <= support_vector_bound(svm) + 2e-12
     # the bound recomputed from its definition with an explicit double loop
     K = RBF(0.7)(X)
-    a, yy = svm.dual_coef_, np.where(y > 0, 1.0, -1.0)
+    a, yy = svm.multipliers_, np.where(y > 0, 1.0, -1.0)
     terms = [-yy[i] * sum(a[j] * yy[j] * K[i, j] for j in range(len(y)) if j != i) >= 0
              for i in range(len(y))]
     assert jh == pytest.approx(np.mean(terms))
@@ -46,7 +46,9 @@ def test_jaakkola_haussler_requires_bias_free_svm():
 def _check_constraints(model, X, y, lam, kernel):
     K = kernel(X)
     yy = np.where(y == model.classes_[1], 1.0, -1.0)
-    a, xi = model.dual_coef_, model.slack_
+    a, xi = model.multipliers_, model.slack_
+    np.testing.assert_array_equal(model.dual_coef_[0], (a * np.where(
+        y == model.classes_[1], 1.0, -1.0))[model.support_])             # SVC's layout
     lhs = yy * (K @ (a * yy))
     rhs = 1 - xi + lam * a * np.diag(K)
     assert np.all(a >= 0) and np.all(xi >= 0)
@@ -163,8 +165,8 @@ def test_amm_lp_where_highs_reports_unknown_status():
                   b_ub=-np.ones(m), bounds=[(0, 1e9)] * (2 * m), method="highs-ipm")
     assert ref.status == 0 and ref.x.max() < 1e8
     assert amm_.objective_ == pytest.approx(ref.fun, rel=1e-6)
-    scale = 1 + np.abs(M) @ amm_.dual_coef_  # HiGHS's feasibility tolerance is relative
-    assert np.all(M @ amm_.dual_coef_ >= 1 - amm_.slack_ - 1e-6 * scale)
+    scale = 1 + np.abs(M) @ amm_.multipliers_  # HiGHS's feasibility tolerance is relative
+    assert np.all(M @ amm_.multipliers_ >= 1 - amm_.slack_ - 1e-6 * scale)
     assert amm_.slack_.sum() == pytest.approx(amm_.objective_, rel=1e-9)
 
 

@@ -10,7 +10,7 @@ reference for "correct":
   scikit-learn's (``validate_data``, ``check_classification_targets``,
   ``_parameter_constraints``), so the expected messages are scikit-learn's;
 * kernels that are not positive semi-definite and kernel values that overflow are
-  caught by the numerical guard of :mod:`kernelclf.kernels.gram` (LKC Prop. 2.18);
+  caught by the numerical guard of :mod:`kernelclf.kernels.gram_guard` (LKC Prop. 2.18);
 * degenerate but legal samples (identical inputs, tiny or huge scales, two points,
   duplicates, 20-to-1 imbalance) must give a model whose outputs are finite and
   consistent with the data: identical inputs get identical outputs; on separable
@@ -543,7 +543,7 @@ def test_the_cubic_fits_are_found():
 @pytest.mark.parametrize("name,Est", CUBIC, ids=[n for n, _ in CUBIC])
 def test_a_gram_matrix_too_large_is_refused_before_it_is_made(name, Est):
     """Issue 27: nothing stopped a fit whose Gram matrix could not fit in memory."""
-    from kernelclf.kernels.gram import GramMemoryError, memory_limit
+    from kernelclf.kernels.gram_guard import GramMemoryError, memory_limit
 
     X, y = _data(Est())
     with memory_limit(0.01), pytest.raises(GramMemoryError, match=r"has 40 x 40 entries"):

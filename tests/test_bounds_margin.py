@@ -1,23 +1,21 @@
-"""Tests of kernelclf.bounds.margin (book chapter 15; LKC §4.3–4.4, App. C.5–C.6, TR Thm 1).
+"""Tests of kernelclf.bounds.margin (book chapter 15; LKC §4.4.2–4.4.3, App. C.6, TR Thm 1).
 
 References used: the book's printed numbers (Remark 4.33 / erratum E23, Theorem 4.35's
-d_eff = 1040), formulas re-typed independently here, brute force (covers, shattering,
-empirical VC dimension), the derivations of App. C.5–C.6 checked numerically, and a
-Monte-Carlo simulation with the exact risk.
+d_eff = 1040), formulas re-typed independently here, the derivations of App. C.6 checked
+numerically, and a Monte-Carlo simulation with the exact risk. The luckiness bounds are
+tested in ``test_bounds_luckiness.py``, covering numbers and fat shattering in
+``test_bounds_covering.py``.
 
-Power (issue 25): Lemma 4.31 is checked where it is tight (orthogonal points,
-``test_lemma_4_31_tight_on_orthogonal_points``). The PAC margin bound eq. (4.29) has no
-regime within a small factor of a simulated risk (see
-``test_monte_carlo_pac_margin_bound_holds_but_has_little_power``): its Monte-Carlo check
-can only catch a bound more than 5e5 times too small, and says so.
+Power (issue 25): the PAC margin bound eq. (4.29) has no regime within a small factor of a
+simulated risk (see ``test_monte_carlo_pac_margin_bound_holds_but_has_little_power``): its
+Monte-Carlo check can only catch a bound more than 5e5 times too small, and says so.
 """
-import itertools
-
 import numpy as np
 import pytest
 
+from kernelclf.bounds import covering as cv
 from kernelclf.bounds import margin as M
-from kernelclf.bounds import shattering, trivial
+from kernelclf.bounds import trivial
 
 LD = np.log2
 
@@ -64,8 +62,8 @@ def test_pac_margin_bound_formula_and_fat_form():
     expect = eq_4_29(m, c, LD(2 * m / delta))
     assert M.pac_margin_bound(m, gamma, delta, vs) == pytest.approx(expect, rel=1e-12)
     # fat-shattering form: Theorem 4.30 with fat(gamma/8) <= (8 varsigma/gamma)^2 (Lemma 4.31)
-    vt = M.linear_fat_shattering(gamma / 8, vs)
-    assert M.fat_shattering_bound(m, vt, delta) == pytest.approx(expect, rel=1e-12)
+    vt = cv.linear_fat_shattering(gamma / 8, vs)
+    assert cv.fat_shattering_bound(m, vt, delta) == pytest.approx(expect, rel=1e-12)
     assert M.margin_complexity(gamma, vs) == pytest.approx(c)
 
 
@@ -74,11 +72,8 @@ def test_premises_give_inf():
     g0 = np.sqrt(32 / m) * vs
     assert np.isinf(M.pac_margin_bound(m, 0.99 * g0, 0.05, vs))
     assert np.isfinite(M.pac_margin_bound(m, 1.01 * g0, 0.05, vs))
-    assert np.isinf(M.fat_shattering_bound(m, 2 * m + 1, 0.05))
     assert np.isinf(M.robust_margin_bound(m, 2 * m + 0.5, 0.05))
     assert np.isinf(M.margin_distribution_bound(m, 3 * m, 0.05))
-    assert np.isinf(M.covering_number_bound(m, m / 2 + 1, 0.05))
-    assert np.isinf(M.alon_log_covering(10, 0.1, 11))
     assert np.isinf(M.tr_margin_bound(100, 0.1, 0.05))
     # inf is "no guarantee": flagged as trivial
     assert trivial(M.pac_margin_bound(m, 0.5 * g0, 0.05))
@@ -218,29 +213,12 @@ def test_monotonicity():
     assert _dec(M.tr_margin_bound(10**7, gs[gs > 0.5], 0.05))
     assert _dec(M.tr_margin_bound(10**7, 0.9, ds))
     vts = np.linspace(0, 2000, 50)
-    assert _inc(M.fat_shattering_bound(1000, vts, 0.05))
-    assert _dec(M.fat_shattering_bound(ms, 50, 0.05))
-    assert _dec(M.fat_shattering_bound(1000, 50, ds))
     assert _inc(M.robust_margin_bound(1000, vts, 0.05))
     assert _dec(M.robust_margin_bound(ms, 1040, 0.05))
     assert _dec(M.robust_margin_bound(10**6, 1040, ds))
     assert _inc(M.robust_d_eff(0.5, np.linspace(0, 3, 20)))
     assert _dec(M.robust_d_eff(np.linspace(0.1, 1, 20), 0.5))
     assert _inc(M.margin_distribution(np.linspace(-1, 1, 11)[None, :], np.linspace(0.1, 2, 20)))
-    assert _inc(M.covering_number_bound(1000, np.arange(0, 500, 7), 0.05))
-    assert _dec(M.covering_number_bound(ms, 20, 0.05))
-    assert _inc(M.luckiness_bound(1000, np.arange(0, 50), 0.05))
-    assert _dec(M.luckiness_bound(1000, 5, ds))
-    assert _dec(M.luckiness_bound(1000, 5, 0.05, np.linspace(0.01, 1, 20)))
-    assert _inc(M.pac_luckiness_bound(1000, np.arange(1, 100), 0.05))
-    assert _dec(M.pac_luckiness_bound(ms, 10, 0.05))
-    assert _inc(M.empirical_vc_luckiness_bound(10**5, np.arange(0, 60, 3), 0.05))
-    assert _dec(M.empirical_vc_luckiness_bound(ms, 10, 0.05))
-    assert _inc(M.alon_log_covering(100, 0.3, np.arange(1, 50)))
-    assert _dec(M.alon_log_covering(100, np.linspace(0.05, 0.95, 20), 10))
-    assert _inc(M.alon_log_covering(np.arange(20, 200), 0.3, 10))
-    assert _dec(M.linear_fat_shattering(gs, 1.0))
-    assert _dec(M.covering_number_tail(100, 3, np.linspace(0.1, 1, 10)))
 
 
 def test_bounds_hold_near_zero_risk_limit():
@@ -248,159 +226,6 @@ def test_bounds_hold_near_zero_risk_limit():
     assert 0 < M.pac_margin_bound(10**12, 0.5, 0.05) < 1e-6
     assert 0 < M.robust_margin_bound(10**12, 1040, 0.05) < 1e-5
     assert 0 < M.tr_margin_bound(10**12, 0.5, 0.05) < 1e-4
-
-
-# -- luckiness ------------------------------------------------------------------------------
-def test_luckiness_formulas():
-    assert M.luckiness_bound(100, 7, 0.05) == pytest.approx(2 / 100 * (7 + LD(4 / 0.05)))
-    assert M.luckiness_bound(100, 7, 0.05, 0.25) == pytest.approx(2 / 100 * (7 + LD(16 / 0.05)))
-    m, vt, delta = 500, 4, 0.1
-    assert M.pac_luckiness_bound(m, vt, delta) == pytest.approx(
-        2 / m * (vt * LD(2 * np.e * m / vt) + LD(4 / delta)))
-    # Example 4.22: omega at L = -vartheta
-    a = 2 * vt - 2 * np.log(delta)
-    assert M.empirical_vc_luckiness_log_omega(m, vt, delta) == pytest.approx(LD((np.e * m / a) ** (2 * a)))
-    # the stratified bound uses the smallest integer level d with ld omega(delta/(8m)) <= d
-    lev = M.empirical_vc_luckiness_log_omega(m, vt, delta / (8 * m))
-    d = max(1, int(np.ceil(lev)))
-    assert M.empirical_vc_luckiness_bound(m, vt, delta) == pytest.approx(
-        float(M.luckiness_bound(m, d, delta, 1 / (2 * m))))
-
-
-def test_empirical_vc_dimension_brute_force():
-    rng = np.random.default_rng(4)
-    X = rng.normal(size=(7, 2))
-    # half-planes with bias in R^2: VC dimension 3; without bias: 2 (LKC Example 4.13)
-    assert M.empirical_vc_dimension(shattering.labelings_halfplanes(X, bias=True)) == 3
-    assert M.empirical_vc_dimension(shattering.labelings_halfplanes(X, bias=False)) == 2
-    x = np.sort(rng.uniform(size=6))
-    assert M.empirical_vc_dimension(shattering.labelings_thresholds(x)) == 1
-    assert M.empirical_vc_dimension(shattering.labelings_intervals(x)) == 2
-    # a class that sees only one pattern on a point has empirical VC dimension 0
-    assert M.empirical_vc_dimension(np.ones((3, 4))) == 0
-    # a small sample can have a smaller empirical VC dimension than the class
-    assert M.empirical_vc_dimension(shattering.labelings_halfplanes(X[:2], bias=True)) == 2
-
-
-# -- covering numbers -----------------------------------------------------------------------
-def test_theorem_4_25_confidence_form():
-    m, d, delta = 200, 13, 0.05
-    eps = 2 / m * (d + LD(2 / delta))        # the statement Upsilon_i after Theorem 4.25
-    assert M.covering_number_tail(m, d, eps) == pytest.approx(delta)
-    assert M.covering_number_bound(m, 12.3, delta) == pytest.approx(2 / m * (13 + LD(m) + LD(1 / delta)))
-
-
-def _min_cover_size(V, gamma):
-    n = len(V)
-    close = np.max(np.abs(V[:, None] - V[None]), axis=2) <= gamma
-    for k in range(1, n + 1):
-        for S in itertools.combinations(range(n), k):
-            if close[list(S)].any(axis=0).all():
-                return k
-    return n
-
-
-def test_greedy_cover_against_brute_force():
-    rng = np.random.default_rng(5)
-    for trial in range(15):
-        V = rng.uniform(-1, 1, size=(9, 2))
-        gamma = rng.uniform(0.1, 0.8)
-        c = M.greedy_cover(V, gamma)
-        dist = np.max(np.abs(V[:, None] - V[c][None]), axis=2)
-        assert np.all(dist.min(axis=1) <= gamma)                 # it covers
-        inner = np.max(np.abs(V[c][:, None] - V[c][None]), axis=2)
-        assert np.all(inner[~np.eye(len(c), dtype=bool)] > gamma)   # and packs
-        assert _min_cover_size(V, gamma) <= len(c) <= _min_cover_size(V, gamma / 2)
-
-
-def test_sample_rkhs_ball():
-    x = np.array([1.2, 1.7])
-    G = np.exp(-(x[:, None] - x[None]) ** 2 / 2)
-    A = M.sample_rkhs_ball(G, 4000, random_state=0)
-    q = np.einsum("ij,jk,ik->i", A, G, A)
-    assert q.max() <= 1 + 1e-12
-    assert q.max() > 0.99
-    # uniform in the 2-D ball: P(||u||^2 <= 1/4) = 1/4
-    assert abs(np.mean(q <= 0.25) - 0.25) < 0.03
-    with pytest.raises(ValueError):
-        M.sample_rkhs_ball(np.ones((2, 2)), 3)
-
-
-def test_alon_lemma_4_29_formula():
-    m, gamma, d = 50, 0.2, 4
-    expect = 1 + d * LD(2 * np.e * m * 2 / (d * gamma)) * LD(4 * m * 4 / gamma**2)
-    assert M.alon_log_covering(m, gamma, d, a=-1, b=1) == pytest.approx(expect)
-    assert M.alon_log_covering(m, gamma, 0) == 1.0
-    with pytest.raises(ValueError):
-        M.alon_log_covering(m, 1.5, d, a=0, b=1)
-
-
-# -- fat shattering -------------------------------------------------------------------------
-def test_fat_shattering_gamma_one_point_closed_form():
-    v = np.array([[0.3], [-1.0], [2.0], [0.5]])
-    g, r = M.fat_shattering_gamma(v)
-    assert g == pytest.approx(1.5) and r[0] == pytest.approx(0.5)
-
-
-def _check_witness(V, gamma, r):
-    m = V.shape[1]
-    for y in itertools.product([-1, 1], repeat=m):
-        y = np.array(y)
-        assert np.max(np.min(y * (V - r), axis=1)) >= gamma - 1e-12
-
-
-def _gamma_by_assignments(V):
-    """Independent brute force: choose a function per labelling; per point the best witness
-    is the midpoint between the values used for +1 and for -1."""
-    n_f, m = V.shape
-    labels = np.array(list(itertools.product([-1, 1], repeat=m)))
-    best = -np.inf
-    for assign in itertools.product(range(n_f), repeat=len(labels)):
-        chosen = V[list(assign)]
-        lo = np.where(labels > 0, chosen, np.inf).min(axis=0)
-        hi = np.where(labels < 0, chosen, -np.inf).max(axis=0)
-        best = max(best, ((lo - hi) / 2).min())
-    return best
-
-
-def test_fat_shattering_gamma_witnesses_and_optimality():
-    rng = np.random.default_rng(6)
-    n_shattered = 0
-    for _ in range(12):
-        V = rng.normal(size=(4, 2))
-        g, r = M.fat_shattering_gamma(V)
-        ref = _gamma_by_assignments(V)
-        assert g == pytest.approx(max(ref, 0.0), abs=1e-12)
-        if r is None:
-            assert ref <= 0
-            continue
-        n_shattered += 1
-        _check_witness(V, g, r)
-    assert n_shattered >= 3
-
-
-def test_lemma_4_31_tight_on_orthogonal_points():
-    """d orthogonal points of norm varsigma are gamma-shattered at gamma = B varsigma/sqrt(d)."""
-    for d, vs, B in [(2, 1.0, 1.0), (3, 2.0, 0.5)]:
-        X = vs * np.eye(d)
-        W = np.array([B * np.array(y) / np.sqrt(d) for y in itertools.product([-1, 1], repeat=d)])
-        g, r = M.fat_shattering_gamma(W @ X.T)
-        assert g == pytest.approx(B * vs / np.sqrt(d))
-        assert np.allclose(r, 0)
-        assert M.linear_fat_shattering(g, vs, B) == pytest.approx(d)
-
-
-def test_lemma_4_31_holds_for_random_linear_classes():
-    rng = np.random.default_rng(7)
-    for _ in range(10):
-        d = 2
-        X = rng.normal(size=(d, 3))
-        vs = np.linalg.norm(X, axis=1).max()
-        W = rng.normal(size=(5, 3))
-        W /= np.linalg.norm(W, axis=1, keepdims=True)        # B = 1
-        g, _ = M.fat_shattering_gamma(W @ X.T)
-        if g > 0:       # the d points are g-shattered, so d <= fat(g) <= (varsigma/g)^2
-            assert d <= M.linear_fat_shattering(g, vs) * (1 + 1e-12)
 
 
 # -- Monte-Carlo validity -------------------------------------------------------------------
@@ -478,16 +303,9 @@ def test_monte_carlo_pac_margin_bound_holds_but_has_little_power():
     lambda: M.pac_margin_bound(100, 0.5, 0.05, varsigma=0),
     lambda: M.pac_margin_bound(100, np.nan, 0.05),
     lambda: M.pac_margin_bound([100, 200], [0.5, 0.6, 0.7], 0.05),
-    lambda: M.fat_shattering_bound(100, -1, 0.05),
     lambda: M.robust_d_eff(1.5, 0.1, 1.0),
     lambda: M.robust_d_eff(0.5, -0.1, 1.0),
     lambda: M.robust_margin_bound(100, 10, 2.0),
-    lambda: M.luckiness_bound(100, 1.5, 0.05),
-    lambda: M.luckiness_bound(100, 1, 0.05, p_d=1.5),
-    lambda: M.empirical_vc_luckiness_log_omega(100, 2, 0.7),
-    lambda: M.covering_number_tail(100, 2, 0),
-    lambda: M.greedy_cover(np.ones((3, 2)), 0),
-    lambda: M.greedy_cover(np.array([[np.inf, 0]]), 0.1),
     lambda: M.margin_distribution(1.0, 0.5),
     lambda: M.margin_distribution([1.0, np.nan], 0.5),
     lambda: M.soft_margin_d_eff(1.0, [0.1, -0.1]),
@@ -495,9 +313,6 @@ def test_monte_carlo_pac_margin_bound_holds_but_has_little_power():
     lambda: M.amm_d_eff(1.0, [0.1], [-1.0], [1.0], 0.5),
     lambda: M.nontrivial_sample_size(0.0),
     lambda: M.tr_margin_bound(100, 0.5, 0.05, varsigma=-1),
-    lambda: M.empirical_vc_dimension(np.full((2, 2), 0.5)),
-    lambda: M.fat_shattering_gamma(np.zeros((40, 5))),
-    lambda: M.fat_shattering_gamma([[np.nan, 1.0]]),
     lambda: M.Delta_grid(0),
     lambda: M.optimal_Delta(-1.0),
 ])

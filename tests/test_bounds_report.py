@@ -1,6 +1,8 @@
-"""Tests of kernelclf.bounds.report: which bounds apply, and that every value is the bound
-function evaluated at inputs computed here independently (from the dual coefficients and
-the Gram matrix, least squares, or a separately fitted SVM)."""
+"""Tests of kernelclf.bounds.report and the modules it is made of (kernelclf.bounds.report_tags:
+the bounds, the declared tags and the cost of a row; kernelclf.bounds.report_rows: the rows of
+each family of bounds): which bounds apply, and that every value is the bound function
+evaluated at inputs computed here independently (from the dual coefficients and the Gram
+matrix, least squares, or a separately fitted SVM)."""
 import math
 import warnings
 
@@ -11,12 +13,13 @@ from sklearn.exceptions import NotFittedError
 from kernelclf.bayes import GaussianProcessClassifier, GaussianProcessRegressor, RelevanceVectorClassifier
 from kernelclf.bayespoint import BayesPointMachine
 from kernelclf.bounds import compression as cb
+from kernelclf.bounds import covering as cov
 from kernelclf.bounds import format_report, report, vc
 from kernelclf.bounds import margin as mb
-from kernelclf.bounds import pac_bayes as pb
+from kernelclf.bounds import pac_bayes_margin as pb
 from kernelclf.bounds import rademacher as rd
 from kernelclf.bounds import stability as sb
-from kernelclf.bounds.report import BOUND_NAMES
+from kernelclf.bounds.report_tags import BOUND_NAMES
 from kernelclf.datasets import make_linear_separable
 from kernelclf.kernels import RBF, Linear
 from kernelclf.margin import (
@@ -139,7 +142,7 @@ def test_hard_svm_values_from_the_dual():
     svm = SupportVectorMachine(hard_margin=True, fit_bias=False, solver="qp", tol=1e-10).fit(X, y)
     r = by_name(report(svm, X, y, DELTA))
     G = X @ X.T
-    a = svm.dual_coef_ * y                       # signed coefficients from the dual
+    a = svm.multipliers_ * y                     # signed coefficients from the dual
     f = G @ a
     wn = np.sqrt(a @ G @ a)
     gamma = np.min(y * f) / wn
@@ -150,7 +153,7 @@ def test_hard_svm_values_from_the_dual():
                                                            rel=1e-6)
     assert np.isfinite(r["PAC margin bound"]["value"])
     assert r["Fat-shattering bound"]["value"] == pytest.approx(
-        float(mb.fat_shattering_bound(m, 64 * vs**2 / gamma**2, DELTA)), rel=1e-6)
+        float(cov.fat_shattering_bound(m, 64 * vs**2 / gamma**2, DELTA)), rel=1e-6)
     assert r["TR margin bound"]["value"] == pytest.approx(float(mb.tr_margin_bound(m, gamma, DELTA, vs)),
                                                           rel=1e-6)
     Gamma = np.min(y * f / (wn * np.linalg.norm(X, axis=1)))
@@ -178,7 +181,7 @@ def test_soft_svm_values_stability_and_bias_augmentation():
     for fit_bias in (False, True):
         svm = SupportVectorMachine(C=0.5, fit_bias=fit_bias, solver="qp", tol=1e-10).fit(X, y)
         r = by_name(report(svm, X, y, DELTA))
-        a = svm.dual_coef_ * y
+        a = svm.multipliers_ * y
         b = svm.intercept_
         f = G @ a + b
         wn = np.sqrt(a @ G @ a + b**2)           # (w, b) augmented
@@ -189,7 +192,7 @@ def test_soft_svm_values_stability_and_bias_augmentation():
         d_eff = 65 * (vs * wn + 3 * np.linalg.norm(xi)) ** 2
         assert r["Soft-margin bound"]["value"] == pytest.approx(
             float(mb.robust_margin_bound(m, d_eff, DELTA)), rel=1e-6)
-        d = int(np.sum(svm.dual_coef_ > 1e-8 * svm.dual_coef_.max()))
+        d = int(np.sum(svm.multipliers_ > 1e-8 * svm.multipliers_.max()))
         assert r["Lossy compression bound"]["value"] == pytest.approx(
             float(cb.lossy_compression_bound(m, d, remp, DELTA, True)), rel=1e-6)
         trK = np.trace(G) + (m if b != 0 else 0)
@@ -216,7 +219,7 @@ def test_amm_value_from_the_lp_solution():
     amm = AdaptiveMarginMachine(lam=lam).fit(X, y)
     r = by_name(report(amm, X, y, DELTA))
     G = X @ X.T
-    a = amm.dual_coef_
+    a = amm.multipliers_
     wn = np.sqrt((a * y) @ G @ (a * y))
     vs = np.sqrt(np.max(np.diag(G)))
     c = np.maximum(0, amm.slack_ - lam * a * np.diag(G))
@@ -450,15 +453,19 @@ def test_a_renamed_svm_gets_the_svm_rows(params, data):
     assert applicable(undeclared) == applicable(ref) - svm_rows
 
 
-def test_report_names_no_estimator_class():
-    """report.py decides by tags: no identifier or word in it is an estimator class name."""
+@pytest.mark.parametrize("module", ["report", "report_rows", "report_tags"])
+def test_report_names_no_estimator_class(module):
+    """The report decides by tags: no identifier or word in report.py, report_rows.py or
+    report_tags.py is an estimator class name."""
     import ast
     import importlib
     import re
 
+    from kernelclf.bounds import report_rows, report_tags
     from kernelclf.discovery import all_estimators
 
     mod = importlib.import_module("kernelclf.bounds.report")   # the attribute is the function
+    mod = {"report": mod, "report_rows": report_rows, "report_tags": report_tags}[module]
 
     names = {name for name, _ in all_estimators()}
     assert {"SupportVectorMachine", "SigmaSVM", "GaussianProcessClassifier"} <= names
@@ -478,7 +485,7 @@ def test_report_names_no_estimator_class():
 
 def test_every_classifier_of_the_package_declares_valid_tags():
     from kernelclf.bayes import GaussianProcessClassifier
-    from kernelclf.bounds.report import FAMILIES, bound_tags
+    from kernelclf.bounds.report_tags import FAMILIES, bound_tags
     from kernelclf.discovery import all_estimators
 
     for name, cls in all_estimators("classifier"):
@@ -503,7 +510,7 @@ def test_every_classifier_of_the_package_declares_valid_tags():
 
 
 def test_malformed_tags_are_refused():
-    from kernelclf.bounds.report import bound_tags
+    from kernelclf.bounds.report_tags import bound_tags
 
     X, y = separable(30)
     for tags, match in [({"familiy": "svm"}, "unknown keys"), ({"family": "svn"}, "family"),
@@ -526,7 +533,7 @@ def test_each_inf_names_the_failed_range_condition():
     svm = SupportVectorMachine(hard_margin=True, fit_bias=False, solver="qp", tol=1e-10).fit(X, y)
     r = by_name(report(svm, X, y, DELTA))
     G = X @ X.T
-    a = svm.dual_coef_ * y
+    a = svm.multipliers_ * y
     f = G @ a
     wn = np.sqrt(a @ G @ a)
     gamma = np.min(y * f) / wn
@@ -698,7 +705,7 @@ def rbf_rmm(m, seed=3):
 
 
 def test_the_slow_rmm_row_warns_before_it_starts_above_the_threshold():
-    from kernelclf.bounds.report import SLOW_SECONDS, SlowBoundWarning, estimated_seconds
+    from kernelclf.bounds.report_tags import SLOW_SECONDS, SlowBoundWarning, estimated_seconds
 
     assert estimated_seconds("Rademacher bound RMM", 60) < SLOW_SECONDS
     assert estimated_seconds("Rademacher bound RMM", 230) > SLOW_SECONDS
@@ -727,7 +734,7 @@ def test_the_slow_rmm_row_warns_before_it_starts_above_the_threshold():
 def test_slow_warning_points_at_the_caller_and_threshold_is_a_setting(monkeypatch):
     import importlib
 
-    mod = importlib.import_module("kernelclf.bounds.report")
+    mod = importlib.import_module("kernelclf.bounds.report_tags")   # the setting lives there
     est, X, y = rbf_rmm(60)
     monkeypatch.setattr(mod, "SLOW_SECONDS", 1e-4)
     with pytest.warns(mod.SlowBoundWarning) as caught:

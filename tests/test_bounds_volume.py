@@ -16,7 +16,7 @@ import pytest
 from scipy import integrate, special
 
 from kernelclf.bayespoint import sample_version_space
-from kernelclf.bounds import pac_bayes as PB
+from kernelclf.bounds import pac_bayes_margin as PB
 from kernelclf.bounds import volume as V
 
 

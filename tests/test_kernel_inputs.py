@@ -43,7 +43,7 @@ from kernelclf.kernels import (
     WhitenedKernel,
     as_kernel,
 )
-from kernelclf.kernels.gram import DegenerateKernelWarning
+from kernelclf.kernels.gram_guard import DegenerateKernelWarning
 from kernelclf.kernels.vector import scale_sigma
 from kernelclf.margin import SupportVectorMachine
 

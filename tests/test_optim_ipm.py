@@ -85,7 +85,8 @@ def test_solve_qp_falls_back_without_cvxopt(no_cvxopt):
 
 
 def test_svm_qp_route_without_cvxopt_matches_libsvm(no_cvxopt):
-    from kernelclf.margin import NuSupportVectorMachine, SupportVectorMachine
+    from kernelclf.margin.nu_svm import NuSupportVectorMachine
+    from kernelclf.margin.svm import SupportVectorMachine
 
     X, y = make_moons(120, noise=0.25, random_state=0)
     ours = SupportVectorMachine(RBF(0.5), C=2.0, solver="qp", tol=1e-9).fit(X, y)

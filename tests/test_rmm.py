@@ -124,6 +124,13 @@ def test_large_B_matches_sklearn_svc():
     np.testing.assert_allclose(rmm.decision_function(X), svc.decision_function(X), atol=1e-4)
     assert -svc.dual_coef_.sum() == pytest.approx(0.0, abs=1e-8)
     assert np.abs(svc.dual_coef_).sum() == pytest.approx(np.abs(rmm.alpha_).sum(), rel=1e-4)
+    # issue 24: without an active bound the RMM's SVC-named attributes are SVC's
+    np.testing.assert_array_equal(rmm.support_, svc.support_)
+    np.testing.assert_allclose(rmm.dual_coef_, svc.dual_coef_, atol=1e-3 * C)
+    np.testing.assert_array_equal(rmm.support_vectors_, svc.support_vectors_)
+    np.testing.assert_allclose(rmm.multipliers_[rmm.support_],
+                               np.abs(rmm.dual_coef_[0]), atol=1e-12)
+    assert np.allclose(rmm.beta_, 0.0)
 
 
 def test_relative_grid_and_outputs_bounded():

@@ -1,4 +1,5 @@
-"""Tests for kernelclf.margin.svm (LKC §2.4, eq. 2.45-2.52, App. B.5, D.2; book chapter 04).
+"""Tests for kernelclf.margin.svm, kernelclf.margin.nu_svm and kernelclf.margin.platt
+(LKC §2.4, eq. 2.45-2.52, App. B.5, D.2; Platt 1999; book chapter 04).
 
 Independent references: scikit-learn's libsvm (SVC, NuSVC), cvxopt's
 interior-point QP, the KKT conditions, the nu-property (Schölkopf et al. 2000,
@@ -15,7 +16,9 @@ from sklearn.svm import SVC, NuSVC
 
 from kernelclf.datasets import make_moons, peer_moons
 from kernelclf.kernels import RBF, Linear, Polynomial
-from kernelclf.margin import NuSupportVectorMachine, SupportVectorMachine, is_separable, svm
+from kernelclf.margin import is_separable, platt, svm
+from kernelclf.margin.nu_svm import NuSupportVectorMachine
+from kernelclf.margin.svm import SupportVectorMachine
 
 
 def _cancer(m=200):
@@ -96,7 +99,7 @@ def test_kkt_conditions_at_the_solution(fit_bias):
     s = SupportVectorMachine(RBF(3.0), C=C, fit_bias=fit_bias, tol=1e-9).fit(X, y)
     y_pm = np.where(y == s.classes_[1], 1.0, -1.0)
     yf = y_pm * s.decision_function(X)
-    a = s.dual_coef_
+    a = s.multipliers_
     tol = 1e-6
     assert np.all(a >= 0) and np.all(a <= C)
     assert np.all(yf[a == 0] >= 1 - tol)
@@ -130,7 +133,7 @@ def test_squared_hinge_equals_hard_margin_on_ridged_gram():
     assert hard.dual_objective_ == pytest.approx(ours.dual_objective_, rel=1e-8)
     # LKC eq. 2.50: slack of the quadratic soft margin is xi = lambda m alpha = alpha / C
     xi = np.maximum(0, 1 - y_pm * ours.decision_function(X))
-    np.testing.assert_allclose(xi, ours.dual_coef_ / C, atol=1e-6)
+    np.testing.assert_allclose(xi, ours.multipliers_ / C, atol=1e-6)
 
 
 def _ridged(k, X, C, A, B):
@@ -150,7 +153,7 @@ def test_hard_margin_separable_matches_sklearn_and_margin():
     assert a.max() < 1e7                       # the box is never active for sklearn
     assert abs(s.dual_objective_ - D) <= 1e-6 * D
     # at the optimum ||w||^2 = sum alpha = 2 D (LKC App. B.5.1)
-    assert s.margin_ == pytest.approx(1 / np.sqrt(s.dual_coef_.sum()), rel=1e-6)
+    assert s.margin_ == pytest.approx(1 / np.sqrt(s.multipliers_.sum()), rel=1e-6)
     assert s.margin_ == pytest.approx(1 / np.sqrt(2 * D), rel=1e-6)
     assert np.min(y_pm * s.decision_function(X)) == pytest.approx(1.0, abs=1e-6)
     # as C grows, the soft margin reaches the hard margin (LKC §2.4.2)
@@ -214,7 +217,7 @@ def test_nu_svm_matches_sklearn_nusvc(name, data, kernel, nu):
     assert abs(-ours.dual_objective_ - W) <= 1e-6 * W
     assert ours.rho_ == pytest.approx(rho, rel=1e-5)
     assert ours.intercept_ == pytest.approx(b, abs=1e-6 * max(1, rho))
-    assert ours.dual_coef_.sum() == pytest.approx(nu)
+    assert ours.multipliers_.sum() == pytest.approx(nu)
     # decision functions are proportional (libsvm divides by rho)
     np.testing.assert_allclose(ours.decision_function(X) / ours.rho_, sk.decision_function(X),
                                atol=1e-4)
@@ -316,7 +319,7 @@ def test_peer_measurements_moons_m500():
     X, y = peer_moons(500)
     s = SupportVectorMachine(k, C=1.0, tol=1e-8).fit(X, y)
     assert abs(s.dual_objective_ - 94.6008336529) <= 1e-6 * 94.6008336529
-    assert len(s.support_) == 117 and int(np.sum(s.dual_coef_ >= 1.0)) == 95
+    assert len(s.support_) == 117 and int(np.sum(s.multipliers_ >= 1.0)) == 95
     assert s.intercept_ == pytest.approx(-0.09531, abs=1e-5)
     assert s.decision_function([[0.0, 0.0]])[0] == pytest.approx(1.31113, abs=1e-5)
     nu = NuSupportVectorMachine(k, nu=0.2, tol=1e-8).fit(X, y)
@@ -384,7 +387,7 @@ def test_weights_match_sklearn_svc(name, data, kernel, C, weighted, class_weight
     np.testing.assert_allclose(ours.decision_function(X), sk.decision_function(X), atol=1e-4)
     # the per-example box of the weighted dual holds: 0 <= alpha_i <= C w_i
     Ci = C * (np.ones(m) if sw is None else sw) * ours.class_weight_[(y == ours.classes_[1]) * 1]
-    assert np.all(ours.dual_coef_ <= Ci * (1 + 1e-12)) and np.all(ours.dual_coef_[Ci == 0] == 0)
+    assert np.all(ours.multipliers_ <= Ci * (1 + 1e-12)) and np.all(ours.multipliers_[Ci == 0] == 0)
 
 
 @pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
@@ -402,7 +405,7 @@ def test_weighted_kkt_and_qp(loss, fit_bias):
     np.testing.assert_allclose(s.decision_function(X), q.decision_function(X), atol=1e-4)
     y_pm = np.where(y == s.classes_[1], 1.0, -1.0)
     yf = y_pm * s.decision_function(X)
-    a, Ci = s.dual_coef_, C * sw
+    a, Ci = s.multipliers_, C * sw
     xi = np.maximum(0.0, 1.0 - yf)
     assert np.all(a[sw == 0] == 0)
     live = sw > 0
@@ -535,14 +538,14 @@ def test_fit_platt_sigmoid_minimises_platts_objective():
     for n, shift in ((300, 0.3), (40, -1.0), (1000, 2.0)):
         f = 2.0 * rng.normal(size=n)
         y = np.where(f + rng.normal(size=n) > shift, 1, -1)
-        A, B = svm.fit_platt_sigmoid(f, y)
+        A, B = platt.fit_platt_sigmoid(f, y)
         np.testing.assert_allclose([A, B], _platt_reference(f, y), atol=1e-5)
         assert A < 0
     # perfectly separated outputs: the regularised targets keep (A, B) finite
-    A, B = svm.fit_platt_sigmoid([-3.0, -2.0, 2.0, 3.0], [-1, -1, 1, 1])
+    A, B = platt.fit_platt_sigmoid([-3.0, -2.0, 2.0, 3.0], [-1, -1, 1, 1])
     assert np.isfinite(A) and np.isfinite(B) and A < 0
     with pytest.raises(ValueError, match="NaN"):
-        svm.fit_platt_sigmoid([0.0, np.nan], [1, -1])
+        platt.fit_platt_sigmoid([0.0, np.nan], [1, -1])
 
 
 def _calibrated_svc(C, kernel, class_weight=None, nu=None):
@@ -661,3 +664,91 @@ def test_support_vectors_as_in_svc():
     assert np.array_equal(np.sort(ours.support_), np.sort(sk.support_))
     assert np.array_equal(ours.support_vectors_, X[ours.support_])
     assert np.array_equal(ours.n_support_, sk.n_support_)
+
+
+# ---------------------------------------------------------------- SVC's attribute names (issue 24)
+
+def test_dual_coef_support_and_intercept_equal_svcs():
+    """Issue 24, no name traps: dual_coef_ (1, n_SV) of y_i alpha_i, support_ (in SVC's
+    class-by-class order), support_vectors_, n_support_ and intercept_ are SVC's, with
+    SVC's gamma = 1/(2 sigma^2), to the solver tolerance."""
+    X, y = make_moons(200, noise=0.3, random_state=5)
+    sigma, C = 0.6, 2.0
+    ours = SupportVectorMachine(RBF(sigma), C=C, tol=1e-8).fit(X, y)
+    sk = SVC(C=C, kernel="rbf", gamma=1.0 / (2.0 * sigma ** 2), tol=1e-8).fit(X, y)
+    np.testing.assert_array_equal(ours.support_, sk.support_)
+    assert ours.dual_coef_.shape == sk.dual_coef_.shape == (1, len(sk.support_))
+    np.testing.assert_allclose(ours.dual_coef_, sk.dual_coef_, atol=1e-4 * C)
+    np.testing.assert_array_equal(ours.support_vectors_, sk.support_vectors_)
+    np.testing.assert_array_equal(ours.n_support_, sk.n_support_)
+    assert ours.intercept_ == pytest.approx(sk.intercept_[0], abs=1e-6)
+    # the signed coefficients of all m points, and the expansion over the support
+    np.testing.assert_array_equal(ours.dual_coef_[0], ours.alpha_[ours.support_])
+    f = RBF(sigma)(X, ours.support_vectors_) @ ours.dual_coef_[0] + ours.intercept_
+    np.testing.assert_allclose(f, ours.decision_function(X), atol=1e-12)
+
+
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+def test_multipliers_are_the_books_alphas(loss):
+    """multipliers_: the book's alpha_i >= 0 of all m points, <= C (hinge), zero off the
+    support; dual_coef_ is multipliers_ * y on the support."""
+    X, y = make_moons(150, noise=0.3, random_state=6)
+    C = 1.5
+    s = SupportVectorMachine(RBF(0.5), C=C, loss=loss).fit(X, y)
+    a = s.multipliers_
+    y_pm = np.where(y == s.classes_[1], 1.0, -1.0)
+    assert a.shape == (len(y),)
+    assert np.all(a >= 0)
+    if loss == "hinge":
+        assert np.all(a <= C) and np.any(a == C)
+    off = np.setdiff1d(np.arange(len(y)), s.support_)
+    assert np.all(a[off] == 0) and np.all(a[s.support_] > 0)
+    np.testing.assert_array_equal(s.dual_coef_[0], (a * y_pm)[s.support_])
+    np.testing.assert_array_equal(s.alpha_, a * y_pm)
+
+
+def test_nu_svm_dual_coef_is_nusvcs_times_rho():
+    """NuSVC divides by rho (libsvm); the book's scaling keeps it: same support_ in the
+    same order, NuSVC.dual_coef_ = dual_coef_ / rho_, NuSVC.intercept_ = intercept_ / rho_."""
+    X, y = make_moons(200, noise=0.3, random_state=7)
+    k = RBF(0.5)
+    ours = NuSupportVectorMachine(k, nu=0.3, tol=1e-9).fit(X, y)
+    sk = NuSVC(nu=0.3, tol=1e-9, **_sk_kernel(k)).fit(X, y)
+    np.testing.assert_array_equal(ours.support_, sk.support_)
+    # libsvm's tolerance on the free coefficients and on rho: 2e-3 relative
+    np.testing.assert_allclose(ours.dual_coef_ / ours.rho_, sk.dual_coef_, rtol=2e-3)
+    assert ours.intercept_ / ours.rho_ == pytest.approx(sk.intercept_[0], rel=2e-3)
+    assert np.all(ours.multipliers_ >= 0) and np.all(ours.multipliers_ <= 1 / len(y))
+    assert ours.multipliers_.sum() == pytest.approx(0.3)
+
+
+def _margin_machines():
+    from kernelclf.margin.amm import AdaptiveMarginMachine, LeaveOneOutMachine
+    from kernelclf.margin.rmm import RelativeMarginMachine, RelaxedRMM, SigmaSVM
+    from kernelclf.margin.universum import UniversumSVM
+
+    return [SupportVectorMachine(RBF(0.5), C=2.0), NuSupportVectorMachine(RBF(0.5), nu=0.3),
+            RelativeMarginMachine(RBF(0.5), C=2.0, B=1.5), RelaxedRMM(RBF(0.5), C=2.0),
+            SigmaSVM(RBF(0.5), C=2.0), AdaptiveMarginMachine(RBF(0.5), lam=0.5),
+            LeaveOneOutMachine(RBF(0.5)), UniversumSVM(RBF(0.5), C=2.0)]
+
+
+@pytest.mark.parametrize("est", _margin_machines(), ids=lambda e: type(e).__name__)
+def test_every_margin_machine_names_its_coefficients_as_svc(est):
+    """Issue 24: for every kernel margin machine dual_coef_ is the (1, n_SV) array of the
+    expansion coefficients of the support vectors in the order of support_ (classes_[0]'s
+    first, as SVC), support_vectors_ their inputs; multipliers_ keeps the book's
+    non-negative dual variables."""
+    X, y = make_moons(80, noise=0.3, random_state=8)
+    est.fit(X, y)
+    sv = est.support_
+    assert est.dual_coef_.shape == (1, len(sv)) and len(sv) > 0
+    np.testing.assert_array_equal(est.dual_coef_[0], est.alpha_[sv])
+    off = np.setdiff1d(np.arange(len(est.alpha_)), sv)
+    assert np.all(np.abs(est.alpha_[off]) <= 1e-7 * np.abs(est.alpha_).max())
+    np.testing.assert_array_equal(est.support_vectors_, est.X_fit_[sv])
+    labels = np.where(y[sv] == est.classes_[1], 1, 0)
+    assert np.all(np.diff(labels) >= 0)                  # classes_[0]'s support vectors first
+    assert np.all(np.diff(sv[labels == 0]) > 0) and np.all(np.diff(sv[labels == 1]) > 0)
+    assert est.multipliers_.ndim == 1 and np.all(est.multipliers_ >= 0)
+    assert len(est.multipliers_) >= len(y)

@@ -34,6 +34,9 @@ def test_rbf_svr_matches_sklearn(C, epsilon, seed):
     Xt = np.linspace(-3, 3, 41)[:, None]
     np.testing.assert_allclose(ours.predict(Xt), sk.predict(Xt), atol=1e-5)
     assert ours.intercept_ == pytest.approx(sk.intercept_[0], abs=1e-5)
+    # scikit-learn's layout (issue 24): dual_coef_ (1, n_SV) on support_, support_vectors_
+    np.testing.assert_array_equal(ours.dual_coef_[0], ours.alpha_[ours.support_])
+    np.testing.assert_array_equal(ours.support_vectors_, X[ours.support_])
 
 
 def test_linear_svr_matches_sklearn():

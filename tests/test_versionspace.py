@@ -398,7 +398,7 @@ def test_bayes_point_from_samples_symmetric_ring():
 def test_chapter10_exercise_answers_against_closed_forms():
     # the checkers' answers of kernelclf.book.exercises.ch10, against closed forms
     from kernelclf.book.exercises import ch10
-    from kernelclf.bounds.pac_bayes import CENTRE_OF_MASS_X_STAR
+    from kernelclf.bounds.bayes_point import CENTRE_OF_MASS_X_STAR
 
     ex = {e.label: e for e in ch10.EXERCISES}
     assert ex["ch10-ex-2"].judge(0.8 / np.pi)[0]

@@ -4,15 +4,14 @@ discriminants (book chapters 06-09; LKC Ch. 3, TR 99-11).
 Book chapters 06 and 07 (``book/06_bayesian_learning.md``, ``book/07_gaussian_processes.md``);
 also chapters 08 and 09.
 
-* :mod:`~kernelclf.bayes.gp` - Gaussian process regression and Laplace classification (LKC §3.2)
+* :mod:`~kernelclf.bayes.gp_regression` - Gaussian process regression, the ARD kernel (LKC §3.2.1)
+* :mod:`~kernelclf.bayes.gp` - Gaussian process classification, Laplace approximation (LKC §3.2.2)
 * :mod:`~kernelclf.bayes.rvm` - relevance vector regression and classification (LKC §3.3)
 * :mod:`~kernelclf.bayes.fisher` - Fisher and kernel Fisher discriminants (LKC §3.5)
 """
 from .fisher import FisherDiscriminant, KernelFisherDiscriminant, fisher_criterion
 from .gp import (
-    ARDRBF,
     GaussianProcessClassifier,
-    GaussianProcessRegressor,
     class_likelihood,
     hinge_likelihood,
     laplace_mode,
@@ -20,6 +19,7 @@ from .gp import (
     softplus,
     stable_sigmoid,
 )
+from .gp_regression import ARDRBF, GaussianProcessRegressor
 from .rvm import RelevanceVectorClassifier, RelevanceVectorRegressor, marginal_weight_prior
 
 __all__ = [

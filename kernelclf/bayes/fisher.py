@@ -133,7 +133,7 @@ class KernelFisherDiscriminant(BinaryKernelClassifier):
     ``m x m`` float arrays (``G``, ``S`` factorised in place, one rank-two update):
     1.5 GB at ``m = 8000``. Predictions cost O(m) per test point. A fit whose arrays
     would not fit in memory is refused before it starts, naming the size
-    (:func:`kernelclf.kernels.gram.check_memory`); fits on at least
+    (:func:`kernelclf.kernels.gram_guard.check_memory`); fits on at least
     :data:`kernelclf.progress.LONG_FIT_M` examples show their three stages
     (:func:`kernelclf.progress.fit_progress`).
 

@@ -34,7 +34,7 @@ solver then spends O(m^3) per iteration until the pruning has removed most colum
 the fast solver O(m n_active) plus O(n_active^3). Memory (peaks measured): 3 ``m x m``
 float arrays for the fast solver (1.5 GB at ``m = 8000``), 9 for the book solver while
 most columns are active (4.6 GB). A fit whose arrays would not fit in memory is refused before it starts,
-naming the size (:func:`kernelclf.kernels.gram.check_memory`); fits on at least
+naming the size (:func:`kernelclf.kernels.gram_guard.check_memory`); fits on at least
 :data:`kernelclf.progress.LONG_FIT_M` examples show their iterations
 (:func:`kernelclf.progress.fit_progress`).
 
@@ -57,7 +57,7 @@ from ..base import KERNEL_CONSTRAINT, BinaryKernelClassifier, Int, KernelMixin, 
 from ..kernels.rows import n_rows, take_rows
 from ..kernels.vector import RBF
 from ..progress import fit_progress
-from .gp import _numeric_targets
+from .gp_regression import _numeric_targets
 
 __all__ = ["RelevanceVectorRegressor", "RelevanceVectorClassifier", "marginal_weight_prior"]
 

@@ -223,7 +223,7 @@ class BayesPointMachine(BinaryKernelClassifier):
     X_fit_, kernel_, classes_
     """
 
-    _bound_tags = {"family": "bpm", "margin": None, "bias": False}  # kernelclf.bounds.report
+    _bound_tags = {"family": "bpm", "margin": None, "bias": False}  # kernelclf.bounds.report_tags
     _parameter_constraints = {
         "kernel": KERNEL_CONSTRAINT,
         "method": [StrOptions({"billiard", "perceptron"})],

@@ -1,10 +1,10 @@
-"""PAC-Bayesian bounds: single hypotheses, Gibbs and Bayes classifiers, and the margin bound.
+"""PAC-Bayesian bounds: single hypotheses, Gibbs and Bayes classifiers, and their kl forms.
 
-Book chapter 16 (``book/16_pac_bayes_and_volume_ratios.md``); LKC §5.1 (Theorem 5.1
+Book chapter 16 (``book/16_pac_bayes_and_volume_ratios.md``); LKC §5.1.1 (Theorem 5.1
 eq. 5.2, Theorem 5.2 eq. 5.5, Lemma 5.3 eq. 5.6, Theorem 5.4 eq. 5.7, Remark 5.5,
-Theorem 5.6 eq. 5.8, Remark 5.7 eq. 5.9, Theorem 5.10 eq. 5.11–5.12), App. C.7–C.8
-(Lemma C.10, Theorem C.13); TR 99-11 §4 (Theorems 2–3 eq. 15, Corollary 1 eq. 17,
-Corollary 2, §4.3 and App. A.3 for the mirrored version space); BPM §5.
+Theorem 5.6 eq. 5.8, Remark 5.7 eq. 5.9), App. C.7 (Lemma C.10). The margin bound of
+LKC §5.1.2 is in :mod:`kernelclf.bounds.pac_bayes_margin`; TR 99-11 §4 and BPM Theorem 10
+(bounds for the Bayes point) are in :mod:`kernelclf.bounds.bayes_point`.
 
 Notation as in LKC: ``m`` sample size (TR: ``ell``), ``delta`` confidence (TR:
 ``epsilon``), ``mass`` the prior probability ``P_H(H(z))`` of the set of hypotheses a
@@ -17,8 +17,7 @@ natural in this chapter.
 
 Return convention of :mod:`kernelclf.bounds`: every bound returns the raw right-hand
 side of its theorem, never clipped; a value >= 1 is trivial
-(:func:`kernelclf.bounds.trivial`). Where the premise of a theorem fails (a normalised
-margin ``Gamma <= 0``, i.e. a training error) the function returns ``inf``.
+(:func:`kernelclf.bounds.trivial`).
 
 The kl form. Eq. (5.9) comes from Hoeffding's inequality. The tighter standard form
 (Seeger 2002; Maurer 2004) bounds the binary relative entropy instead,
@@ -29,10 +28,6 @@ robust at the ends ``q = 0`` and ``q = 1``). Pinsker's inequality
 eq. (5.9) for every input (tested). The same inversion applied to the binomial tail
 (Chernoff) gives :func:`occam_kl_bound`, a kl form of the first part of Theorem 5.6.
 These two are not printed in the sources; they are flagged as such in their docstrings.
-
-The threshold of Theorem 5.10. ``-ln(1 - sqrt(1 - Gamma^2)) < 1/2`` exactly when
-``Gamma > sqrt(2 e^{-1/2} - e^{-1}) = 0.91934`` (:func:`margin_threshold`); our copy
-of LKC prints "≈ 0.91", the seed inventory 0.919.
 """
 from __future__ import annotations
 
@@ -65,20 +60,6 @@ __all__ = [
     "kl_pac_bayes_bound",
     "occam_kl_bound",
     "gaussian_kl",
-    # LKC §5.1.2
-    "margin_threshold",
-    "margin_log_volume_bound",
-    "pac_bayes_margin_bound",
-    "normalized_margin",
-    "normalized_margin_of",
-    "mirrored_sample",
-    # TR 99-11 §4
-    "tr_gibbs_bound",
-    "tr_bayes_bound",
-    "tr_bayes_version_space_bound",
-    "tr_svm_bound",
-    # BPM Theorem 10 / Lemma 14
-    "centre_of_mass_kappa",
 ]
 
 
@@ -147,7 +128,8 @@ def gibbs_bound(m, delta, mass=None, *, log_inv_mass=None):
 
     ``R[Gibbs_H(z)] <= (ln(1/P_H(H(z))) + 2 ln m + ln(1/delta) + 1) / m``.
 
-    Also TR 99-11 Theorem 2, eq. (15) (:func:`tr_gibbs_bound`). The proof applies the
+    Also TR 99-11 Theorem 2, eq. (15)
+    (:func:`~kernelclf.bounds.bayes_point.tr_gibbs_bound`). The proof applies the
     quantifier reversal lemma (Lemma C.10) with ``alpha = P_H(H(z))/m`` and
     ``beta = 1/m``.
 
@@ -455,250 +437,3 @@ def gaussian_kl(mean_q, cov_q, mean_p, cov_p):
     d = np.linalg.solve(Lp, mp - mq)
     logdet = 2.0 * (np.log(np.diag(Lp)).sum() - np.log(np.diag(Lq)).sum())
     return float(0.5 * (np.sum(A**2) + d @ d - n + logdet))
-
-
-# ---------------------------------------------------------------------------------------
-# LKC §5.1.2: PAC-Bayesian margin bound
-# ---------------------------------------------------------------------------------------
-def margin_threshold():
-    """``sqrt(2 e^{-1/2} - e^{-1}) = 0.91934...``: above it ``-ln(1 - sqrt(1 - Gamma^2)) < 1/2``.
-
-    LKC after Theorem 5.10: then ``d = m`` (e.g. an RBF kernel) no longer makes eq. (5.12)
-    trivial by itself, because its first term ``(2/m) d ln(...)`` stays below 1.
-    """
-    return float(np.sqrt(2.0 * np.exp(-0.5) - np.exp(-1.0)))
-
-
-def _cap_x(Gamma):
-    """``1 - sqrt(1 - Gamma^2)`` computed without cancellation."""
-    return Gamma**2 / (1.0 + np.sqrt(np.maximum(0.0, 1.0 - Gamma**2)))
-
-
-def margin_log_volume_bound(Gamma, d):
-    """``d ln(1/(1 - sqrt(1 - Gamma^2)))``: the complexity term of eq. (5.12).
-
-    LKC App. C.8 bounds ``ln(1/P_W(ball))`` for the ball ``{v : <w, v> > sqrt(1 - Gamma^2)}``
-    inside version space (Theorem C.13) by ``n ln(1/x) + ln 2`` with
-    ``x = 1 - sqrt(1 - Gamma^2)`` (Theorems C.14–C.15), and then ``ln 2 <= 1``; this is the
-    part without ``ln 2``. ``inf`` where ``Gamma <= 0``.
-    """
-    G = as_float(Gamma, "Gamma")
-    if (G > 1 + 1e-12).any():
-        raise ValueError(f"Gamma must be <= 1 (a normalised margin), got {Gamma!r}")
-    d = check_nonnegative(d, "d")
-    G, d = broadcast(np.minimum(G, 1.0), d)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        val = -d * np.log(_cap_x(np.where(G > 0, G, 1.0)))
-    return result(np.where(G > 0, val, np.inf))
-
-
-def pac_bayes_margin_bound(m, Gamma, delta, n=None):
-    """PAC-Bayesian margin bound, LKC Theorem 5.10, eq. (5.12).
-
-    If a linear classifier classifies all ``m`` training points correctly with normalised
-    margin ``Gamma_z(w) = min_i y_i <x_i, w> / (||w|| ||x_i||) > 0`` (eq. 5.11), then with
-    probability at least ``1 - delta``
-
-    ``R[h_w] <= (2/m)(d ln(1/(1 - sqrt(1 - Gamma^2))) + 2 ln m + ln(1/delta) + 2)``,
-
-    ``d = min(m, n)`` with ``n`` the dimension of feature space. At ``Gamma = 1`` the first
-    term vanishes. No bounded support of ``P_X`` is needed (the margin is normalised by
-    ``||x_i||``), but the bound grows with the dimension (Remark 5.12).
-
-    Parameters
-    ----------
-    m : array_like of int, >= 1
-    Gamma : array_like, <= 1
-        Normalised margin (:func:`normalized_margin`); ``<= 0`` gives ``inf``.
-    delta : array_like in (0, 1)
-    n : None or array_like of int, >= 1
-        Feature-space dimension; ``None`` means infinite (RBF kernels), so ``d = m``.
-
-    Returns
-    -------
-    bound : float or ndarray
-        Raw value, may exceed 1 (trivial; see :func:`kernelclf.bounds.trivial`).
-    """
-    m = check_m(m)
-    delta = check_delta(delta)
-    G = as_float(Gamma, "Gamma")
-    if n is None:
-        d = m
-    else:
-        d = np.minimum(m, check_int(n, "n", minimum=1))
-    m, G, delta, d = broadcast(m, G, delta, d)
-    term = margin_log_volume_bound(G, d)
-    return result(2.0 / m * (term + 2.0 * np.log(m) + np.log(1.0 / delta) + 2.0))
-
-
-def normalized_margin(X_or_G, y, w_or_alpha, precomputed=False):
-    """Normalised margin ``Gamma_z(w) = min_i y_i <x_i, w> / (||w|| ||x_i||)``, LKC eq. (5.11).
-
-    The cosine of the largest angle between ``w`` and a signed training point ``y_i x_i``
-    (turned into a margin). With ``precomputed=True`` the first argument is the Gram
-    matrix and ``w_or_alpha`` holds signed expansion coefficients
-    (``w = sum_i alpha_i phi(x_i)``). Negative if a point is misclassified. Invariant to
-    rescaling each ``x_i``: the same value as the geometrical margin after normalising the
-    data in feature space (LKC Example 5.11).
-    """
-    y = np.asarray(y, dtype=float).ravel()
-    v = as_float(w_or_alpha, "w_or_alpha").ravel()
-    if not np.all(np.isin(y, (-1.0, 1.0))):
-        raise ValueError("y must hold labels -1/+1")
-    A = as_float(X_or_G, "X_or_G")
-    if A.ndim != 2 or A.shape[0] != y.size or not np.isfinite(A).all():
-        raise ValueError(f"X_or_G must be a finite 2-D array with {y.size} rows, got shape {A.shape}")
-    if precomputed:
-        if A.shape[1] != A.shape[0] or v.size != y.size:
-            raise ValueError(f"G must be square and alpha of length {y.size}")
-        out = A @ v
-        wn = np.sqrt(max(float(v @ out), 0.0))
-        xn = np.sqrt(np.maximum(np.diag(A), 0.0))
-    else:
-        if A.shape[1] != v.size:
-            raise ValueError(f"shapes do not match: X {A.shape}, w {v.shape}")
-        out = A @ v
-        wn = float(np.linalg.norm(v))
-        xn = np.linalg.norm(A, axis=1)
-    if wn == 0.0:
-        raise ValueError("the weight vector is zero; its margin is undefined")
-    if np.any(xn == 0.0):
-        raise ValueError("a training point has zero norm in feature space; Gamma is undefined")
-    return float(np.min(y * out / (wn * xn)))
-
-
-def normalized_margin_of(estimator, X, y, augment=True):
-    """``Gamma_z(w)`` of eq. (5.11) for a fitted classifier of the package.
-
-    Uses :mod:`kernelclf.bounds.inputs`: the functional margins ``y_i f(x_i)`` from
-    ``decision_function``, ``||w||`` from the expansion, and ``||phi(x_i)|| =
-    sqrt(k(x_i, x_i))``. A non-zero intercept is absorbed as in that module
-    (``w~ = (w, b)``, ``phi~(x) = (phi(x), 1)``) unless ``augment=False``, which refuses it.
-    """
-    from . import inputs as _inputs
-
-    t = np.asarray(_inputs.functional_margins(estimator, X, y), dtype=float)
-    wn = float(_inputs.weight_norm(estimator, augment=augment))
-    b = _inputs._check_intercept(estimator, augment)
-    Xa = X if isinstance(X, list) else np.asarray(X, dtype=float)
-    kd = np.asarray(_inputs._kernel_diag(estimator, Xa), dtype=float) + (1.0 if b != 0.0 else 0.0)
-    if np.any(kd <= 0):
-        raise ValueError("a training point has zero norm in feature space; Gamma is undefined")
-    return float(np.min(t / (wn * np.sqrt(kd))))
-
-
-def mirrored_sample(X, w):
-    """Mirror images ``x'_i = 2 <w, x_i> w - x_i`` of the training points about ``w`` (TR §4.3).
-
-    Reflecting a hyperplane with normal ``x_i`` through the point ``w`` of the unit sphere
-    gives the hyperplane with normal ``x'_i`` (TR App. A.3; the printed formula in TR §4.3
-    drops the trailing ``w``, erratum E15). With the original labels,
-    ``R(w) = V(S) ∩ V(S'(w))`` is point-symmetric about ``w``, hence Bayes-admissible
-    (TR Lemma 4), and its volume enters :func:`tr_bayes_bound`.
-
-    Parameters
-    ----------
-    X : (m, n) array
-    w : (n,) array, normalised inside
-    """
-    X = as_float(X, "X")
-    w = as_float(w, "w").ravel()
-    if X.ndim != 2 or X.shape[1] != w.size:
-        raise ValueError(f"shapes do not match: X {X.shape}, w {w.shape}")
-    nw = np.linalg.norm(w)
-    if nw == 0 or not np.isfinite(nw):
-        raise ValueError("w must be a finite non-zero vector")
-    w = w / nw
-    return 2.0 * np.outer(X @ w, w) - X
-
-
-# ---------------------------------------------------------------------------------------
-# TR 99-11 §4
-# ---------------------------------------------------------------------------------------
-def tr_gibbs_bound(ell, epsilon, volume=None, *, log_inv_volume=None):
-    """TR 99-11 Theorem 2, eq. (15) (McAllester): the Gibbs bound of LKC Theorem 5.2.
-
-    ``R(P_Q) <= (ln(1/vol(Q; P_H)) + ln(1/epsilon) + 2 ln ell + 1) / ell`` for every
-    measurable ``Q`` inside version space, with confidence ``1 - epsilon``.
-    """
-    return gibbs_bound(ell, epsilon, volume, log_inv_mass=log_inv_volume)
-
-
-def tr_bayes_bound(ell, epsilon, volume=None, *, log_inv_volume=None):
-    """TR 99-11 Theorem 3: twice :func:`tr_gibbs_bound` for the Bayes classifier of ``P_Q``.
-
-    Equal to LKC eq. (5.7) with ``|Y| = 2``.
-    """
-    return bayes_bound(ell, epsilon, volume, log_inv_mass=log_inv_volume, n_classes=2)
-
-
-def tr_bayes_version_space_bound(ell, epsilon, volume=None, *, log_inv_volume=None):
-    """TR 99-11 Corollary 1, eq. (17): Theorem 3 with ``Q = V(S)``.
-
-    ``(2/ell)(ln(1/vol(V(S))) + ln(1/epsilon) + 2 ln ell + 1)``; trivial once
-    ``vol(V(S)) <= 2^-ell`` (roughly, TR §4.1). TR's example "``omega = 0.01``, ``ell = 100``
-    gives less than 70%" (``vol = 100 * 2^-100``) evaluates to 1.56 here (0.78 for the Gibbs
-    classifier); erratum E18.
-    """
-    return tr_bayes_bound(ell, epsilon, volume, log_inv_volume=log_inv_volume)
-
-
-def tr_svm_bound(ell, gamma, epsilon, n):
-    """TR 99-11 Corollary 2: the linear SVM bound on the unit sphere of ``R^n``.
-
-    For inputs on the unit sphere, a hyperplane ``||w|| = 1`` with margin
-    ``gamma = min_i y_i <w, x_i>`` has, with confidence ``1 - epsilon``,
-
-    ``R <= (2/ell)(n ln kappa + 2 ln ell + ln(1/epsilon) + 1)``, ``kappa = 4/gamma^2``,
-
-    from ``ln(vol(H)/vol(B(S))) <= n ln(4/gamma^2)`` (TR App. B.1, Lemma 2 with
-    ``x = gamma^2/4``). ``inf`` where ``gamma <= 0``.
-
-    Parameters
-    ----------
-    ell : array_like of int, >= 1
-    gamma : array_like, <= 1
-    epsilon : array_like in (0, 1)
-    n : array_like of int, >= 1
-    """
-    ell = check_m(ell, "ell")
-    g = as_float(gamma, "gamma")
-    if (g > 1 + 1e-12).any():
-        raise ValueError(f"gamma must be <= 1 on the unit sphere, got {gamma!r}")
-    eps = check_delta(epsilon, "epsilon")
-    n = check_int(n, "n", minimum=1)
-    ell, g, eps, n = broadcast(ell, g, eps, n)
-    with np.errstate(divide="ignore"):
-        kappa = np.where(g > 0, 4.0 / np.where(g > 0, g, 1.0) ** 2, np.inf)
-        val = 2.0 / ell * (n * np.log(kappa) + 2.0 * np.log(ell) + np.log(1.0 / eps) + 1.0)
-    return result(val)
-
-
-# ---------------------------------------------------------------------------------------
-# BPM Theorem 10 / Lemma 14: the centre of mass as a proxy for the Bayes point
-# ---------------------------------------------------------------------------------------
-#: where ``f(x) = arccos(x)/pi - (1 - x)/2`` peaks on (0, 1): ``sqrt(1 - 4/pi^2)``
-CENTRE_OF_MASS_X_STAR = float(np.sqrt(1.0 - 4.0 / np.pi ** 2))
-
-
-def centre_of_mass_kappa(epsilon, printed=False):
-    """The slack ``kappa(epsilon)`` of BPM Theorem 10 and Lemma 14 (erratum E13).
-
-    Lemma 14 replaces the angle ``arccos(<v, w>)/pi`` between unit vectors by the
-    Euclidean proxy ``||w - v||^2 / 4 = (1 - <v, w>)/2``; ``kappa`` bounds the
-    difference ``f(x) = arccos(x)/pi - (1 - x)/2`` over every ``x = |<v, w>| > epsilon``
-    (``f`` is odd, zero at 0 and 1, and peaks at ``x* = sqrt(1 - 4/pi^2) ~ 0.7712``
-    with ``f(x*) ~ 0.1053``). So ``sup_{x > epsilon} f(x) = f(epsilon)`` when
-    ``epsilon >= x*`` and ``f(x*) <= 0.11`` otherwise: the regime boundary is ``x*``.
-    The paper prints "``f(epsilon)`` if ``epsilon < 0.23``, 0.11 otherwise" — the 0.23
-    is ``1 - x*``, and with it ``kappa`` is smaller than the supremum for every
-    ``epsilon`` in (0, 0.23), where it returns ``f(epsilon)`` although inner products up to
-    ``x*`` are allowed (for ``epsilon = 0.1`` it gives 0.018 instead of 0.105), so the
-    printed form is not a bound. ``printed=True`` returns that form for comparison.
-    """
-    eps = check_probability(epsilon, "epsilon")
-    f = np.arccos(eps) / np.pi - (1.0 - eps) / 2.0
-    if printed:
-        return result(np.where(eps < 0.23, f, 0.11))
-    return result(np.where(eps >= CENTRE_OF_MASS_X_STAR, f, 0.11))
-

@@ -357,12 +357,12 @@ def symmetric_region_volume(X, y, w, n_draws=200_000, random_state=None):
     """Monte-Carlo mass of ``R(w) = V(z) ∩ V(z'(w))``, the point-symmetric region of TR §4.3.
 
     ``z'(w)`` holds the mirror images ``2 <w, x_i> w - x_i`` of the points with their labels
-    (:func:`kernelclf.bounds.pac_bayes.mirrored_sample`). ``R(w)`` is symmetric about ``w``,
+    (:func:`kernelclf.bounds.bayes_point.mirrored_sample`). ``R(w)`` is symmetric about ``w``,
     so the Bayes classifier over it is ``w`` itself (TR Lemma 4) and TR Theorem 3 bounds the
     risk of ``w`` with ``vol(R(w))``. TR Fig. 4 suggests ``vol(R(w_cm)) > vol(R(w_SVM))``.
     Returns ``(volume, stderr)``.
     """
-    from .pac_bayes import mirrored_sample
+    from .bayes_point import mirrored_sample
 
     X = as_float(X, "X")
     y = np.asarray(y, dtype=float).ravel()

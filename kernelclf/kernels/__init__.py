@@ -8,7 +8,8 @@ Book chapters 02 and 02b (``book/02_kernels.md``, ``book/02b_string_kernels.md``
 * :mod:`~kernelclf.kernels.gram_ops` - a Gram matrix's PSD test, centring, normalisation
 * :mod:`~kernelclf.kernels.whitened` - the whitened kernel of the Sigma-SVM (RMM §3.1)
 * :mod:`~kernelclf.kernels.rows` - rows of arrays and lists of strings alike
-* :mod:`~kernelclf.kernels.gram` - Gram matrices: columns, caches and the numerical guard
+* :mod:`~kernelclf.kernels.gram` - Gram matrices: columns, caches and products
+* :mod:`~kernelclf.kernels.gram_guard` - the Gram matrix's numerical guard and memory limit
 * :mod:`~kernelclf.kernels.strings` - substring, subsequence and bag-of-words kernels (LKC §2.2.2)
 * :mod:`~kernelclf.kernels.subsequence` - the subsequence kernel's dynamic programme
 * :mod:`~kernelclf.kernels.fisher` - Fisher score maps and Fisher kernels (LKC §2.2.3)
@@ -35,18 +36,14 @@ from .features import (
     quadratic_feature_map,
 )
 from .fisher import FisherKernel, GaussianMixtureScore, MarkovChainScore, fisher_information
-from .gram import (
-    ColumnCache,
-    ColumnSlots,
+from .gram import ColumnCache, ColumnSlots, Gram, as_gram, cross_gram
+from .gram_guard import (
     DegenerateKernelWarning,
-    Gram,
     GramMemoryError,
     IndefiniteKernelError,
-    as_gram,
     available_memory,
     check_gram,
     check_memory,
-    cross_gram,
     get_gram_checks,
     get_memory_limit,
     gram_checks,

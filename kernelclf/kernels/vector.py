@@ -296,7 +296,7 @@ class Mahalanobis(Kernel):
     As in the book's table, ``Sigma = diag(sigma_1^-2, ..., sigma_N^-2)`` (note: no factor
     1/2, unlike :class:`RBF`), so each input coordinate has its own length scale and a
     large ``sigma_i`` switches coordinate ``i`` off (automatic relevance determination,
-    LKC Example 3.12; :class:`kernelclf.bayes.gp.ARDRBF` is the same kernel with the factor 1/2
+    LKC Example 3.12; :class:`kernelclf.bayes.gp_regression.ARDRBF` is the same kernel with the factor 1/2
     and an amplitude, for evidence maximisation). ``metric`` replaces the diagonal by any
     symmetric positive semi-definite matrix.
 

@@ -8,12 +8,15 @@ also chapters 05 and 13.
 * :mod:`~kernelclf.margin.separability` - is a sample separable; geometric margins (LKC Def. 2.30)
 * :mod:`~kernelclf.margin.perceptron` - primal, dual and kernel perceptron, halving (LKC §2.3)
 * :mod:`~kernelclf.margin.smo` - the SMO solver with second-order working-set selection
-* :mod:`~kernelclf.margin.svm` - hard, soft (L1/L2) and nu support vector machines (LKC §2.4)
+* :mod:`~kernelclf.margin.svm` - hard and soft (L1/L2) support vector machines (LKC §2.4)
+* :mod:`~kernelclf.margin.nu_svm` - the nu support vector machine (LKC eq. 2.52)
+* :mod:`~kernelclf.margin.platt` - Platt's sigmoid: the SVMs' probabilities (Platt 1999)
 * :mod:`~kernelclf.margin.amm` - leave-one-out and adaptive margin machines (LKC §2.5)
 * :mod:`~kernelclf.margin.rmm` - relative margin machines (Shivaswamy and Jebara 2010)
 * :mod:`~kernelclf.margin.rmm_solver` - the RMM's fast dual solver (pair steps, RMM §3.3)
 """
 from .amm import AdaptiveMarginMachine, LeaveOneOutMachine
+from .nu_svm import NuSupportVectorMachine
 from .perceptron import (
     HalvingResult,
     KernelPerceptron,
@@ -21,6 +24,7 @@ from .perceptron import (
     halving_algorithm,
     perceptron_on_permutation,
 )
+from .platt import fit_platt_sigmoid
 from .rmm import (
     RelativeMarginMachine,
     RelaxedRMM,
@@ -41,7 +45,7 @@ from .separability import (
     is_separable,
 )
 from .smo import DualDivergenceError, SMOResult, solve_smo
-from .svm import NuSupportVectorMachine, SupportVectorMachine, fit_platt_sigmoid
+from .svm import SupportVectorMachine
 
 __all__ = [
     "NotSeparableError", "SeparabilityUndecidedError", "MarginBounds", "Separability",

@@ -8,7 +8,10 @@ eq. 2.56–2.58, Remark 2.39), App. B.6 and D.2.3.
 All models here are bias-free, as in the book, and use the expansion
 ``f(x) = sum_j alpha_j y_j k(x_j, x)`` (eq. 2.54) with the book's non-negative
 ``alpha_j``; the estimators store the signed products ``alpha_j y_j`` in
-``alpha_`` (package convention) and the book's values in ``dual_coef_``.
+``alpha_`` (package convention) and the book's values in ``multipliers_``, both over all
+``m`` points; ``support_``, ``support_vectors_`` and ``dual_coef_`` (the ``(1, n_SV)``
+array of the ``alpha_j y_j`` of the support vectors) mean what they mean in
+scikit-learn's ``SVC``.
 
 Erratum E7: App. D.2.3 writes the constraint matrix with diagonal
 ``k_ii - lambda``, which equals eq. (2.58)'s ``(1 - lambda) k_ii`` only when
@@ -20,7 +23,7 @@ iterations of O(m^2) work, roughly O(m^3) time, with no better guarantee. Memory
 Gram matrix, the constraint matrix (``m x 2m``), its sparse copy and HiGHS's own models,
 about 22 ``m x m`` float arrays at the peak (measured; 11 GB at ``m = 8000``). A fit
 whose arrays would not fit in memory is refused before it starts, naming the size
-(:func:`kernelclf.kernels.gram.check_memory`); fits on at least
+(:func:`kernelclf.kernels.gram_guard.check_memory`); fits on at least
 :data:`kernelclf.progress.LONG_FIT_M` examples show their two stages, Gram matrix and
 LP (:func:`kernelclf.progress.fit_progress`; HiGHS reports no iterations while it runs).
 """
@@ -29,6 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import KERNEL_CONSTRAINT, BinaryKernelClassifier, Real
+from ..kernels.rows import take_rows
 from ..optim import solve_lp
 from ..progress import fit_progress
 
@@ -70,12 +74,16 @@ class _LPMachine(BinaryKernelClassifier):
         xi = np.maximum(sol.x[m:], 0.0)
         self.X_fit_ = X
         self.y_fit_ = y
-        self.dual_coef_ = a
+        self.multipliers_ = a
         self.alpha_ = a * y
         self.slack_ = xi
         self.objective_ = float(sol.objective)
         tol = 1e-9 * max(1.0, float(a.max(initial=0.0)))
-        self.support_ = np.flatnonzero(a > tol)
+        sv = np.flatnonzero(a > tol)
+        # SVC's order: the support vectors of classes_[0], then those of classes_[1]
+        self.support_ = sv[np.argsort(y[sv] > 0, kind="stable")]
+        self.dual_coef_ = self.alpha_[self.support_][None, :]
+        self.support_vectors_ = take_rows(X, self.support_)
         self.n_iter_ = max(int(sol.iterations), 1)
         return self
 
@@ -93,9 +101,22 @@ class LeaveOneOutMachine(_LPMachine):
 
     Attributes
     ----------
-    alpha_ : signed coefficients ``alpha_i y_i``; ``dual_coef_``: the book's ``alpha_i``
+    alpha_ : (m,) array
+        Signed coefficients ``alpha_i y_i`` of all ``m`` training points;
+        ``f(x) = sum_i alpha_[i] k(x_i, x)`` (no bias).
+    multipliers_ : (m,) array
+        The book's ``alpha_i >= 0`` of all ``m`` points (the LP's variables). ``SVC`` has
+        no such attribute.
+    dual_coef_ : (1, n_SV) array
+        As scikit-learn's ``SVC.dual_coef_``: ``alpha_i y_i`` of the support vectors in
+        the order of ``support_``, i.e. ``alpha_[support_][None, :]``.
+    support_ : (n_SV,) array of int
+        Indices with ``alpha_i > 1e-9 max(1, max alpha)`` (above the LP's round-off), in
+        ``SVC``'s order: those of ``classes_[0]`` first, each class in index order.
+    support_vectors_ : array or list
+        ``X[support_]``, as ``SVC``.
     slack_ : the ``xi_i``; ``objective_``: ``sum xi_i``
-    support_, X_fit_, kernel_, classes_
+    X_fit_, kernel_, classes_
     """
 
     _parameter_constraints = {"kernel": KERNEL_CONSTRAINT}
@@ -130,7 +151,7 @@ class AdaptiveMarginMachine(_LPMachine):
     as in :class:`LeaveOneOutMachine`.
     """
 
-    _bound_tags = {"family": "amm", "margin": "soft", "bias": False}  # kernelclf.bounds.report
+    _bound_tags = {"family": "amm", "margin": "soft", "bias": False}  # kernelclf.bounds.report_tags
     _parameter_constraints = {"kernel": KERNEL_CONSTRAINT, "lam": [Real(0, None, closed="left")]}
 
     def __init__(self, kernel=None, lam=1.0):

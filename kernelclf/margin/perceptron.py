@@ -207,7 +207,7 @@ class Perceptron(BinaryKernelClassifier):
         ``classes_[1]`` is the positive class (``y = +1``).
     """
 
-    _bound_tags = {"family": "perceptron", "margin": None, "bias": False}  # kernelclf.bounds.report
+    _bound_tags = {"family": "perceptron", "margin": None, "bias": False}  # kernelclf.bounds.report_tags
     _parameter_constraints = dict(_PERCEPTRON_CONSTRAINTS)
 
     def __init__(self, max_epochs=1000, shuffle=False, random_state=None, callback=None):
@@ -319,7 +319,7 @@ class KernelPerceptron(BinaryKernelClassifier):
     classes_ : ndarray of shape (2,)
     """
 
-    _bound_tags = {"family": "perceptron", "margin": None, "bias": False}  # kernelclf.bounds.report
+    _bound_tags = {"family": "perceptron", "margin": None, "bias": False}  # kernelclf.bounds.report_tags
     _parameter_constraints = {"kernel": KERNEL_CONSTRAINT, **_PERCEPTRON_CONSTRAINTS}
 
     def __init__(self, kernel=None, max_epochs=1000, shuffle=False, random_state=None,

@@ -16,8 +16,12 @@ Its dual (RMM eq. 12), with ``v = alpha o y - lam + lam*``, is::
     s.t. 1'v = 0,  0 <= alpha <= C,  lam, lam* >= 0
 
 and ``f(x) = sum_j v_j k(x_j, x) + b``. The package's ``alpha_`` is the expansion ``v``
-(the package convention: signed coefficients of ``f``); ``dual_coef_`` holds the
-classification multipliers ``alpha`` and ``beta_`` the multipliers of the two bounds.
+over all ``m`` points (the package convention: signed coefficients of ``f``);
+``multipliers_`` holds the classification multipliers ``alpha`` and ``beta_`` the
+multipliers ``(lam, lam*)`` of the two bounds. As in scikit-learn's ``SVC``, ``support_``
+lists the points with ``v_j != 0`` (those of ``classes_[0]`` first) and ``dual_coef_`` is
+the ``(1, n_SV)`` array of their ``v_j``; with ``B = None`` (or a large ``B``) the RMM is
+the SVM and these equal ``SVC``'s.
 
 The fast dual solver (:func:`~kernelclf.margin.rmm_solver.solve_rmm`) is in
 :mod:`kernelclf.margin.rmm_solver`; :func:`solve_rmm_qp` here solves the same dual as a
@@ -155,12 +159,16 @@ class _RMMBase(BinaryKernelClassifier):
     def _store(self, X, y, res, n_iter, converged):
         self.X_fit_ = X
         self.y_fit_ = y
-        self.dual_coef_ = res.alpha
+        self.multipliers_ = res.alpha
         self.beta_ = np.column_stack([res.lam, res.lam_star])
         self.alpha_ = res.v
         self.intercept_ = float(res.bias)
         self.dual_objective_ = float(res.objective)
-        self.support_ = np.flatnonzero(res.v != 0)
+        sv = np.flatnonzero(res.v != 0)
+        # SVC's order: the support vectors of classes_[0], then those of classes_[1]
+        self.support_ = sv[np.argsort(y[sv] > 0, kind="stable")]
+        self.dual_coef_ = res.v[self.support_][None, :]
+        self.support_vectors_ = take_rows(X, self.support_)
         self.n_iter_ = max(int(n_iter), 1)
         self.converged_ = bool(converged)
         self.train_outputs_ = res.g + res.bias
@@ -217,14 +225,25 @@ class RelativeMarginMachine(_RMMBase):
     Attributes
     ----------
     alpha_ : (m,) array
-        Expansion coefficients ``alpha_i y_i - lam_i + lam*_i`` of ``f``.
-    dual_coef_ : (m,) array
-        Classification multipliers ``alpha_i`` in ``[0, C]``.
+        Expansion coefficients ``v_i = alpha_i y_i - lam_i + lam*_i`` of ``f`` for all
+        ``m`` training points.
+    multipliers_ : (m,) array
+        The dual's classification multipliers ``alpha_i`` in ``[0, C]`` for all ``m``
+        points (the bounds' multipliers are in ``beta_``). ``SVC`` has no such
+        attribute.
     beta_ : (m, 2) array
         Multipliers of the bounds: column 0 for ``f(x_i) <= B`` (``lam``), column 1
         for ``f(x_i) >= -B`` (``lam*``).
+    dual_coef_ : (1, n_SV) array
+        As scikit-learn's ``SVC.dual_coef_``: the expansion coefficients ``v_i`` of the
+        support vectors in the order of ``support_`` (``alpha_[support_][None, :]``);
+        without active bounds ``v_i = alpha_i y_i``, ``SVC``'s own values.
+    support_ : (n_SV,) array of int
+        Indices with ``v_i != 0``, in ``SVC``'s order: those of ``classes_[0]`` first,
+        each class in index order.
+    support_vectors_ : array or list
+        ``X[support_]``, as ``SVC``.
     intercept_ : float
-    support_ : indices with a non-zero expansion coefficient
     dual_objective_ : float
         Value of eq. 12 (equals :meth:`primal_objective` at the optimum).
     B_ : float
@@ -234,7 +253,7 @@ class RelativeMarginMachine(_RMMBase):
     n_iter_, converged_, train_outputs_, X_fit_, kernel_, classes_
     """
 
-    _bound_tags = {"family": "rmm", "margin": "soft", "bias": True}  # kernelclf.bounds.report
+    _bound_tags = {"family": "rmm", "margin": "soft", "bias": True}  # kernelclf.bounds.report_tags
     _parameter_constraints = {
         "kernel": KERNEL_CONSTRAINT,
         "C": [Real(0, None, closed="neither")],
@@ -326,11 +345,11 @@ class RelaxedRMM(_RMMBase):
     ----------
     t_ : float
         The learned bound.
-    alpha_, dual_coef_, beta_, intercept_, support_, dual_objective_, n_iter_
+    alpha_, multipliers_, beta_, dual_coef_, support_, support_vectors_, intercept_, dual_objective_, n_iter_
         As :class:`RelativeMarginMachine`.
     """
 
-    _bound_tags = {"family": "relaxed_rmm", "margin": "soft", "bias": True}  # kernelclf.bounds.report
+    _bound_tags = {"family": "relaxed_rmm", "margin": "soft", "bias": True}  # kernelclf.bounds.report_tags
     _parameter_constraints = {
         "kernel": KERNEL_CONSTRAINT,
         "C": [Real(0, None, closed="neither")],
@@ -491,10 +510,11 @@ class SigmaSVM(_RMMBase):
     Attributes
     ----------
     kernel_ : the fitted :class:`kernelclf.kernels.whitened.WhitenedKernel`
-    alpha_, dual_coef_, intercept_, support_, dual_objective_, n_iter_
+    alpha_, multipliers_, dual_coef_, support_, support_vectors_, intercept_, dual_objective_, n_iter_
+        As :class:`RelativeMarginMachine` (``beta_`` is zero: the SVM has no output bounds).
     """
 
-    _bound_tags = {"family": "sigma_svm", "margin": "soft", "bias": True}  # kernelclf.bounds.report
+    _bound_tags = {"family": "sigma_svm", "margin": "soft", "bias": True}  # kernelclf.bounds.report_tags
     _parameter_constraints = {
         "kernel": KERNEL_CONSTRAINT,
         "C": [Real(0, None, closed="neither")],

@@ -69,6 +69,8 @@ class SupportVectorRegression(KernelMixin, RegressorMixin, BaseEstimator):
         The bias ``b`` (0 when ``fit_bias=False``).
     support_ : ndarray of int
         Indices of the support vectors (``|beta_i| > 0`` up to the solver's accuracy).
+    support_vectors_ : array or list
+        ``X[support_]`` (scikit-learn's layout).
     n_support_ : int
     dual_objective_ : float
         ``1/2 beta'K beta + epsilon ||beta||_1 - t'beta`` at the solution.
@@ -120,6 +122,7 @@ class SupportVectorRegression(KernelMixin, RegressorMixin, BaseEstimator):
         self.alpha_ = beta
         self.support_ = np.flatnonzero(np.abs(beta) > sv_tol)
         self.n_support_ = len(self.support_)
+        self.support_vectors_ = take_rows(X, self.support_)
         self.dual_coef_ = beta[self.support_][None, :]
         self.intercept_ = float(b)
         self.dual_objective_ = float(0.5 * beta @ f0 + eps * np.abs(beta).sum() - t @ beta)

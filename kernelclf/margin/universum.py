@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import KERNEL_CONSTRAINT, BinaryKernelClassifier, Real
+from ..kernels.rows import take_rows
 from ..optim import solve_qp
 
 __all__ = ["UniversumSVM"]
@@ -52,12 +53,25 @@ class UniversumSVM(BinaryKernelClassifier):
 
     Attributes
     ----------
-    alpha_ : (m + n_u,) signed expansion coefficients over ``X_fit_`` (labelled points, then
-        Universum points)
-    dual_coef_ : (m + 2 n_u,) the dual variables ``beta`` (labelled, then the +1 and -1
-        copies of each Universum point)
+    alpha_ : (m + n_u,) array
+        Signed expansion coefficients over ``X_fit_`` (labelled points, then Universum
+        points): ``f(x) = sum_j alpha_[j] k(x_j, x) + intercept_``.
+    multipliers_ : (m + 2 n_u,) array
+        The dual variables ``beta >= 0`` (labelled points, then the +1 and the -1 copies
+        of each Universum point). ``SVC`` has no such attribute.
+    dual_coef_ : (1, n_SV) array
+        As scikit-learn's ``SVC.dual_coef_``: the expansion coefficients of the support
+        vectors in the order of ``support_``, i.e. ``alpha_[support_][None, :]``
+        (``beta_j y_j`` for a labelled point). Without Universum points (or with
+        ``C_universum=0``) these are ``SVC``'s.
+    support_ : (n_SV,) array of int
+        Indices into ``X_fit_`` of the points with a non-zero coefficient, in ``SVC``'s
+        order: labelled points of ``classes_[0]``, then of ``classes_[1]``, then Universum
+        points, each group in index order.
+    support_vectors_ : array or list
+        ``X_fit_[support_]``.
     intercept_ : float
-    X_fit_, n_universum_, support_, dual_objective_, kernel_, classes_
+    X_fit_, n_universum_, dual_objective_, kernel_, classes_
     """
 
     _parameter_constraints = {
@@ -122,9 +136,14 @@ class UniversumSVM(BinaryKernelClassifier):
                 lo_b if np.isfinite(lo_b) else (hi_b if np.isfinite(hi_b) else 0.0))
         self.X_fit_ = XU
         self.alpha_ = alpha
-        self.dual_coef_ = beta
+        self.multipliers_ = beta
         self.intercept_ = float(b)
         self.n_universum_ = nu
-        self.support_ = np.flatnonzero(np.abs(alpha) > 1e-8 * scale)
+        sv = np.flatnonzero(np.abs(alpha) > 1e-8 * scale)
+        # SVC's order: classes_[0], then classes_[1], then the Universum points
+        group = np.r_[(y > 0).astype(int), np.full(nu, 2)]
+        self.support_ = sv[np.argsort(group[sv], kind="stable")]
+        self.dual_coef_ = alpha[self.support_][None, :]
+        self.support_vectors_ = take_rows(XU, self.support_)
         self.dual_objective_ = float(cz @ beta - 0.5 * s @ Kz @ s)
         return self

@@ -8,10 +8,10 @@ DELTA = 0.05
 
 def _eq429(divisor=8.0):
     # the worked solution of ch15-ex-1: eq. 4.27 with fat(gamma/8) <= (8 varsigma/gamma)^2
-    from kernelclf.bounds import margin as mb
+    from kernelclf.bounds import covering as cv
 
     m, g, vs = 10**5, 0.7, 1.0
-    return float(mb.fat_shattering_bound(m, mb.linear_fat_shattering(g / divisor, vs), DELTA))
+    return float(cv.fat_shattering_bound(m, cv.linear_fat_shattering(g / divisor, vs), DELTA))
 
 
 def _least_m(d_eff):

@@ -10,15 +10,15 @@ DELTA = 0.05
 
 def _first_m(variant="right"):
     # the worked solution of ch16-ex-1: eq. 5.12 (LKC Theorem 5.10) with d = m, Gamma = 0.95
-    from kernelclf.bounds import pac_bayes as pb
+    from kernelclf.bounds import pac_bayes_margin as pbm
 
     ms = np.arange(3, 20_000)
-    b = pb.pac_bayes_margin_bound(ms, 0.95, DELTA)
-    const = 2 * float(pb.margin_log_volume_bound(0.95, 1))
+    b = pbm.pac_bayes_margin_bound(ms, 0.95, DELTA)
+    const = 2 * float(pbm.margin_log_volume_bound(0.95, 1))
     if variant == "no factor 2":  # d ln(...) / m instead of 2 d ln(...) / m
         b = b - const / 2
     elif variant == "d = 1":  # the feature-space dimension of the RBF kernel forgotten
-        b = pb.pac_bayes_margin_bound(ms, 0.95, DELTA, n=1)
+        b = pbm.pac_bayes_margin_bound(ms, 0.95, DELTA, n=1)
     return int(ms[np.argmax(b < 1)])
 
 
@@ -32,8 +32,8 @@ EXERCISES = [
         atol=0.5,
         asks="the smallest m at which eq. 5.12 with d = m, Gamma = 0.95, delta = 0.05 falls "
              "below one (an integer).",
-        hint="Evaluate pac_bayes.pac_bayes_margin_bound(m, 0.95, 0.05) on m = 3, 4, ... and take "
-             "the first m below one (LKC Theorem 5.10, eq. 5.12).",
+        hint="Evaluate pac_bayes_margin.pac_bayes_margin_bound(m, 0.95, 0.05) on m = 3, 4, ... and "
+             "take the first m below one (LKC Theorem 5.10, eq. 5.12).",
         mistakes=[
             (lambda: _first_m("no factor 2"),
              "Too small: eq. 5.12 has (2/m) in front of d ln(1/(1 - sqrt(1 - Gamma^2))), so with "
@@ -50,7 +50,7 @@ EXERCISES = [
         solution="eq. 15 without 2 ln l",
         asks="which variant gives a number below 0.7 for vol(V) = 100 * 2^-100, l = 100, "
              "eps = 0.05: one of " + ", ".join(repr(v) for v in VARIANTS) + ".",
-        hint="Evaluate TR eq. 15 and eq. 17 with ln(1/vol) = 100 ln 2 - ln 100 (pac_bayes."
+        hint="Evaluate TR eq. 15 and eq. 17 with ln(1/vol) = 100 ln 2 - ln 100 (bayes_point."
              "tr_gibbs_bound, tr_bayes_version_space_bound), then eq. 15 without 2 ln l "
              "(TR §4, erratum E18).",
         mistakes=[

@@ -11,12 +11,12 @@ M_TOY = 150
 
 def _needed_gamma(n=None):
     # the worked solution of ch18-ex-2: bisection of eq. 5.12 (LKC Theorem 5.10) in Gamma
-    from kernelclf.bounds import pac_bayes as pb
+    from kernelclf.bounds import pac_bayes_margin as pbm
 
     def bound_at(G):
-        return float(pb.pac_bayes_margin_bound(M_TOY, G, DELTA, n=n))
+        return float(pbm.pac_bayes_margin_bound(M_TOY, G, DELTA, n=n))
 
-    lo, hi = (pb.margin_threshold() if n is None else 1e-6), 1.0
+    lo, hi = (pbm.margin_threshold() if n is None else 1e-6), 1.0
     for _ in range(60):
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if bound_at(mid) >= 1 else (lo, mid)
@@ -24,9 +24,9 @@ def _needed_gamma(n=None):
 
 
 def _threshold():
-    from kernelclf.bounds import pac_bayes as pb
+    from kernelclf.bounds import pac_bayes_margin as pbm
 
-    return float(pb.margin_threshold())
+    return float(pbm.margin_threshold())
 
 
 _L = math.log(1 / DELTA)
@@ -39,7 +39,7 @@ EXERCISES = [
         rtol=1e-3,
         asks="the normalised margin Gamma above which eq. 5.12 with d = m drops below one at "
              "m = 150, delta = 0.05 (a number in (0, 1)).",
-        hint="Bisect pac_bayes.pac_bayes_margin_bound(150, Gamma, 0.05) in Gamma between the "
+        hint="Bisect pac_bayes_margin.pac_bayes_margin_bound(150, Gamma, 0.05) in Gamma between the "
              "threshold 0.919 and 1 (LKC Theorem 5.10, eq. 5.12, with d = m).",
         mistakes=[
             (_threshold, "That is the threshold where the first term alone reaches one; the "

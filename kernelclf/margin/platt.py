@@ -1,0 +1,182 @@
+"""Book chapter 04 (``book/04_support_vector_machines.md``): Platt's sigmoid, the SVMs' probabilities.
+
+Not a topic of LKC (whose classifiers output signs and margins): Platt (1999), "Probabilistic
+outputs for support vector machines", fitted as libsvm does (Lin, Lin & Weng 2007, "A note on
+Platt's probabilistic outputs for support vector machines", Machine Learning 68).
+``probability=True`` of :class:`~kernelclf.margin.svm.SupportVectorMachine` and
+:class:`~kernelclf.margin.nu_svm.NuSupportVectorMachine` adds the sigmoid
+``P(y = classes_[1] | x) = 1 / (1 + exp(A f(x) + B))``, fitted on decision values of 5-fold
+cross-validation (not on the training outputs, which are biased towards the margin), with
+Platt's regularised targets and Newton's method with a backtracking line search
+(:func:`fit_platt_sigmoid`). The scikit-learn guide (``book/sklearn_guide.md``, section
+"Probabilities and calibration") compares it with scikit-learn's calibration.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import expit
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+from sklearn.model_selection import StratifiedKFold
+from sklearn.utils._available_if import available_if
+from sklearn.utils.validation import check_is_fitted
+
+from ..kernels.rows import take_rows
+
+__all__ = ["fit_platt_sigmoid"]
+
+# cross-validation folds for Platt scaling (libsvm's svm_binary_svc_probability)
+_PLATT_FOLDS = 5
+
+
+def fit_platt_sigmoid(decision_values, y, *, max_iter=100, tol=1e-5):
+    """Fit Platt's sigmoid ``P(y = +1 | f) = 1 / (1 + exp(A f + B))`` to decision values.
+
+    Platt (1999), "Probabilistic outputs for support vector machines", with the
+    algorithm of Lin, Lin & Weng (2007), "A note on Platt's probabilistic outputs for
+    support vector machines" (Machine Learning 68), as in libsvm's ``sigmoid_train``:
+    the cross-entropy to Platt's regularised targets ``t_+ = (N_+ + 1)/(N_+ + 2)`` and
+    ``t_- = 1/(N_- + 2)`` is minimised by Newton's method on ``(A, B)`` (Hessian
+    ridged by ``1e-12``) with a backtracking line search (sufficient decrease
+    ``1e-4``, smallest step ``1e-10``), written so that no ``exp`` overflows.
+
+    Parameters
+    ----------
+    decision_values : (n,) array
+        The outputs ``f`` (for an SVM: cross-validated, see
+        :class:`~kernelclf.margin.svm.SupportVectorMachine`).
+    y : (n,) array
+        Labels; ``y > 0`` is the positive class, anything else the negative one.
+    max_iter : int, default 100
+        Newton iterations (libsvm: 100).
+    tol : float, default 1e-5
+        Stop when both gradient components are below ``tol`` (libsvm: 1e-5).
+
+    Returns
+    -------
+    A, B : float
+        The sigmoid's slope and offset (``A < 0`` when larger ``f`` means ``+1``).
+    """
+    f = np.asarray(decision_values, dtype=float).ravel()
+    pos = np.asarray(y).ravel() > 0
+    if f.shape != pos.shape:
+        raise ValueError(f"decision_values has {f.size} entries but y has {pos.size}")
+    if not np.all(np.isfinite(f)):
+        raise ValueError("decision_values contains NaN or infinity")
+    n1 = float(pos.sum())
+    n0 = float(pos.size - n1)
+    t = np.where(pos, (n1 + 1.0) / (n1 + 2.0), 1.0 / (n0 + 2.0))
+
+    def objective(A, B):
+        z = A * f + B
+        return float(np.sum(t * z + np.logaddexp(0.0, -z)))
+
+    A, B = 0.0, float(np.log((n0 + 1.0) / (n1 + 1.0)))
+    fval = objective(A, B)
+    for _ in range(int(max_iter)):
+        z = A * f + B
+        p = expit(-z)                     # 1 / (1 + exp(z)), the model's P(+1)
+        d2 = p * (1.0 - p)
+        d1 = t - p
+        g1, g2 = float(f @ d1), float(d1.sum())
+        if abs(g1) < tol and abs(g2) < tol:
+            break
+        h11 = 1e-12 + float(f * f @ d2)
+        h22 = 1e-12 + float(d2.sum())
+        h21 = float(f @ d2)
+        det = h11 * h22 - h21 * h21
+        dA = -(h22 * g1 - h21 * g2) / det
+        dB = -(-h21 * g1 + h11 * g2) / det
+        gd = g1 * dA + g2 * dB
+        step = 1.0
+        while step >= 1e-10:
+            newA, newB = A + step * dA, B + step * dB
+            newf = objective(newA, newB)
+            if newf < fval + 1e-4 * step * gd:
+                A, B, fval = newA, newB, newf
+                break
+            step /= 2.0
+        else:                              # line search failed: at round-off level
+            break
+    return float(A), float(B)
+
+
+def _probability_on(estimator):
+    """``available_if`` check: ``predict_proba`` exists only with ``probability=True``."""
+    if not estimator.probability:
+        raise AttributeError(f"predict_proba is not available when probability=False: "
+                             f"set {type(estimator).__name__}(probability=True) and fit again")
+    return True
+
+
+class _PlattScaling:
+    """Platt scaling for the SVM estimators (mixed into ``_SVMBase`` of
+    :mod:`kernelclf.margin.svm`): the sigmoid fit behind ``probability=True`` and the
+    ``predict_proba`` / ``predict_log_proba`` it offers."""
+
+    def _fit_probability(self, X, labels, weights=None):
+        """Platt scaling as in libsvm (Lin, Lin & Weng 2007): fit the sigmoid on the
+        decision values of a 5-fold cross-validation of this estimator.
+
+        The folds are ``StratifiedKFold(5, shuffle=True, random_state)``; libsvm draws
+        plain random folds (stratification keeps both classes in every training part).
+        A training part holding (positive weight on) one class only gives its held-out
+        points the value +1 or -1, as libsvm does. Example weights, if any, are used
+        by the fold machines (libsvm passes them on) but not by the sigmoid fit
+        (libsvm's ``sigmoid_train`` has none).
+        """
+        m = len(labels)
+        if m < _PLATT_FOLDS:
+            raise ValueError(f"probability=True needs at least {_PLATT_FOLDS} training "
+                             f"examples ({_PLATT_FOLDS}-fold cross-validation for Platt "
+                             f"scaling), got {m}")
+        y_pm = np.where(labels == self.classes_[1], 1.0, -1.0)
+        sub = clone(self).set_params(probability=False)
+        if weights is not None:
+            sub.set_params(class_weight=None)     # the weights below include it
+        cv = StratifiedKFold(n_splits=_PLATT_FOLDS, shuffle=True,
+                             random_state=self.random_state)
+        f = np.zeros(m)
+        for k, (tr, te) in enumerate(cv.split(np.zeros((m, 1)), labels)):
+            live = y_pm[tr] if weights is None else y_pm[tr][weights[tr] > 0]
+            has_pos, has_neg = bool(np.any(live > 0)), bool(np.any(live < 0))
+            if not (has_pos and has_neg):
+                f[te] = 1.0 if has_pos else (-1.0 if has_neg else 0.0)
+                continue
+            kw = {} if weights is None else {"sample_weight": weights[tr]}
+            try:
+                model = clone(sub).fit(take_rows(X, tr), labels[tr], **kw)
+            except ValueError as exc:
+                raise ValueError(f"probability=True: fold {k + 1} of the {_PLATT_FOLDS}-fold "
+                                 f"cross-validation for Platt scaling failed: {exc}") from exc
+            f[te] = model.decision_function(take_rows(X, te))
+        self.probA_, self.probB_ = fit_platt_sigmoid(f, y_pm)
+
+    def _platt_logit(self, X):
+        check_is_fitted(self, "alpha_")
+        if not hasattr(self, "probA_"):
+            raise NotFittedError(f"This {type(self).__name__} was fitted with "
+                                 "probability=False; fit it again with probability=True "
+                                 "to use predict_proba")
+        return self.probA_ * self.decision_function(X) + self.probB_
+
+    @available_if(_probability_on)
+    def predict_proba(self, X):
+        """Platt's probabilities ``(n, 2)``: columns ``classes_[0]``, ``classes_[1]``.
+
+        ``P(classes_[1] | x) = 1 / (1 + exp(probA_ f(x) + probB_))`` (Platt 1999;
+        Lin, Lin & Weng 2007), monotone in :meth:`decision_function` (decreasing
+        if ``probA_ > 0``, which happens only when the cross-validated outputs point
+        the wrong way). Only with ``probability=True``. As in libsvm, the arg-max of
+        the probabilities may differ from :meth:`predict` (the sign of ``f``) for
+        points near the boundary, since the sigmoid's midpoint ``f = -probB_/probA_``
+        need not be 0.
+        """
+        z = self._platt_logit(X)
+        return np.column_stack([expit(z), expit(-z)])
+
+    @available_if(_probability_on)
+    def predict_log_proba(self, X):
+        """The logarithm of :meth:`predict_proba`, computed without underflow."""
+        z = self._platt_logit(X)
+        return np.column_stack([-np.logaddexp(0.0, -z), -np.logaddexp(0.0, z)])
