@@ -115,48 +115,91 @@ def open_page(browser, url, offline=False):
     return page, response, failed
 
 
-@pytest.mark.parametrize("entry", PAGES)
-def test_page(server, browser, entry):
+def _check_page(page, response, failed, entry):
+    """The page loads whole: title, math, images, widgets, run links, a folding solution,
+    no failed request or script error. Leaves the page as it found it (the solution it
+    opened is folded again) for the checks that follow on the same load."""
     source = source_of(entry)
-    page, response, failed = open_page(browser, f"{server}/{entry}.html")
-    try:
-        assert response is not None and response.status == 200
-        assert page.locator("main h1").count() >= 1, "page has no title"
-        if re.search(r"\$[^$\n]+\$", source):
-            page.wait_for_selector("mjx-container", state="attached", timeout=30_000)
-            assert page.locator("mjx-container").count() > 0, "math is not typeset"
-        broken = page.evaluate("() => Array.from(document.images)"
-                               ".filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)")
-        assert not broken, f"images did not load: {broken}"
-        if has_widget(source):
-            page.wait_for_selector(".jupyter-widgets, .widget-slider", state="attached", timeout=30_000)
-            assert page.locator(".jupyter-widgets").count() > 0, "no widget was drawn"
-        if "kernelspec:" in source[:400]:
-            note = page.locator(".kernelclf-run-note a[href$='.ipynb']:not(.kernelclf-lite-link)")
-            assert note.count() == 1, "no link to the executed notebook under the title"
-            href = note.get_attribute("href")
-            assert href.endswith(f"_notebooks/{Path(entry).name}.ipynb"), href
-            assert page.request.get(note.evaluate("a => a.href")).status == 200, href
-            lite = page.locator(".kernelclf-run-note a.kernelclf-lite-link")
-            assert lite.count() == 1, "no 'Run it in your browser' link under the title"
-            assert lite.get_attribute("href").endswith(
-                f"lite/notebooks/index.html?path={Path(entry).name}.ipynb")
-            assert page.request.get(lite.evaluate("a => a.href")).status == 200
-            lite_file = lite.evaluate("a => new URL('../files/' + new URL(a.href)"
-                                      ".searchParams.get('path'), a.href).href")
-            assert page.request.get(lite_file).status == 200, lite_file
-        if "solution-start" in source:
-            solution = page.locator("div.solution.dropdown").first
-            assert solution.count() == 1, "no folded solution on the page"
-            body = solution.locator(".solution-content, section").first
-            assert not body.is_visible(), "the solution is not folded"
-            solution.locator(".admonition-title").first.click()
-            page.wait_for_timeout(300)
-            assert body.is_visible(), "clicking the solution title did not open it"
-        page.wait_for_timeout(500)  # late script errors (widget manager, MathJax)
-        assert not failed, f"failed requests or page errors: {failed}"
-    finally:
-        page.close()
+    assert response is not None and response.status == 200
+    assert page.locator("main h1").count() >= 1, "page has no title"
+    if re.search(r"\$[^$\n]+\$", source):
+        page.wait_for_selector("mjx-container", state="attached", timeout=30_000)
+        assert page.locator("mjx-container").count() > 0, "math is not typeset"
+    broken = page.evaluate("() => Array.from(document.images)"
+                           ".filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)")
+    assert not broken, f"images did not load: {broken}"
+    if has_widget(source):
+        page.wait_for_selector(".jupyter-widgets, .widget-slider", state="attached", timeout=30_000)
+        assert page.locator(".jupyter-widgets").count() > 0, "no widget was drawn"
+    if "kernelspec:" in source[:400]:
+        note = page.locator(".kernelclf-run-note a[href$='.ipynb']:not(.kernelclf-lite-link)")
+        assert note.count() == 1, "no link to the executed notebook under the title"
+        href = note.get_attribute("href")
+        assert href.endswith(f"_notebooks/{Path(entry).name}.ipynb"), href
+        assert page.request.get(note.evaluate("a => a.href")).status == 200, href
+        lite = page.locator(".kernelclf-run-note a.kernelclf-lite-link")
+        assert lite.count() == 1, "no 'Run it in your browser' link under the title"
+        assert lite.get_attribute("href").endswith(
+            f"lite/notebooks/index.html?path={Path(entry).name}.ipynb")
+        assert page.request.get(lite.evaluate("a => a.href")).status == 200
+        lite_file = lite.evaluate("a => new URL('../files/' + new URL(a.href)"
+                                  ".searchParams.get('path'), a.href).href")
+        assert page.request.get(lite_file).status == 200, lite_file
+    if "solution-start" in source:
+        solution = page.locator("div.solution.dropdown").first
+        assert solution.count() == 1, "no folded solution on the page"
+        body = solution.locator(".solution-content, section").first
+        assert not body.is_visible(), "the solution is not folded"
+        solution.locator(".admonition-title").first.click()
+        page.wait_for_timeout(300)
+        assert body.is_visible(), "clicking the solution title did not open it"
+        solution.locator(".admonition-title").first.click()     # folded again
+        page.wait_for_timeout(300)
+    page.wait_for_timeout(500)  # late script errors (widget manager, MathJax)
+    assert not failed, f"failed requests or page errors: {failed}"
+
+
+#: the per-page checks, in the order they run on one load of the page
+_CHECKS = ("page", "tables", "figures")
+
+
+@pytest.fixture(scope="module")
+def visits():
+    """``{entry: {check: None or the exception it raised}}``: each page is loaded once and
+    every per-page check runs on that load (one page load instead of three: issue 29)."""
+    return {}
+
+
+def visit(server, browser, visits, entry):
+    """Load ``entry`` once, run :data:`_CHECKS` on it in order and record their outcomes."""
+    if entry not in visits:
+        outcome = {}
+        page, response, failed = open_page(browser, f"{server}/{entry}.html")
+        try:
+            for name, check in (("page", lambda: _check_page(page, response, failed, entry)),
+                                ("tables", lambda: _check_tables(page, entry)),
+                                ("figures", lambda: _check_figures(page))):
+                try:
+                    check()
+                    outcome[name] = None
+                except Exception as exc:  # noqa: BLE001 - re-raised by the test of that check
+                    outcome[name] = exc
+        finally:
+            page.close()
+        visits[entry] = outcome
+    return visits[entry]
+
+
+def _outcome(server, browser, visits, entry, check):
+    exc = visit(server, browser, visits, entry)[check]
+    if exc is not None:
+        raise exc
+
+
+@pytest.mark.parametrize("entry", PAGES)
+def test_page(server, browser, visits, entry):
+    """Every page loads whole (:func:`_check_page`)."""
+    _outcome(server, browser, visits, entry, "page")
 
 
 NOTEBOOK_PAGES = [p for p in PAGES if "kernelspec:" in (ROOT / (p + ".md")).read_text()]
@@ -201,29 +244,30 @@ _FIGURE_TEXT_JS = """() => Array.from(document.querySelectorAll('main .cell_outp
   })"""
 
 
-@pytest.mark.parametrize("entry", PAGES)
-def test_figures_legible(server, browser, entry):
+def _check_figures(page):
     """No figure is shrunk below 60 % of its natural width (its text would be illegible);
     every figure is described (alt text) and, outside widgets, captioned."""
-    page, response, failed = open_page(browser, f"{server}/{entry}.html")
-    try:
-        titles = page.locator("div.dropdown > .admonition-title")  # figures in solutions too
-        for k in range(titles.count()):
-            titles.nth(k).click()
-        page.wait_for_timeout(300)
-        small = [f"{Path(x['src']).name[:40]}: {x['natural']} px shown at {x['shown']:.0f} px"
-                 for x in page.evaluate(_FIGURE_SCALES_JS)
-                 if x["shown"] < MIN_FIGURE_SCALE * x["natural"]]
-        assert not small, "figures shown too small to read:\n" + "\n".join(small)
-        # every figure has alt text, and a caption unless it is the static view beside a
-        # widget (issue 15); checked on the same page load to keep the browser test short
-        figures = page.evaluate(_FIGURE_TEXT_JS)
-        no_alt = [f["src"] for f in figures if not f["alt"] or f["alt"].startswith("_")]
-        no_caption = [f["src"] for f in figures if not f["caption"] and not f["widget"]]
-        assert not no_alt, f"figures without alt text: {no_alt}"
-        assert not no_caption, f"figures without a caption: {no_caption}"
-    finally:
-        page.close()
+    titles = page.locator("div.dropdown > .admonition-title")  # figures in solutions too
+    for k in range(titles.count()):
+        titles.nth(k).click()
+    page.wait_for_timeout(300)
+    small = [f"{Path(x['src']).name[:40]}: {x['natural']} px shown at {x['shown']:.0f} px"
+             for x in page.evaluate(_FIGURE_SCALES_JS)
+             if x["shown"] < MIN_FIGURE_SCALE * x["natural"]]
+    assert not small, "figures shown too small to read:\n" + "\n".join(small)
+    # every figure has alt text, and a caption unless it is the static view beside a
+    # widget (issue 15)
+    figures = page.evaluate(_FIGURE_TEXT_JS)
+    no_alt = [f["src"] for f in figures if not f["alt"] or f["alt"].startswith("_")]
+    no_caption = [f["src"] for f in figures if not f["caption"] and not f["widget"]]
+    assert not no_alt, f"figures without alt text: {no_alt}"
+    assert not no_caption, f"figures without a caption: {no_caption}"
+
+
+@pytest.mark.parametrize("entry", PAGES)
+def test_figures_legible(server, browser, visits, entry):
+    """Figures legible, described and captioned (:func:`_check_figures`)."""
+    _outcome(server, browser, visits, entry, "figures")
 
 
 _TABLES_JS = """() => {
@@ -269,26 +313,27 @@ _TOO_WIDE_JS = """() => {
 }"""
 
 
-@pytest.mark.parametrize("entry", PAGES)
-def test_wide_tables_scroll_in_their_box(server, browser, entry):
+def _check_tables(page, entry):
     """A table wider than the column scrolls inside its own box, never past the column; and
     at 1280 px no table or display equation is wider than the column at all (issue 25)."""
-    page, response, failed = open_page(browser, f"{server}/{entry}.html")
-    try:
-        bad = page.evaluate(_TABLES_JS)
-        assert not bad, f"tables cut off at the column edge: {bad}"
-        if page.locator("mjx-container").count() or re.search(r"\$\$|\{math\}", source_of(entry)):
-            page.wait_for_selector("mjx-container", state="attached", timeout=30_000)
-            page.wait_for_timeout(300)
-        wide = page.evaluate(_TOO_WIDE_JS)
-        assert not wide["bad"], (f"wider than the {wide['column']} px column at 1280 px:\n"
-                                 + "\n".join(wide["bad"]))
-        wide = page.evaluate("""() => Array.from(document.querySelectorAll('main .bd-article table'))
-            .filter(t => t.scrollWidth > t.clientWidth + 1)
-            .map(t => getComputedStyle(t).overflowX)""")
-        assert all(o in ("auto", "scroll") for o in wide), wide
-    finally:
-        page.close()
+    bad = page.evaluate(_TABLES_JS)
+    assert not bad, f"tables cut off at the column edge: {bad}"
+    if page.locator("mjx-container").count() or re.search(r"\$\$|\{math\}", source_of(entry)):
+        page.wait_for_selector("mjx-container", state="attached", timeout=30_000)
+        page.wait_for_timeout(300)
+    wide = page.evaluate(_TOO_WIDE_JS)
+    assert not wide["bad"], (f"wider than the {wide['column']} px column at 1280 px:\n"
+                             + "\n".join(wide["bad"]))
+    wide = page.evaluate("""() => Array.from(document.querySelectorAll('main .bd-article table'))
+        .filter(t => t.scrollWidth > t.clientWidth + 1)
+        .map(t => getComputedStyle(t).overflowX)""")
+    assert all(o in ("auto", "scroll") for o in wide), wide
+
+
+@pytest.mark.parametrize("entry", PAGES)
+def test_wide_tables_scroll_in_their_box(server, browser, visits, entry):
+    """Tables and display equations fit the column (:func:`_check_tables`)."""
+    _outcome(server, browser, visits, entry, "tables")
 
 
 def test_download_links_resolve(server, browser):
