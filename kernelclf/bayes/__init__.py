@@ -6,7 +6,9 @@ also chapters 08 and 09.
 
 * :mod:`~kernelclf.bayes.gp_regression` - Gaussian process regression, the ARD kernel (LKC §3.2.1)
 * :mod:`~kernelclf.bayes.gp` - Gaussian process classification, Laplace approximation (LKC §3.2.2)
-* :mod:`~kernelclf.bayes.rvm` - relevance vector regression and classification (LKC §3.3)
+* :mod:`~kernelclf.bayes.rvm_evidence` - the sparse Bayesian prior and solver steps of the RVMs (LKC §3.3)
+* :mod:`~kernelclf.bayes.rvm_regression` - relevance vector regression (LKC §3.3, Alg. 6)
+* :mod:`~kernelclf.bayes.rvm` - relevance vector classification (LKC §3.3, Alg. 7)
 * :mod:`~kernelclf.bayes.fisher` - Fisher and kernel Fisher discriminants (LKC §3.5)
 """
 from .fisher import FisherDiscriminant, KernelFisherDiscriminant, fisher_criterion
@@ -20,7 +22,9 @@ from .gp import (
     stable_sigmoid,
 )
 from .gp_regression import ARDRBF, GaussianProcessRegressor
-from .rvm import RelevanceVectorClassifier, RelevanceVectorRegressor, marginal_weight_prior
+from .rvm import RelevanceVectorClassifier
+from .rvm_evidence import marginal_weight_prior
+from .rvm_regression import RelevanceVectorRegressor
 
 __all__ = [
     "ARDRBF", "GaussianProcessRegressor", "GaussianProcessClassifier", "laplace_mode",
