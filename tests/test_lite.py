@@ -442,17 +442,17 @@ def _only_local(base, outside, route):
 LANES = int(os.environ.get("KERNELCLF_LITE_LANES", "2"))
 
 
-#: Run All seconds per chapter in the lab, measured (two lanes on two cores, 2026-11-26);
-#: a chapter not listed counts as 30 s
-RUN_SECONDS = {"11_": 270, "04_": 120, "10_": 115, "01_": 110, "17_": 95, "12_": 75, "13_": 75,
-               "02b": 70, "15_": 35, "05_": 35, "14_": 35, "07_": 27, "03_": 24, "16_": 23}
+#: Run All seconds per chapter in the lab, measured (fresh clone, two lanes on two cores,
+#: 2026-11-26); a chapter not listed counts as 10 s
+RUN_SECONDS = {"11_": 180, "17_": 64, "13_": 57, "10_": 45, "01_": 40, "12_": 38, "02b": 27,
+               "04_": 24, "07_": 23, "14_": 20, "15_": 15, "16_": 12, "05_": 11, "03_": 10}
 
 
 def _order(chapters):
     """Longest-running chapters first, so that the lanes, each taking the next chapter when
     it is free, end together (longest processing time first)."""
     def seconds(c):
-        return next((v for k, v in RUN_SECONDS.items() if c.startswith(k)), 30)
+        return next((v for k, v in RUN_SECONDS.items() if c.startswith(k)), 10)
     return sorted(chapters, key=lambda c: (-seconds(c), c))
 
 
