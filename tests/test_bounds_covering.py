@@ -11,6 +11,7 @@ import itertools
 
 import numpy as np
 import pytest
+from _monotone import decreasing, increasing
 
 from kernelclf.bounds import covering as cv
 
@@ -146,14 +147,7 @@ def test_lemma_4_31_holds_for_random_linear_classes():
 
 
 # -- monotonicity ---------------------------------------------------------------------------
-def _dec(a):
-    a = np.asarray(a, dtype=float)
-    return np.all(np.diff(a) < 0)
-
-
-def _inc(a):
-    a = np.asarray(a, dtype=float)
-    return np.all(np.diff(a) > 0)
+_dec, _inc = decreasing, increasing
 
 
 def test_monotonicity():

@@ -6,6 +6,7 @@ thresholds and intervals, whose VC dimensions are known).
 """
 import numpy as np
 import pytest
+from _monotone import decreasing, increasing
 
 from kernelclf.bounds import luckiness as lk
 from kernelclf.bounds import shattering
@@ -45,14 +46,7 @@ def test_empirical_vc_dimension_brute_force():
 
 
 # -- monotonicity ---------------------------------------------------------------------------
-def _dec(a):
-    a = np.asarray(a, dtype=float)
-    return np.all(np.diff(a) < 0)
-
-
-def _inc(a):
-    a = np.asarray(a, dtype=float)
-    return np.all(np.diff(a) > 0)
+_dec, _inc = decreasing, increasing
 
 
 def test_monotonicity():

@@ -12,6 +12,7 @@ Monte-Carlo check can only catch a bound more than 5e5 times too small, and says
 """
 import numpy as np
 import pytest
+from _monotone import decreasing, increasing
 
 from kernelclf.bounds import covering as cv
 from kernelclf.bounds import margin as M
@@ -190,14 +191,7 @@ def test_tr_theorem_1():
 
 
 # -- monotonicity ---------------------------------------------------------------------------
-def _dec(a):
-    a = np.asarray(a, dtype=float)
-    return np.all(np.diff(a) < 0)
-
-
-def _inc(a):
-    a = np.asarray(a, dtype=float)
-    return np.all(np.diff(a) > 0)
+_dec, _inc = decreasing, increasing
 
 
 def test_monotonicity():

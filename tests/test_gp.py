@@ -4,6 +4,7 @@ The regressor's own tests are in ``tests/test_gp_regression.py``; the tests belo
 both estimators import the regressor from :mod:`kernelclf.bayes.gp_regression`."""
 import numpy as np
 import pytest
+from _bayes_data import moons
 from scipy.special import expit
 from sklearn.gaussian_process import GaussianProcessClassifier as SkGPC
 from sklearn.gaussian_process.kernels import RBF as SkRBF
@@ -18,16 +19,6 @@ from kernelclf.bayes import (
 )
 from kernelclf.bayes.gp_regression import ARDRBF, GaussianProcessRegressor
 from kernelclf.kernels import RBF, Linear
-
-
-def moons(m, noise=0.2, seed=0):
-    rng = np.random.default_rng(seed)
-    a = rng.uniform(0, np.pi, m)
-    upper = rng.random(m) < 0.5
-    X = np.where(upper[:, None], np.c_[np.cos(a), np.sin(a)],
-                 np.c_[1 - np.cos(a), 0.5 - np.sin(a)])
-    X = X + noise * rng.normal(size=X.shape)
-    return X, np.where(upper, 1, -1)
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
-from _rvm_data import moons
+from _bayes_data import moons
 from scipy.special import expit
 from sklearn.svm import SVC
 

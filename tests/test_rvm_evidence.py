@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
-from _rvm_data import moons
+from _bayes_data import moons
 from sklearn.exceptions import ConvergenceWarning
 
 from kernelclf.bayes import rvm_evidence

@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
-from _rvm_data import sinc_data
+from _bayes_data import sinc_data
 from scipy.stats import multivariate_normal
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process import GaussianProcessRegressor as SkGPR

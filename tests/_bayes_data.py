@@ -1,4 +1,4 @@
-"""Test helper: the toy problems of the relevance vector machine tests (chapter 08).
+"""Test helper: the toy problems of the Bayesian classifier tests (chapters 07 and 08).
 
 ``sinc_data``: noisy samples of ``sin(x)/x`` on [-10, 10], Tipping's (2001) regression
 example; ``moons``: two interleaved half circles with Gaussian noise, labels +1/-1.
