@@ -336,3 +336,56 @@ def test_the_guard_and_the_gram_access_are_two_modules_the_family_exports():
             assert getattr(kernels, name) is obj, name      # the family re-exports it
         with open(module.__file__, encoding="utf-8") as fh:
             assert sum(1 for _ in fh) <= 600, module.__file__
+
+
+def test_kernels_psd_by_construction_skip_only_the_eigenvalue_and_symmetry_tests(monkeypatch):
+    """The linear, polynomial and RBF kernels declare ``psd_by_construction`` in their own
+    class: the guard skips its Cholesky/eigenvalue test for them (and for no subclass,
+    which may change the formula), while finiteness, range and degeneracy stay checked."""
+    from kernelclf.kernels import Polynomial
+    from kernelclf.kernels import gram_guard as guard
+
+    calls = []
+    real = np.linalg.cholesky
+    monkeypatch.setattr(np.linalg, "cholesky", lambda A: calls.append(A.shape) or real(A))
+    Z = RNG.normal(size=(260, 3))
+    for kernel in (RBF(0.7), Linear(), Polynomial(3, 1.0)):
+        assert guard._psd_by_construction(kernel)
+        Gram(kernel, Z)
+        Gram(kernel, Z, precompute=False)
+    assert calls == []
+
+    class Bent(RBF):            # a subclass inherits the flag's value but not the promise
+        def _gram(self, A, B):
+            return -super()._gram(A, B)
+
+    assert not guard._psd_by_construction(Bent(1.0))
+    with pytest.raises(IndefiniteKernelError):
+        Gram(Bent(1.0), Z, precompute=False)
+    assert calls                                    # the sampled test ran for it
+    # the checks that stay: range and degeneracy, on demand as when precomputed
+    with pytest.raises(ValueError, match="outside"):
+        Gram(Polynomial(60, 0.0), 10.0 * Z, precompute=False)
+    assert len(_caught(lambda: Gram(RBF(1e-3), Z, precompute=False))) == 1
+
+
+def test_the_degeneracy_statistic_equals_its_elementwise_definition():
+    """The row masses of the identity test (a matrix-vector product less each row's own
+    entry) against the definition ``sum_{j != i} |k_ij| / sqrt(k_ii k_jj)``, on a block
+    whose rows are partly among its columns."""
+    from kernelclf.kernels import gram_guard as guard
+
+    Z = RNG.normal(scale=3.0, size=(40, 2))
+    K = RBF(0.2)(Z)
+    rows, cols = np.array([0, 3, 5, 7, 11]), np.arange(2, 40, 1)
+    R = K[np.ix_(rows, cols)]
+    d = np.diag(K)
+    brute = np.abs(R) / np.sqrt(d[rows])[:, None] / np.sqrt(d[cols])[None, :]
+    brute[rows[:, None] == cols[None, :]] = 0.0
+    others = len(cols) - (rows[:, None] == cols[None, :]).sum(axis=1)
+    expected = np.median(brute.sum(axis=1) * (40 - 1) / others)
+    found = _caught(lambda: guard._check_degenerate(R, rows, cols, d[rows], d[cols], 40,
+                                                    RBF(0.2), Z))
+    assert expected < guard._IDENTITY and len(found) == 1
+    msg = str(found[0].message)
+    assert f"sum to {expected:.2g};" in msg

@@ -101,10 +101,15 @@ class Kernel(BaseEstimator):
 
     Subclasses implement ``_gram(X, Y)`` on validated inputs and may override
     ``diag``. ``accepts_strings`` tells estimators not to coerce ``X`` to a
-    float array (string kernels set it).
+    float array (string kernels set it). ``psd_by_construction`` (set in the class
+    itself, not inherited: a subclass may change the formula) says that every Gram
+    matrix of the kernel is positive semi-definite by a theorem (LKC Table 2.1), so the
+    numerical guard of :mod:`kernelclf.kernels.gram_guard` skips its sampled
+    eigenvalue and symmetry tests (its finiteness, range and degeneracy checks stay).
     """
 
     accepts_strings = False
+    psd_by_construction = False
 
     def __call__(self, X, Y=None):
         Xv, Yv = self._validate(X, Y)

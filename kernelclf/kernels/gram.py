@@ -26,8 +26,10 @@ from .gram_guard import (
     _SAMPLE,
     _check_degenerate,
     _check_finite,
+    _check_range,
     _degeneracy_sample,
     _finite_columns,
+    _psd_by_construction,
     check_gram,
     check_memory,
     get_gram_checks,
@@ -293,18 +295,22 @@ class Gram:
                     self._colfun = _finite_columns(self._colfun, self.kernel, X)
                 self._cache = ColumnCache(self._colfun, self.m, cache_mb)
                 if check:
-                    idx = np.arange(self.m)
-                    if self.m > _SAMPLE:
-                        idx = np.sort(np.random.default_rng(0).choice(self.m, _SAMPLE,
-                                                                       replace=False))
-                    sub = take_rows(X, idx)
-                    check_gram(np.asarray(self.kernel(sub), dtype=float), self.kernel, X,
-                               degenerate=False)
+                    psd = _psd_by_construction(self.kernel)
+                    if not psd:         # PSD test on a sample (the range test with it)
+                        idx = np.arange(self.m)
+                        if self.m > _SAMPLE:
+                            idx = np.sort(np.random.default_rng(0).choice(
+                                self.m, _SAMPLE, replace=False))
+                        sub = take_rows(X, idx)
+                        check_gram(np.asarray(self.kernel(sub), dtype=float), self.kernel, X,
+                                   degenerate=False)
                     if get_gram_checks() != "off":
                         rows, cols = _degeneracy_sample(self.m)
                         Xr, Xc = take_rows(X, rows), take_rows(X, cols)
                         block = np.asarray(self.kernel(Xr, Xc), dtype=float)
                         _check_finite(block, self.kernel, X)
+                        if psd:
+                            _check_range(block, self.kernel, X)
                         _check_degenerate(block, rows, cols,
                                           np.asarray(self.kernel.diag(Xr), dtype=float),
                                           np.asarray(self.kernel.diag(Xc), dtype=float),

@@ -23,12 +23,14 @@ A :class:`kernelclf.kernels.gram.Gram` built on training data checks, once:
   kernel (the negative part of the spectrum at least half the positive part, e.g. a
   callable returning ``-G``) raises a ``ValueError``; a slightly indefinite one (a
   sigmoid kernel, round-off beyond ``1e-8`` relative) gives a ``RuntimeWarning`` that
-  names the kernel.
+  names the kernel. Kernels whose class declares ``psd_by_construction`` (the linear,
+  polynomial and RBF kernels: positive semi-definite and symmetric by a theorem) skip
+  this test and the symmetry test: their matrices can fail them only by round-off.
 
 * that the matrix is not degenerate: a :class:`DegenerateKernelWarning` when it is
   numerically the identity (every input similar only to itself: the median over the
   rows of ``sum_{j != i} |k_ij| / sqrt(k_ii k_jj)``, scaled up from the sample to all
-  ``m`` inputs, is below ``1e-3``; e.g. ``RBF(sigma=1)`` on the raw 8x8 digits, whose
+  ``m`` inputs, is below ``1e-2``; e.g. ``RBF(sigma=1)`` on the raw 8x8 digits, whose
   typical squared distance is about 2400) or numerically constant (all entries agree to
   8 digits: a very wide kernel, or identical inputs). The warning names the kernel's
   ``sigma`` (RBF kernels), the median squared distance between inputs over a sample of
@@ -332,14 +334,21 @@ def _check_degenerate(R, rows, cols, d_rows, d_cols, n_total, kernel, X):
     else:
         if not (np.all(d_rows > 0) and np.all(d_cols > 0)):
             return
-        C = np.abs(R) * (1.0 / np.sqrt(d_rows))[:, None] * (1.0 / np.sqrt(d_cols))[None, :]
-        own = rows[:, None] == cols[None, :]
-        C[own] = 0.0
-        others = len(cols) - own.sum(axis=1)
-        mass = C.sum(axis=1) * (n_total - 1) / np.maximum(others, 1)
+        ir, ic = 1.0 / np.sqrt(d_rows), 1.0 / np.sqrt(d_cols)
+        A = np.abs(R)
+        # sum_{j != i} |k_ij| / sqrt(k_ii k_jj): a matrix-vector product, less each
+        # row's own entry (rows and cols are sorted, so searchsorted finds it)
+        at = np.minimum(np.searchsorted(cols, rows), len(cols) - 1)
+        own = cols[at] == rows
+        total = (A @ ic) * ir
+        total[own] -= A[np.flatnonzero(own), at[own]] * ir[own] * ic[at[own]]
+        others = len(cols) - own.astype(int)
+        mass = np.maximum(total, 0.0) * (n_total - 1) / np.maximum(others, 1)
         typical = float(np.median(mass))
         if typical > _IDENTITY:
             return
+        C = A * ir[:, None] * ic[None, :]
+        C[np.flatnonzero(own), at[own]] = 0.0
         kind = "the identity"
         detail = (f"each input is similar only to itself (in the median row the off-diagonal "
                   f"values, normalised by the diagonal, sum to {typical:.2g}; the largest is "
@@ -385,6 +394,30 @@ class _LazyName:
         return self.__format__("")
 
 
+def _psd_by_construction(kernel):
+    """Whether the kernel's own class declares every Gram matrix positive semi-definite
+    (``Kernel.psd_by_construction``; read from the class itself, not inherited)."""
+    return kernel is not None and bool(type(kernel).__dict__.get("psd_by_construction",
+                                                                  False))
+
+
+def _check_range(G, kernel=None, X=None, mode=None):
+    """The largest absolute value of ``G``; refuses values the solvers would under- or
+    overflow on (outside ``[1e-100, 1e100]``). Returns the scale (0 for a zero matrix)."""
+    mode = get_gram_checks() if mode is None else mode
+    scale = max(float(G.max()), -float(G.min())) if G.size else 0.0
+    if mode == "off" or scale == 0.0:
+        return scale
+    if not _RANGE[0] <= scale <= _RANGE[1]:
+        way = "underflow" if scale < _RANGE[0] else "overflow"
+        _complain(mode, f"the kernel {_LazyName(kernel)} gives values up to {scale:.3g} on "
+                  f"the training inputs, outside [{_RANGE[0]:.0e}, {_RANGE[1]:.0e}] where the "
+                  f"solvers would {way}{_scale_text(X)}. Rescale the inputs (or the kernel); "
+                  "kernelclf.kernels.gram_guard.gram_checks('off') skips this check",
+                  error=True, kind=ValueError)
+    return scale
+
+
 def check_gram(G, kernel=None, X=None, mode=None, random_state=0, degenerate=True):
     """Check a (sub-)Gram matrix: finite, symmetric, positive semi-definite, not degenerate.
 
@@ -400,16 +433,16 @@ def check_gram(G, kernel=None, X=None, mode=None, random_state=0, degenerate=Tru
     if mode == "off" or G.size == 0:
         return 0.0
     name = _LazyName(kernel)            # the repr is built only for a message
-    scale = max(float(G.max()), -float(G.min()))
+    scale = _check_range(G, kernel, X, mode)
     if scale == 0.0:        # zero inputs with a linear kernel, centred constant inputs...
         return 0.0
-    if not _RANGE[0] <= scale <= _RANGE[1]:
-        way = "underflow" if scale < _RANGE[0] else "overflow"
-        _complain(mode, f"the kernel {name} gives values up to {scale:.3g} on the training "
-                  f"inputs, outside [{_RANGE[0]:.0e}, {_RANGE[1]:.0e}] where the solvers would "
-                  f"{way}{_scale_text(X)}. Rescale the inputs (or the kernel); "
-                  "kernelclf.kernels.gram_guard.gram_checks('off') skips this check",
-                  error=True, kind=ValueError)
+    if _psd_by_construction(kernel):     # symmetric and PSD by a theorem
+        if degenerate:
+            rows, cols = _degeneracy_sample(G.shape[0], random_state)
+            d = np.diag(G)
+            _check_degenerate(G[np.ix_(rows, cols)], rows, cols, d[rows], d[cols],
+                              G.shape[0], kernel, X)
+        return 0.0
     if _asymmetry(G) > 1e-8 * scale:
         _complain(mode, f"the Gram matrix of the kernel {name} is not symmetric "
                   "(a kernel must satisfy k(x, x') = k(x', x))")

@@ -29,6 +29,8 @@ __all__ = ["Linear", "Polynomial", "RBF", "Mahalanobis", "as_kernel", "scale_sig
 class Linear(Kernel):
     """Linear kernel ``<x, x'>`` (LKC Table 2.1 with p = 1)."""
 
+    psd_by_construction = True  # a Gram matrix X X' (LKC Def. 2.15)
+
     def _gram(self, X, Y):
         return X @ Y.T
 
@@ -72,6 +74,8 @@ class Polynomial(Kernel):
     degree : int >= 1
     offset : float >= 0
     """
+
+    psd_by_construction = True  # sums and products of kernels (LKC Thm. 2.20), checked in _check
 
     def __init__(self, degree=2, offset=0.0):
         self.degree = degree
@@ -182,6 +186,8 @@ class RBF(Kernel):
     gamma : float > 0, 'scale' or None
         ``1 / (2 sigma^2)``, instead of ``sigma``.
     """
+
+    psd_by_construction = True  # LKC Table 2.1 (Bochner: a Gaussian spectral density)
 
     def __init__(self, sigma=None, gamma=None):
         self.sigma = sigma

@@ -36,9 +36,14 @@ def _polish(res, p, C, s, gmask, getcol, max_free=1000):
 
     With the bounded variables fixed, the free ones ``a_F`` must satisfy
     ``Q_FF d + A' lam = -G_F`` and ``A d = 0`` (``A``: one row ``s_F`` per equality
-    group). The bordered system is solved by least squares (``Q_FF`` may be singular,
-    e.g. for repeated examples); ``res`` is updated in place only if the new point is
-    in the box and its KKT violation is not larger.
+    group). The bordered system is solved by LU. When its reciprocal condition number
+    is below ``n eps`` (``Q_FF`` singular, e.g. for repeated examples) and that point
+    leaves the box, it is solved again by least squares: the minimum-norm solution,
+    from LAPACK's complete orthogonal factorisation ``gelsy`` (a few LU solves' cost,
+    where the SVD-based ``gelsd`` costs tens). A regular system has one solution, so
+    when it leaves the box nothing else is tried;
+    ``res`` is updated in place only if the new point is in the box and its KKT
+    violation is not larger.
     """
     alpha = res.alpha
     idx = np.flatnonzero((alpha > 0) & (alpha < C))
@@ -63,13 +68,12 @@ def _polish(res, p, C, s, gmask, getcol, max_free=1000):
         new = alpha[idx] + x[:n]
         return bool(np.all(np.isfinite(new)) and np.all(new >= 0) and np.all(new <= C[idx]))
 
-    try:
-        x = np.linalg.solve(M, rhs)
-    except np.linalg.LinAlgError:
-        x = np.full(n + k, np.nan)
+    x, regular = _lu_solution(M, rhs)
     if not in_box(x):
+        if regular:         # the unique solution leaves the box: the active set is not right
+            return
         # singular Q_FF (e.g. repeated examples): the minimum-norm solution
-        x = np.linalg.lstsq(M, rhs, rcond=None)[0]
+        x = _min_norm_solution(M, rhs)
         if not in_box(x):
             return
     d = x[:n]
@@ -100,6 +104,34 @@ def _polish(res, p, C, s, gmask, getcol, max_free=1000):
         rpos, rneg = r.get(1.0, 0.0), r.get(-1.0, 0.0)
         res.bias = float(-(rpos - rneg) / 2.0)
         res.rho = float((rpos + rneg) / 2.0)
+
+
+def _lu_solution(M, rhs):
+    """``(x, regular)``: the LU solution of ``M x = rhs`` and whether ``M`` is regular,
+    i.e. its reciprocal condition number (LAPACK ``gecon``, 1-norm) is at least
+    ``n eps``, the rank cut-off of :func:`_min_norm_solution`."""
+    from scipy.linalg import lapack, lu_factor, lu_solve
+
+    n = M.shape[0]
+    try:
+        lu, piv = lu_factor(M, check_finite=False)
+        x = lu_solve((lu, piv), rhs, check_finite=False)
+        rcond, info = lapack.dgecon(lu, float(np.abs(M).sum(axis=0).max()), norm="1")
+    except (np.linalg.LinAlgError, ValueError):
+        return np.full(n, np.nan), False
+    return x, bool(info == 0 and rcond >= np.finfo(float).eps * n)
+
+
+def _min_norm_solution(M, rhs):
+    """Least-squares solution of minimum norm (rank from a pivoted QR, as ``lstsq``'s
+    ``rcond=None`` cut-off does from the singular values)."""
+    from scipy.linalg import lstsq
+
+    cond = np.finfo(float).eps * max(M.shape)
+    try:
+        return lstsq(M, rhs, cond=cond, lapack_driver="gelsy", check_finite=False)[0]
+    except (np.linalg.LinAlgError, ValueError):
+        return np.full(M.shape[1], np.nan)
 
 
 def _objective(alpha, F, s, p):
