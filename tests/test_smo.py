@@ -11,7 +11,7 @@ from sklearn.svm import SVC
 from kernelclf.kernels import RBF, ColumnCache, Gram, Linear, Polynomial
 from kernelclf.margin import DualDivergenceError, smo, solve_smo
 from kernelclf.margin.smo_compiled import HAVE_NUMBA
-from kernelclf.margin.smo_kkt import _reconstruct
+from kernelclf.margin.smo_kkt import _Reconstruction
 from kernelclf.optim import solve_qp
 
 
@@ -297,13 +297,23 @@ def test_compiled_kernel_columns_agree_with_numpy_columns():
 
 
 def test_kkt_helpers_are_shared_by_both_engines():
-    """smo_kkt's gradient reconstruction gives the gradient computed from scratch."""
+    """smo_kkt's gradient reconstruction (from the last exact point, over the variables
+    that moved since) gives the gradient computed from scratch, twice in a row, and
+    leaves the variables it was not asked for alone."""
     X, y = _data(9, m=60)
     K = RBF(1.0)(X)
     res = solve_smo(np.ones(60), 1.0, K, s=y, tol=1e-6)
-    F = np.zeros(60)
-    _reconstruct(F, np.arange(60), res.alpha, y, np.ones(60), lambda k: K[k])
+    alpha, F = np.zeros(60), y.copy()            # the start: F = s p with p = 1
+    rec = _Reconstruction(F, alpha, y, lambda k: K[k])
+    alpha[:] = res.alpha
+    rec(np.arange(60))
     assert np.allclose(-y * F, res.gradient, atol=1e-10)
+    alpha[:5] *= 0.5                             # a few move; half the rest are stale
+    stale = F.copy()
+    rec(np.arange(30, 60))
+    exact = y - K @ (y * alpha)                # F_t = s_t p_t - sum_k K_tk s_k a_k
+    assert np.allclose(F[30:], exact[30:], atol=1e-10)
+    assert np.array_equal(F[:30], stale[:30]) and not np.allclose(F[:30], exact[:30])
     assert HAVE_NUMBA == smo.HAVE_NUMBA
 
 
@@ -312,3 +322,62 @@ def test_engine_argument_is_checked():
         solve_smo(np.ones(3), 1.0, np.eye(3), engine="fast")
     with pytest.raises(ValueError, match="kernel_signs"):
         solve_smo(np.ones(3), 1.0, np.eye(3), kernel_signs=[1, 0, 1])
+
+
+def _native_gram(X, cache_mb):
+    """A Gram on few features (its columns computed in compiled code) whose Python columns
+    use the same formula, so that both engines see the same numbers bit for bit."""
+    from kernelclf.kernels import native_columns
+
+    g = Gram(RBF(0.8), X, precompute=False, check=False, cache_mb=cache_mb)
+    spec = native_columns.column_spec(g)
+    assert spec[0] != native_columns.NONE
+
+    def column(i):
+        out = np.empty(len(X))
+        native_columns._column(out, i, *spec)
+        return out
+    g._colfun = g._rawfun = g._cache.column = column
+    return g
+
+
+@pytest.mark.skipif(not smo.HAVE_NUMBA, reason="numba is not installed")
+@pytest.mark.parametrize("case", ["L1 bias", "vector C", "diag shift", "nu bias", "nu no bias"])
+def test_the_compacted_layout_takes_the_same_steps(case, monkeypatch):
+    """Issue 29: with compiled columns and a cache smaller than the sample, the SMO runs
+    on libsvm's compacted layout (smo_compact: shrinking moves the active variables and
+    their cached entries forward; a missing column is computed on the active ones). It
+    takes the NumPy engine's steps bit for bit, through shrinking and unshrinking."""
+    from kernelclf.margin import smo_compact
+
+    X, y = _data(11, m=700, d=2)
+    m = len(y)
+    kw = {"L1 bias": dict(s=y), "vector C": dict(s=y, C=np.linspace(5, 60, m)),
+          "diag shift": dict(s=y, C=np.inf, diag_shift=np.linspace(.05, .5, m)),
+          "nu bias": dict(s=y, groups=y, p=np.zeros(m), C=1.0),
+          "nu no bias": dict(kernel_signs=y, p=np.zeros(m), C=1.0)}[case]
+    p, C = kw.pop("p", np.ones(m)), kw.pop("C", 30.0)
+    tol = 1e-7
+    if case.startswith("nu"):                      # a feasible start, nu = 0.2
+        a0 = np.zeros(m)
+        for cls in ((y > 0, y < 0) if case == "nu bias" else (np.ones(m, bool),)):
+            idx = np.flatnonzero(cls)[:int(0.2 * m / (2 if case == "nu bias" else 1))]
+            a0[idx] = 1.0
+        kw["alpha0"] = a0
+        tol = 1e-3                                 # (the nu dual stalls near 1e-5 here)
+    calls = []                                     # the active size at each return
+    real = smo_compact._pair_compact
+
+    def spy(*args):
+        out = real(*args)
+        calls.append(int(args[-6][2]))
+        return out
+    monkeypatch.setattr(smo_compact, "_pair_compact", spy)
+    a = solve_smo(p, C, _native_gram(X, 200.0), tol=tol, engine="numpy", **kw)
+    g = _native_gram(X, 0.4)                       # 74 of 700 columns fit
+    b = solve_smo(p, C, g, tol=tol, engine="compiled", **kw)
+    assert calls and a.converged and b.converged
+    assert a.iterations == b.iterations > 0
+    assert np.array_equal(a.alpha, b.alpha) and np.array_equal(a.gradient, b.gradient)
+    assert a.bias == b.bias and a.gap == b.gap
+    assert len(calls) >= 2 and min(calls) < m      # it shrank, and unshrank

@@ -27,7 +27,7 @@ try:
 except ImportError:  # pragma: no cover - Pyodide
     HAVE_NUMBA = False
 
-__all__ = ["NONE", "column_spec", "fill_slot"]
+__all__ = ["NONE", "column_spec", "fill_slot", "column_at"]
 
 NONE, LINEAR, POLY, RBF_KIND = range(4)
 MAX_FEATURES = 32
@@ -58,34 +58,51 @@ def column_spec(gram):
     return _EMPTY
 
 
+def _entry(t, i, kind, X, sq, offset, degree):
+    """The kernel value ``k(x_t, x_i)`` (the formula of the kernel's NumPy column)."""
+    n = X.shape[1]
+    dot = 0.0
+    for k in range(n):
+        dot += X[t, k] * X[i, k]
+    if kind == RBF_KIND:
+        d2 = sq[t] + (sq[i] - 2.0 * dot)
+        if d2 < 0.0:
+            d2 = 0.0
+        return np.exp(-0.5 * d2)
+    if kind == LINEAR:
+        return dot
+    a = dot + offset
+    v = 1.0
+    p = degree
+    while p:
+        if p & 1:
+            v *= a
+        p >>= 1
+        if p:
+            a *= a
+    return v
+
+
 def _column(out, i, kind, X, sq, offset, degree):
     """Column ``i`` of the kernel matrix into ``out``; False if a value is not finite."""
-    m, n = X.shape
     ok = True
-    for t in range(m):
-        dot = 0.0
-        for k in range(n):
-            dot += X[t, k] * X[i, k]
-        if kind == RBF_KIND:
-            d2 = sq[t] + (sq[i] - 2.0 * dot)
-            if d2 < 0.0:
-                d2 = 0.0
-            v = np.exp(-0.5 * d2)
-        elif kind == LINEAR:
-            v = dot
-        else:
-            a = dot + offset
-            v = 1.0
-            p = degree
-            while p:
-                if p & 1:
-                    v *= a
-                p >>= 1
-                if p:
-                    a *= a
+    for t in range(X.shape[0]):
+        v = _entry(t, i, kind, X, sq, offset, degree)
         if not np.isfinite(v):
             ok = False
         out[t] = v
+    return ok
+
+
+def column_at(out, i, rows, n, kind, X, sq, offset, degree):
+    """The entries ``k(x_rows[k], x_i)``, ``k < n``, of column ``i`` into ``out[:n]`` (the
+    same numbers as :func:`_column` gives there); False if one is not finite."""
+    ok = True
+    for k in range(n):
+        v = _entry(rows[k], i, kind, X, sq, offset, degree)
+        if not np.isfinite(v):
+            ok = False
+        out[k] = v
     return ok
 
 
@@ -121,5 +138,7 @@ def fill_slot(i, data, slot, owner, stamp, clock, ust, kind, X, sq, offset, degr
 
 
 if HAVE_NUMBA:
+    _entry = _njit(cache=True, nogil=True, inline="always")(_entry)
     _column = _njit(cache=True, nogil=True, inline="always")(_column)
+    column_at = _njit(cache=True, nogil=True, inline="always")(column_at)
     fill_slot = _njit(cache=True, nogil=True)(fill_slot)

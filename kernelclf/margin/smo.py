@@ -38,8 +38,11 @@ operations (always available, e.g. in Pyodide), and loops compiled with numba
 (:mod:`kernelclf.margin.smo_compiled`, the default when numba is installed) that read
 the columns from a :class:`kernelclf.kernels.gram.ColumnSlots` and, for the linear,
 polynomial and RBF kernels on few features, compute missing columns themselves
-(:mod:`kernelclf.kernels.native_columns`). The KKT helpers (bias, polishing, Newton
-step, gradient reconstruction) are shared by both (:mod:`kernelclf.margin.smo_kkt`).
+(:mod:`kernelclf.kernels.native_columns`); when those columns outnumber the cache, the
+compiled loop works on libsvm's compacted layout (:mod:`kernelclf.margin.smo_compact`:
+the active variables contiguous, a missing column computed on them only). The KKT
+helpers (bias, polishing, Newton step, gradient reconstruction) are shared by both
+(:mod:`kernelclf.margin.smo_kkt`).
 
 The bias is computed libsvm-style from the free variables (the average of
 ``s_t G_t`` over ``0 < a_t < C_t``; the midpoint of the feasible interval
@@ -63,7 +66,7 @@ import numpy as np
 from ..kernels.gram import ColumnSlots, Gram, as_gram
 from . import smo_compiled as _cc
 from .smo_compiled import HAVE_NUMBA
-from .smo_kkt import _bias, _group_rho, _newton_on_free, _objective, _polish, _reconstruct
+from .smo_kkt import _bias, _group_rho, _newton_on_free, _objective, _polish, _Reconstruction
 
 __all__ = ["SMOResult", "solve_smo", "DualDivergenceError", "HAVE_NUMBA"]
 
@@ -261,6 +264,7 @@ def _pairwise(p, C, s, groups, labels, getcol, Kd, alpha, F, tol, max_iter, shri
     it = 0
     converged = False
     gap = np.inf
+    reconstruct = _Reconstruction(F, alpha, s, getcol)
     while it < max_iter:
         if shrinking:
             counter -= 1
@@ -306,7 +310,7 @@ def _pairwise(p, C, s, groups, labels, getcol, Kd, alpha, F, tol, max_iter, shri
             if shrunk:
                 # reconstruct the full problem (the gradient of the shrunk variables
                 # has not been updated) and check again
-                _reconstruct(F, _inactive(active, m), alpha, s, p, getcol)
+                reconstruct(_inactive(active, m))
                 active = np.arange(m)
                 shrunk = False
                 counter = min(m, 1000)
@@ -371,7 +375,7 @@ def _pairwise(p, C, s, groups, labels, getcol, Kd, alpha, F, tol, max_iter, shri
         if ai > alpha_bound or aj > alpha_bound:
             raise _diverged(it, alpha_bound)
     if shrunk:                  # stopped at max_iter
-        _reconstruct(F, _inactive(active, m), alpha, s, p, getcol)
+        reconstruct(_inactive(active, m))
     return _pairwise_result(p, C, s, gmask, alpha, F, up, low, it, gap, converged)
 
 
@@ -414,7 +418,7 @@ def _pairwise_compiled(p, C, s, q, r, groups, labels, slots, getcol, Kd, alpha, 
         grp[gm] = k
     code, it, gap = _cc.run_pairwise(
         slots, Kd, r, q, s, grp, len(gmask), C, alpha, F, up, low, tol, max_iter, shrinking,
-        alpha_bound, lambda idx: _reconstruct(F, idx, alpha, s, p, getcol))
+        alpha_bound, _Reconstruction(F, alpha, s, getcol))
     if code == _cc.UNBOUNDED:
         raise _diverged(it, alpha_bound)
     return _pairwise_result(p, C, s, gmask, alpha, F, up, low, it, gap, code == _cc.DONE)

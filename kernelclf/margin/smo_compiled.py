@@ -14,6 +14,11 @@ so that both engines take the same steps and return the same ``alpha``:
   bias), returning to Python every ``newton_every`` steps for the Newton step on the
   free variables.
 
+When the kernel's columns are computed in compiled code and the cache cannot hold all
+of them, :func:`run_pairwise` runs the third twin instead,
+:func:`kernelclf.margin.smo_compact._pair_compact` (the same steps on libsvm's
+compacted layout, where a column costs only its active entries).
+
 Both read the columns of ``K`` from a :class:`kernelclf.kernels.gram.ColumnSlots`
 (column ``i`` is ``data[slot[i]]``) and return to Python only when a column is
 missing (Python fills it and calls again; the interrupted iteration is redone from
@@ -29,6 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels.native_columns import NONE, column_spec, fill_slot
+from .smo_compact import DONE, MAXITER, NEED, NEWTON, TAU, UNBOUNDED, UNSHRINK, run_compact
 
 try:
     from numba import njit as _njit
@@ -38,9 +44,6 @@ except ImportError:  # pragma: no cover - Pyodide: solve_smo runs its NumPy loop
 
 __all__ = ["HAVE_NUMBA", "run_pairwise", "run_coordinate"]
 
-TAU = 1e-12
-# return codes of the loops
-DONE, MAXITER, NEED, NEWTON, UNBOUNDED, UNSHRINK = range(6)
 
 
 def _shrink_c(F, up, low, grp, ng, active, n_act):
@@ -364,7 +367,7 @@ def _coord_loop(data, slot, stamp, clock, owner, ust, kind, X, sq, offset, degre
 if HAVE_NUMBA:
     _resident = _njit(cache=True, nogil=True)(_resident)
     _shrink_c = _njit(cache=True, nogil=True)(_shrink_c)
-    _pair_loop = _njit(cache=True, nogil=True)(_pair_loop)
+    _pair_loop = _njit(cache=True, nogil=True, error_model="numpy")(_pair_loop)
     _coord_loop = _njit(cache=True, nogil=True)(_coord_loop)
 
 
@@ -378,14 +381,26 @@ def run_pairwise(slots, Kd, r, q, s, grp, ng, C, alpha, F, up, low, tol, max_ite
     fst = np.array([np.inf])
     active = np.arange(m, dtype=np.int64)
     spec, ust = _native(slots)
+    # columns made in compiled code, more of them than the cache holds: libsvm's
+    # compacted layout (smo_compact), in which a column costs only its active entries;
+    # when every column fits, whole columns are kept and none is computed twice
+    compact = spec[0] != NONE and slots.capacity < m
     while True:
-        code, need = _pair_loop(slots.data, slots.slot, slots.stamp, slots.clock, slots.owner,
-                                ust, *spec, Kd, r, q, s, grp, ng, C, alpha, F, up, low,
-                                active, st, fst, float(tol), int(max_iter), bool(shrinking),
-                                float(alpha_bound))
+        if compact:
+            code, need = run_compact(slots, spec, ust, Kd, r, q, s, grp, ng, C, alpha, F, up,
+                                     low, active, st, fst, tol, max_iter, shrinking,
+                                     alpha_bound)
+        else:
+            code, need = _pair_loop(slots.data, slots.slot, slots.stamp, slots.clock,
+                                    slots.owner, ust, *spec, Kd, r, q, s, grp, ng, C, alpha,
+                                    F, up, low, active, st, fst, float(tol), int(max_iter),
+                                    bool(shrinking), float(alpha_bound))
         _sync(slots, ust)
         if code == NEED:
             _fill(slots, need, ust)
+            if compact:         # the compiled column had a value that is not finite
+                raise ValueError(f"the kernel column {need} has values that are not finite "
+                                 "(kernel values overflow)")
             continue
         if code == UNSHRINK or (code == MAXITER and st[2] < m):
             keep = np.ones(m, dtype=bool)
@@ -406,13 +421,16 @@ def _native(slots):
     if spec[0] != NONE:
         slots.reserve()
         slots.switch = None
-    return spec, np.array([slots.used, slots.filled], dtype=np.int64)
+    return spec, np.array([slots.used, slots.filled, 0], dtype=np.int64)
 
 
 def _sync(slots, ust):
+    """Python's view of the slots after a compiled call (``ust = [used, filled, entries]``:
+    whole columns filled, and kernel entries of compacted columns)."""
     new = int(ust[1]) - slots.filled
-    if new:
-        slots.gram.n_computed += new * slots.m
+    if new or ust[2]:
+        slots.gram.n_computed += new * slots.m + int(ust[2])
+        ust[2] = 0
     slots.used, slots.filled = int(ust[0]), int(ust[1])
 
 

@@ -205,12 +205,32 @@ def _newton_on_free(alpha, F, C, s, getcol, max_free=1500):
     F -= cols @ (sF * step)
 
 
-def _reconstruct(F, idx, alpha, s, p, getcol):
-    """``F_t = s_t p_t - sum_k Q_tk s_k a_k`` on the shrunk variables ``idx`` (libsvm's
-    gradient reconstruction), summed as the starting gradient is."""
-    if idx.size == 0:
-        return
-    Fi = s[idx] * p[idx]
-    for k in np.flatnonzero(alpha):
-        Fi -= getcol(k)[idx] * (s[k] * alpha[k])
-    F[idx] = Fi
+class _Reconstruction:
+    """libsvm's gradient reconstruction for the shrunk variables, from the last point
+    at which every gradient was exact (the start, or the last reconstruction).
+
+    Called with the shrunk variables ``idx``, it sets ``F_t`` for ``t`` in ``idx`` to
+    ``F0_t - sum_k Q_tk s_k (a_k - a0_k)`` over the variables ``k`` that moved since
+    that point (``F0``, ``a0``: the values then), and takes the present point as the new
+    reference. The first reconstruction touches every variable that has left zero;
+    the later ones only those that moved since (near the optimum, the free ones), where
+    a sum from scratch would again take a column per non-zero ``a_k``. ``F`` and
+    ``alpha`` are the engines' arrays, updated in place by them.
+    """
+
+    def __init__(self, F, alpha, s, getcol):
+        self.F, self.alpha, self.s, self.getcol = F, alpha, s, getcol
+        self._mark()
+
+    def _mark(self):
+        self.F0 = self.F.copy()
+        self.a0 = self.alpha.copy()
+
+    def __call__(self, idx):
+        if idx.size:
+            Fi = self.F0[idx]
+            delta = self.alpha - self.a0
+            for k in np.flatnonzero(delta):
+                Fi -= self.getcol(k)[idx] * (self.s[k] * delta[k])
+            self.F[idx] = Fi
+        self._mark()
