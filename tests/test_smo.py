@@ -347,8 +347,9 @@ def test_the_compacted_layout_takes_the_same_steps(case, monkeypatch):
     """Issue 29: with compiled columns and a cache smaller than the sample, the SMO runs
     on libsvm's compacted layout (smo_compact: shrinking moves the active variables and
     their cached entries forward; a missing column is computed on the active ones). It
-    takes the NumPy engine's steps bit for bit, through shrinking and unshrinking."""
-    from kernelclf.margin import smo_compact
+    takes the NumPy engine's steps bit for bit, through shrinking and unshrinking (the
+    cached columns spread back out and the gradient reconstructed in compiled code)."""
+    from kernelclf.margin import smo_compact, smo_kkt
 
     X, y = _data(11, m=700, d=2)
     m = len(y)
@@ -365,19 +366,24 @@ def test_the_compacted_layout_takes_the_same_steps(case, monkeypatch):
             a0[idx] = 1.0
         kw["alpha0"] = a0
         tol = 1e-3                                 # (the nu dual stalls near 1e-5 here)
-    calls = []                                     # the active size at each return
+    calls, rebuilt = [], []
     real = smo_compact._pair_compact
 
     def spy(*args):
-        out = real(*args)
-        calls.append(int(args[-6][2]))
-        return out
+        calls.append(1)
+        return real(*args)
+
+    class Spied(smo_kkt._Reconstruction):
+        def __call__(self, idx):
+            rebuilt.append(idx.size)
+            super().__call__(idx)
     monkeypatch.setattr(smo_compact, "_pair_compact", spy)
+    monkeypatch.setattr(smo, "_Reconstruction", Spied)
     a = solve_smo(p, C, _native_gram(X, 200.0), tol=tol, engine="numpy", **kw)
+    assert rebuilt and 0 < min(rebuilt)           # the NumPy engine shrank and unshrank
     g = _native_gram(X, 0.4)                       # 74 of 700 columns fit
     b = solve_smo(p, C, g, tol=tol, engine="compiled", **kw)
-    assert calls and a.converged and b.converged
+    assert calls and a.converged and b.converged   # ... and the compacted loop followed
     assert a.iterations == b.iterations > 0
     assert np.array_equal(a.alpha, b.alpha) and np.array_equal(a.gradient, b.gradient)
     assert a.bias == b.bias and a.gap == b.gap
-    assert len(calls) >= 2 and min(calls) < m      # it shrank, and unshrank

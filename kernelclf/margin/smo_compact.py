@@ -6,27 +6,31 @@ Fan, Chen & Lin (2005, JMLR 6, §3, WSS 2); Chang & Lin (2011, libsvm, §5.1, sh
 :func:`kernelclf.margin.smo_compiled._pair_loop` reads the active variables through an
 index list and keeps whole kernel columns. When the kernel's columns are computed in
 compiled code (:mod:`kernelclf.kernels.native_columns`: linear, polynomial and RBF
-kernels on few features), :func:`_pair_compact` takes the same steps on a compacted
-problem instead, as libsvm does: the ``n`` active variables are copied into contiguous
-arrays (``F``, ``alpha``, the bound flags, the diagonal...), and each cached column
-holds only their ``n`` entries. Every shrinking step copies the survivors forward, in
-place, in the variables and in the cached columns (column ``c`` occupies
-``flat[c n : (c + 1) n]`` of the cache's memory, so more columns fit as ``n`` falls),
-and a missing column costs ``n`` kernel values, not ``m``. The loops then run over
-contiguous memory without an index list.
+kernels on few features) and more of them are needed than the cache holds,
+:func:`_pair_compact` takes the same steps on a compacted problem instead, as libsvm
+does: once shrinking has set variables aside, the ``n`` active ones are copied into
+contiguous arrays (``F``, ``alpha``, the bound flags, the diagonal...), and their
+columns are kept compacted, ``n`` entries each, in a quarter of the cache's budget
+(column ``c`` occupies ``cflat[c n : (c + 1) n]``, so more columns fit as ``n`` falls).
+A missing compacted column is copied from the whole column when that is cached, else
+computed: ``n`` kernel values, not ``m``. Every shrinking step moves the survivors
+forward in place, in the variables and in the compacted columns. The other three
+quarters keep whole columns, untouched while the problem is compacted: when the
+gradient of the set-aside variables is reconstructed (in compiled code, as
+:class:`kernelclf.margin.smo_kkt._Reconstruction` does it), the columns it needs are
+mostly there.
 
 The arithmetic is that of ``_pair_loop`` element by element (the same selection with
 the same tie-breaking, since the active variables keep their order; the same step; the
-same update) and the kernel values are the same numbers, so both loops, and the NumPy
-loop of :func:`kernelclf.margin.smo.solve_smo`, produce the same iterates. On leaving
-the compacted layout (to unshrink, at the end, on an error) the variables are written
-back and the cache is emptied: its memory no longer holds whole columns.
+same update; the same reconstruction) and the kernel values are the same numbers, so
+both loops, and the NumPy loop of :func:`kernelclf.margin.smo.solve_smo`, produce the
+same iterates.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..kernels.native_columns import column_at
+from ..kernels.native_columns import column_at, fill_slot
 
 try:
     from numba import njit as _njit
@@ -41,49 +45,74 @@ TAU = 1e-12
 DONE, MAXITER, NEED, NEWTON, UNBOUNDED, UNSHRINK = range(6)
 
 
-def _empty_cache(slot, owner, ust):
-    """Forget every cached column (their layout is no longer that of whole columns)."""
-    for c in range(ust[0]):
-        if owner[c] >= 0:
-            slot[owner[c]] = -1
-        owner[c] = -1
-    ust[0] = 0
+def _empty_compact(cslot, cowner, cst):
+    """Forget the compacted columns."""
+    for c in range(cst[0]):
+        if cowner[c] >= 0:
+            cslot[cowner[c]] = -1
+        cowner[c] = -1
+    cst[0] = 0
 
 
-def _column(g, n, act, flat, slot, owner, stamp, clock, ust, kind, X, sq, offset, degree):
-    """The cache slot of the (compacted) column of variable ``g``, computed if missing
-    (``n`` kernel values), stamped as just used; -1 if a value is not finite."""
+def _full_column(g, data, slot, owner, stamp, clock, ust, kind, X, sq, offset, degree):
+    """The slot of the whole column of variable ``g`` in the whole-column cache, computed
+    if missing (:func:`kernelclf.kernels.native_columns.fill_slot`), stamped as used;
+    -1 if a value is not finite."""
     c = slot[g]
     if c < 0:
-        ccap = flat.size // n
-        if ccap > stamp.size:
-            ccap = stamp.size
-        used = ust[0]
-        if used < ccap:
-            c = used
-            ust[0] = used + 1
-        else:
-            c = 0
-            low = stamp[0]
-            for k in range(1, used):
-                if stamp[k] < low:
-                    low = stamp[k]
-                    c = k
-            if owner[c] >= 0:
-                slot[owner[c]] = -1
-        if not column_at(flat[c * n:(c + 1) * n], g, act, n, kind, X, sq, offset, degree):
-            owner[c] = -1
+        c = fill_slot(g, data, slot, owner, stamp, clock, ust, kind, X, sq, offset, degree)
+        if c < 0:
             return -1
-        slot[g] = c
-        owner[c] = g
-        ust[2] += n
     clock[0] += 1
     stamp[c] = clock[0]
     return c
 
 
+def _compact_column(g, n, act, cflat, cslot, cowner, cstamp, cst, fflat, m, slot, clock, ust,
+                    kind, X, sq, offset, degree):
+    """The slot of the compacted column of variable ``g`` (its ``n`` active entries),
+    copied from the whole column when that is cached, else computed (``n`` kernel
+    values); stamped as used; -1 if a value is not finite."""
+    c = cslot[g]
+    if c < 0:
+        ccap = cflat.size // n
+        if ccap > n:
+            ccap = n
+        if ccap > cstamp.size:
+            ccap = cstamp.size
+        used = cst[0]
+        if used < ccap:
+            c = used
+            cst[0] = used + 1
+        else:
+            c = 0
+            low = cstamp[0]
+            for k in range(1, used):
+                if cstamp[k] < low:
+                    low = cstamp[k]
+                    c = k
+            if cowner[c] >= 0:
+                cslot[cowner[c]] = -1
+        out = cflat[c * n:(c + 1) * n]
+        w = slot[g]
+        if w >= 0:
+            base = w * m
+            for k in range(n):
+                out[k] = fflat[base + act[k]]
+        else:
+            if not column_at(out, g, act, n, kind, X, sq, offset, degree):
+                cowner[c] = -1
+                return -1
+            ust[2] += n
+        cslot[g] = c
+        cowner[c] = g
+    clock[0] += 1
+    cstamp[c] = clock[0]
+    return c
+
+
 def _shrink_compact(n, act, pos, keep, Fl, al, upl, lowl, Kdl, rl, ql, sl, Cl, grpl, ng,
-                    F, alpha, up, low, flat, slot, owner, stamp, ust):
+                    F, alpha, up, low, cflat, cslot, cowner, cstamp, cst):
     """libsvm's shrinking (the rule of :func:`kernelclf.margin.smo._shrink`) on the
     compacted problem; the survivors move forward in place. Returns the new ``n``."""
     for k in range(n):
@@ -132,26 +161,26 @@ def _shrink_compact(n, act, pos, keep, Fl, al, upl, lowl, Kdl, rl, ql, sl, Cl, g
         sl[k2] = sl[k]
         Cl[k2] = Cl[k]
         grpl[k2] = grpl[k]
-    # the cached columns of surviving variables, forward in place: column c (length n)
-    # becomes column c2 <= c (length n2 <= n); every read lies at or after every write
+    # the compacted columns of surviving variables, forward in place: column c (length
+    # n) becomes column c2 <= c (length n2 <= n); every read lies at or after every write
     c2 = 0
-    for c in range(ust[0]):
-        g = owner[c]
+    for c in range(cst[0]):
+        g = cowner[c]
         if g < 0:
             continue
         if pos[g] < 0:
-            slot[g] = -1
+            cslot[g] = -1
             continue
         base, nbase = c * n, c2 * n2
         for k2 in range(n2):
-            flat[nbase + k2] = flat[base + keep[k2]]
-        owner[c2] = g
-        stamp[c2] = stamp[c]
-        slot[g] = c2
+            cflat[nbase + k2] = cflat[base + keep[k2]]
+        cowner[c2] = g
+        cstamp[c2] = cstamp[c]
+        cslot[g] = c2
         c2 += 1
-    for c in range(c2, ust[0]):
-        owner[c] = -1
-    ust[0] = c2
+    for c in range(c2, cst[0]):
+        cowner[c] = -1
+    cst[0] = c2
     return n2
 
 
@@ -164,16 +193,86 @@ def _write_back(n, act, Fl, al, upl, lowl, F, alpha, up, low):
         low[g] = lowl[k]
 
 
-def _leave(code, n, m, act, Fl, al, upl, lowl, F, alpha, up, low, slot, owner, ust):
+def _leave(code, n, act, Fl, al, upl, lowl, F, alpha, up, low, cslot, cowner, cst):
     _write_back(n, act, Fl, al, upl, lowl, F, alpha, up, low)
-    if n < m:
-        _empty_cache(slot, owner, ust)
+    _empty_compact(cslot, cowner, cst)
     return code
 
 
-def _pair_compact(flat, slot, stamp, clock, owner, ust, kind, X, sq, offset, degree, Kd, r,
-                  q, s, grp, ng, C, alpha, F, up, low, act, pos, keep, Fl, al, upl, lowl,
-                  Kdl, rl, ql, sl, Cl, grpl, st, fst, tol, max_iter, shrinking, alpha_bound):
+def _load(n, act, pos, Fl, al, upl, lowl, Kdl, rl, ql, sl, Cl, grpl, F, alpha, up, low, Kd,
+          r, q, s, C, grp):
+    """Copy the active variables ``act[:n]`` into the compacted arrays."""
+    for t in range(F.size):
+        pos[t] = -1
+    for k in range(n):
+        g = act[k]
+        pos[g] = k
+        Fl[k] = F[g]
+        al[k] = alpha[g]
+        upl[k] = up[g]
+        lowl[k] = low[g]
+        Kdl[k] = Kd[g]
+        rl[k] = r[g]
+        ql[k] = q[g]
+        sl[k] = s[g]
+        Cl[k] = C[g]
+        grpl[k] = grp[g]
+
+
+def _unshrink(n, m, act, miss, F, F0, alpha, a0, s, q, r, signed, shifted, data, fflat, slot,
+              owner, stamp, clock, ust, kind, X, sq, offset, degree):
+    """Back to all ``m`` variables (written back already): the gradient of the shrunk
+    ones reconstructed as :class:`kernelclf.margin.smo_kkt._Reconstruction` does it (the
+    same operations in the same order) from whole columns, which the whole-column cache
+    has kept through the compacted phase. Returns -1, or the variable whose column has
+    a value that is not finite."""
+    for t in range(m):
+        miss[t] = 1
+    for k in range(n):
+        miss[act[k]] = 0
+    for k in range(m):
+        act[k] = k
+    for t in range(m):
+        if miss[t]:
+            F[t] = F0[t]
+    for k in range(m):
+        d = alpha[k] - a0[k]
+        if d == 0.0:
+            continue
+        c = _full_column(k, data, slot, owner, stamp, clock, ust, kind, X, sq, offset, degree)
+        if c < 0:
+            return k
+        coef = s[k] * d
+        qk = q[k]
+        base = c * m
+        for t in range(m):
+            if miss[t]:
+                v = fflat[base + t]
+                if signed:
+                    v = v * (q[t] * qk)
+                if shifted and t == k:
+                    v = v + r[k]
+                F[t] = F[t] - v * coef
+    for t in range(m):
+        F0[t] = F[t]
+        a0[t] = alpha[t]
+    return -1
+
+
+def _col(g, n, m, act, data, fflat, slot, owner, stamp, clock, ust, cflat, cslot, cowner,
+         cstamp, cst, kind, X, sq, offset, degree):
+    """The slot of variable ``g``'s column: whole (``n = m``) or compacted."""
+    if n == m:
+        return _full_column(g, data, slot, owner, stamp, clock, ust, kind, X, sq, offset,
+                            degree)
+    return _compact_column(g, n, act, cflat, cslot, cowner, cstamp, cst, fflat, m, slot,
+                           clock, ust, kind, X, sq, offset, degree)
+
+
+def _pair_compact(data, fflat, slot, stamp, clock, owner, ust, cflat, cslot, cowner, cstamp,
+                  cst, kind, X, sq, offset, degree, Kd, r, q, s, grp, ng, C, alpha, F, up, low,
+                  act, pos, keep, Fl, al, upl, lowl, Kdl, rl, ql, sl, Cl, grpl, miss, F0, a0,
+                  st, fst, tol, max_iter, shrinking, alpha_bound):
     """Pairwise SMO on the compacted working set (twin of
     :func:`kernelclf.margin.smo_compiled._pair_loop`; same ``st``/``fst`` protocol).
 
@@ -189,30 +288,16 @@ def _pair_compact(flat, slot, stamp, clock, owner, ust, kind, X, sq, offset, deg
         if r[t] != 0.0:
             shifted = True
     n = st[2]
-    if n < m:                       # re-entered after a failed column: start afresh
-        _empty_cache(slot, owner, ust)
-    for t in range(m):
-        pos[t] = -1
-    for k in range(n):
-        g = act[k]
-        pos[g] = k
-        Fl[k] = F[g]
-        al[k] = alpha[g]
-        upl[k] = up[g]
-        lowl[k] = low[g]
-        Kdl[k] = Kd[g]
-        rl[k] = r[g]
-        ql[k] = q[g]
-        sl[k] = s[g]
-        Cl[k] = C[g]
-        grpl[k] = grp[g]
+    _load(n, act, pos, Fl, al, upl, lowl, Kdl, rl, ql, sl, Cl, grpl, F, alpha, up, low, Kd, r,
+          q, s, C, grp)
     while st[0] < max_iter:
         if st[3] == 0 and shrinking:
             st[1] -= 1
             if st[1] == 0:
                 st[1] = reset
                 n = _shrink_compact(n, act, pos, keep, Fl, al, upl, lowl, Kdl, rl, ql, sl, Cl,
-                                    grpl, ng, F, alpha, up, low, flat, slot, owner, stamp, ust)
+                                    grpl, ng, F, alpha, up, low, cflat, cslot, cowner, cstamp,
+                                    cst)
                 st[2] = n
         st[3] = 1
         gap = -np.inf
@@ -236,13 +321,13 @@ def _pair_compact(flat, slot, stamp, clock, owner, ust, kind, X, sq, offset, deg
             if gmax == -np.inf or gmax - gmin <= 0:
                 continue
             i = ii
-            ci = _column(act[i], n, act, flat, slot, owner, stamp, clock, ust, kind, X, sq,
-                         offset, degree)
+            ci = _col(act[i], n, m, act, data, fflat, slot, owner, stamp, clock, ust, cflat,
+                      cslot, cowner, cstamp, cst, kind, X, sq, offset, degree)
             if ci < 0:
                 fst[0] = gap
-                return _leave(NEED, n, m, act, Fl, al, upl, lowl, F, alpha, up, low, slot,
-                              owner, ust), act[i]
-            Ki = flat[ci * n:(ci + 1) * n]
+                return _leave(NEED, n, act, Fl, al, upl, lowl, F, alpha, up, low, cslot,
+                              cowner, cst), act[i]
+            Ki = fflat[ci * m:(ci + 1) * m] if n == m else cflat[ci * n:(ci + 1) * n]
             Kdi = Kdl[i]
             qi = ql[i]
             jb = -1
@@ -276,24 +361,40 @@ def _pair_compact(flat, slot, stamp, clock, owner, ust, kind, X, sq, offset, deg
                 bj = jb
         fst[0] = gap
         if gap <= tol or bi < 0:
-            if n < m:           # Python reconstructs the shrunk gradient, then all active
+            if n < m:           # reconstruct the shrunk gradient, then all active
                 st[1] = reset
                 st[3] = 0
-                return _leave(UNSHRINK, n, m, act, Fl, al, upl, lowl, F, alpha, up, low, slot,
-                              owner, ust), -1
-            return _leave(DONE, n, m, act, Fl, al, upl, lowl, F, alpha, up, low, slot, owner,
-                          ust), -1
+                _write_back(n, act, Fl, al, upl, lowl, F, alpha, up, low)
+                _empty_compact(cslot, cowner, cst)
+                bad = _unshrink(n, m, act, miss, F, F0, alpha, a0, s, q, r, signed, shifted,
+                                data, fflat, slot, owner, stamp, clock, ust, kind, X, sq,
+                                offset, degree)
+                if bad >= 0:
+                    return _leave(NEED, m, act, F, alpha, up, low, F, alpha, up, low, cslot,
+                                  cowner, cst), bad
+                n = m
+                st[2] = m
+                _load(n, act, pos, Fl, al, upl, lowl, Kdl, rl, ql, sl, Cl, grpl, F, alpha, up,
+                      low, Kd, r, q, s, C, grp)
+                continue
+            return _leave(DONE, n, act, Fl, al, upl, lowl, F, alpha, up, low, cslot, cowner,
+                          cst), -1
         i = bi
         j = bj
-        ci = _column(act[i], n, act, flat, slot, owner, stamp, clock, ust, kind, X, sq,
-                     offset, degree)
-        cj = -1 if ci < 0 else _column(act[j], n, act, flat, slot, owner, stamp, clock, ust,
-                                       kind, X, sq, offset, degree)
+        ci = _col(act[i], n, m, act, data, fflat, slot, owner, stamp, clock, ust, cflat, cslot,
+                  cowner, cstamp, cst, kind, X, sq, offset, degree)
+        cj = -1 if ci < 0 else _col(act[j], n, m, act, data, fflat, slot, owner, stamp, clock,
+                                    ust, cflat, cslot, cowner, cstamp, cst, kind, X, sq,
+                                    offset, degree)
         if cj < 0:
-            return _leave(NEED, n, m, act, Fl, al, upl, lowl, F, alpha, up, low, slot, owner,
-                          ust), act[i] if ci < 0 else act[j]
-        Ki = flat[ci * n:(ci + 1) * n]
-        Kj = flat[cj * n:(cj + 1) * n]
+            return _leave(NEED, n, act, Fl, al, upl, lowl, F, alpha, up, low, cslot, cowner,
+                          cst), act[i] if ci < 0 else act[j]
+        if n == m:
+            Ki = fflat[ci * m:(ci + 1) * m]
+            Kj = fflat[cj * m:(cj + 1) * m]
+        else:
+            Ki = cflat[ci * n:(ci + 1) * n]
+            Kj = cflat[cj * n:(cj + 1) * n]
         Ci = Cl[i]
         Cj = Cl[j]
         ai = al[i]
@@ -376,31 +477,58 @@ def _pair_compact(flat, slot, stamp, clock, owner, ust, kind, X, sq, offset, deg
         st[0] += 1
         st[3] = 0
         if ai > alpha_bound or aj > alpha_bound:
-            return _leave(UNBOUNDED, n, m, act, Fl, al, upl, lowl, F, alpha, up, low, slot,
-                          owner, ust), -1
-    return _leave(MAXITER, n, m, act, Fl, al, upl, lowl, F, alpha, up, low, slot, owner,
-                  ust), -1
+            return _leave(UNBOUNDED, n, act, Fl, al, upl, lowl, F, alpha, up, low, cslot, cowner, cst), -1
+    return _leave(MAXITER, n, act, Fl, al, upl, lowl, F, alpha, up, low, cslot, cowner,
+                          cst), -1
 
 
 if HAVE_NUMBA:
-    _empty_cache = _njit(cache=True, nogil=True)(_empty_cache)
-    _column = _njit(cache=True, nogil=True)(_column)
+    _empty_compact = _njit(cache=True, nogil=True)(_empty_compact)
+    _full_column = _njit(cache=True, nogil=True)(_full_column)
+    _compact_column = _njit(cache=True, nogil=True)(_compact_column)
+    _col = _njit(cache=True, nogil=True, inline="always")(_col)
     _write_back = _njit(cache=True, nogil=True)(_write_back)
     _leave = _njit(cache=True, nogil=True)(_leave)
+    _load = _njit(cache=True, nogil=True)(_load)
+    _unshrink = _njit(cache=True, nogil=True)(_unshrink)
     _shrink_compact = _njit(cache=True, nogil=True)(_shrink_compact)
     _pair_compact = _njit(cache=True, nogil=True, error_model="numpy")(_pair_compact)
 
 
 def run_compact(slots, spec, ust, Kd, r, q, s, grp, ng, C, alpha, F, up, low, active, st, fst,
-                tol, max_iter, shrinking, alpha_bound):
-    """One call of :func:`_pair_compact` on the slots' memory (``slots.reserve()`` done);
-    returns ``(code, need)``."""
+                tol, max_iter, shrinking, alpha_bound, reconstruction):
+    """One call of :func:`_pair_compact`; returns ``(code, need)``.
+
+    The cache's budget (``slots.reserve()`` done) is split: three quarters keep whole
+    columns (``slots`` itself, its capacity lowered), a quarter holds the compacted
+    columns. ``reconstruction``: the :class:`kernelclf.margin.smo_kkt._Reconstruction` of
+    ``F`` and ``alpha``, whose reference point the loop updates in place when it
+    reconstructs.
+    """
     m = F.size
+    cap = getattr(slots, "_whole_capacity", None)
+    if cap is None:
+        cap = slots._whole_capacity = max(2, 3 * slots.capacity // 4)
+        for c in range(cap, slots.used):          # columns beyond it are let go
+            if slots.owner[c] >= 0:
+                slots.slot[slots.owner[c]] = -1
+            slots.owner[c] = -1
+        slots._compact_memory = slots.data[cap:].reshape(-1)
+        slots.capacity = cap
+        slots.used = min(slots.used, cap)
+        ust[0] = slots.used
+    data = slots.data[:cap]
     buf = _buffers(m)
-    return _pair_compact(slots.data.reshape(-1), slots.slot, slots.stamp, slots.clock,
-                         slots.owner, ust, *spec, Kd, r, q, s, grp, ng, C, alpha, F, up, low,
-                         active, *buf, st, fst, float(tol), int(max_iter), bool(shrinking),
-                         float(alpha_bound))
+    cslot = np.full(m, -1, dtype=np.int64)
+    cowner = np.full(m, -1, dtype=np.int64)
+    cstamp = np.zeros(m, dtype=np.int64)
+    cst = np.zeros(1, dtype=np.int64)
+    miss = np.zeros(m, dtype=np.int64)
+    return _pair_compact(data, data.reshape(-1), slots.slot, slots.stamp[:cap], slots.clock,
+                         slots.owner[:cap], ust, slots._compact_memory, cslot, cowner, cstamp,
+                         cst, *spec, Kd, r, q, s, grp, ng, C, alpha, F, up, low, active, *buf,
+                         miss, reconstruction.F0, reconstruction.a0, st, fst, float(tol),
+                         int(max_iter), bool(shrinking), float(alpha_bound))
 
 
 def _buffers(m):

@@ -384,12 +384,12 @@ def run_pairwise(slots, Kd, r, q, s, grp, ng, C, alpha, F, up, low, tol, max_ite
     # columns made in compiled code, more of them than the cache holds: libsvm's
     # compacted layout (smo_compact), in which a column costs only its active entries;
     # when every column fits, whole columns are kept and none is computed twice
-    compact = spec[0] != NONE and slots.capacity < m
+    compact = spec[0] != NONE and 8 <= slots.capacity < m
     while True:
         if compact:
             code, need = run_compact(slots, spec, ust, Kd, r, q, s, grp, ng, C, alpha, F, up,
                                      low, active, st, fst, tol, max_iter, shrinking,
-                                     alpha_bound)
+                                     alpha_bound, reconstruct)
         else:
             code, need = _pair_loop(slots.data, slots.slot, slots.stamp, slots.clock,
                                     slots.owner, ust, *spec, Kd, r, q, s, grp, ng, C, alpha,

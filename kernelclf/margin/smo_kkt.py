@@ -223,8 +223,10 @@ class _Reconstruction:
         self._mark()
 
     def _mark(self):
-        self.F0 = self.F.copy()
-        self.a0 = self.alpha.copy()
+        if not hasattr(self, "F0"):
+            self.F0, self.a0 = np.empty_like(self.F), np.empty_like(self.alpha)
+        self.F0[:] = self.F             # in place: the compiled loop shares these arrays
+        self.a0[:] = self.alpha
 
     def __call__(self, idx):
         if idx.size:
