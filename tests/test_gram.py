@@ -201,9 +201,11 @@ def test_column_slots_switch_keeps_the_finite_check():
     import warnings
 
     from kernelclf.kernels import ColumnSlots
-    from kernelclf.kernels.gram_guard import _SAMPLE
+    from kernelclf.kernels.gram_guard import _SAMPLE, _degeneracy_sample
     Xl = RNG.normal(size=(_SAMPLE + 100, 2))
-    sampled = np.random.default_rng(0).choice(len(Xl), _SAMPLE, replace=False)
+    # the rows the guard samples: the PSD test's and the degeneracy test's
+    sampled = np.union1d(np.random.default_rng(0).choice(len(Xl), _SAMPLE, replace=False),
+                         _degeneracy_sample(len(Xl))[0])
     outside = np.setdiff1d(np.arange(len(Xl)), sampled)[:2]
     # positive coordinates: k between the two huge inputs is exp(-(inf - inf)) = NaN,
     # whatever the random draws before this test (a negative product would give 0)

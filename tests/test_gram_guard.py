@@ -128,10 +128,12 @@ def test_overflowing_kernel_values_name_the_kernel_and_the_scale():
 def test_on_demand_columns_are_checked_beyond_the_sample():
     """Rows outside the PSD sample of a large on-demand Gram must not bring NaN in
     unnoticed (bug found in this review: only the sample was checked)."""
-    from kernelclf.kernels.gram_guard import _SAMPLE
+    from kernelclf.kernels.gram_guard import _SAMPLE, _degeneracy_sample
 
     Xl = RNG.normal(size=(_SAMPLE + 100, 2))
-    sampled = np.random.default_rng(0).choice(len(Xl), _SAMPLE, replace=False)
+    # the rows the guard samples: the PSD test's and the degeneracy test's
+    sampled = np.union1d(np.random.default_rng(0).choice(len(Xl), _SAMPLE, replace=False),
+                         _degeneracy_sample(len(Xl))[0])
     outside = np.setdiff1d(np.arange(len(Xl)), sampled)[:2]
     Xl[outside] *= 1e300
     g = Gram(RBF(0.5), Xl, precompute=False)         # the sample is clean

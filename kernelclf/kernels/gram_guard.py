@@ -28,9 +28,9 @@ A :class:`kernelclf.kernels.gram.Gram` built on training data checks, once:
   this test and the symmetry test: their matrices can fail them only by round-off.
 
 * that the matrix is not degenerate: a :class:`DegenerateKernelWarning` when it is
-  numerically the identity (every input similar only to itself: the median over the
-  rows of ``sum_{j != i} |k_ij| / sqrt(k_ii k_jj)``, scaled up from the sample to all
-  ``m`` inputs, is below ``1e-2``; e.g. ``RBF(sigma=1)`` on the raw 8x8 digits, whose
+  numerically the identity (every input similar only to itself: the median over
+  (at most 64 random) rows of ``sum_{j != i} |k_ij| / sqrt(k_ii k_jj)``, scaled up from
+  the sample to all ``m`` inputs, is below ``1e-2``; e.g. ``RBF(sigma=1)`` on the raw 8x8 digits, whose
   typical squared distance is about 2400) or numerically constant (all entries agree to
   8 digits: a very wide kernel, or identical inputs). The warning names the kernel's
   ``sigma`` (RBF kernels), the median squared distance between inputs over a sample of
@@ -307,12 +307,13 @@ def _typical_sq_distance(X, random_state=0):
 
 
 _COLUMNS = 20000     # columns used by the degeneracy check (a sample beyond this)
+_ROWS = 64           # rows used by the degeneracy check: the median of 64 row masses
 
 
 def _degeneracy_sample(m, random_state=0):
-    """Rows (at most ``_SAMPLE``) and columns (at most ``_COLUMNS``) for the check."""
+    """Rows (at most ``_ROWS``) and columns (at most ``_COLUMNS``) for the check."""
     rng = np.random.default_rng(random_state)
-    rows = np.arange(m) if m <= _SAMPLE else np.sort(rng.choice(m, _SAMPLE, replace=False))
+    rows = np.arange(m) if m <= _ROWS else np.sort(rng.choice(m, _ROWS, replace=False))
     cols = np.arange(m) if m <= _COLUMNS else np.sort(rng.choice(m, _COLUMNS, replace=False))
     return rows, cols
 

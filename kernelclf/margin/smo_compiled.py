@@ -137,7 +137,13 @@ def _pair_loop(data, slot, stamp, clock, owner, ust, kind, X, sq, offset, degree
             if gmax == -np.inf or gmax - gmin <= 0:
                 continue
             i = ii
-            si = _resident(i, data, slot, owner, stamp, clock, ust, kind, X, sq, offset, degree)
+            si = slot[i]
+            if si < 0:          # (the common case stays inline: no call per iteration)
+                si = _resident(i, data, slot, owner, stamp, clock, ust, kind, X, sq, offset,
+                               degree)
+            else:
+                clock[0] += 1
+                stamp[si] = clock[0]
             if si < 0:
                 fst[0] = gap
                 return NEED, i
@@ -187,7 +193,12 @@ def _pair_loop(data, slot, stamp, clock, owner, ust, kind, X, sq, offset, degree
         si = slot[i]
         if si < 0:
             return NEED, i
-        sj = _resident(j, data, slot, owner, stamp, clock, ust, kind, X, sq, offset, degree)
+        sj = slot[j]
+        if sj < 0:
+            sj = _resident(j, data, slot, owner, stamp, clock, ust, kind, X, sq, offset, degree)
+        else:
+            clock[0] += 1
+            stamp[sj] = clock[0]
         if sj < 0:
             return NEED, j
         Ki = data[si]

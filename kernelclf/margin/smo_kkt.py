@@ -51,9 +51,10 @@ def _polish(res, p, C, s, gmask, getcol, max_free=1000):
     if n == 0 or n > max_free:
         return
     sF = s[idx]
-    KFF = np.empty((n, n))
+    cols = np.empty((alpha.size, n))            # K[:, F], one column fetch each
     for r, i in enumerate(idx):
-        KFF[:, r] = getcol(i)[idx]
+        cols[:, r] = getcol(i)
+    KFF = cols[idx]
     A = np.empty((0, n)) if gmask is None else \
         np.array([sF * gm[idx] for gm in gmask if gm[idx].any()]).reshape(-1, n)
     k = A.shape[0]
@@ -80,10 +81,7 @@ def _polish(res, p, C, s, gmask, getcol, max_free=1000):
     new = alpha[idx] + d
     F = -s * res.gradient
     gap0 = _kkt_gap(F, alpha, C, s, gmask)
-    Fn = F.copy()
-    for r, i in enumerate(idx):
-        if d[r]:
-            Fn -= getcol(i) * (s[i] * d[r])
+    Fn = F - cols @ (sF * d)
     an = alpha.copy()
     an[idx] = new
     gap = _kkt_gap(Fn, an, C, s, gmask)
