@@ -261,12 +261,23 @@ def _unshrink(n, m, act, miss, F, F0, alpha, a0, s, q, r, signed, shifted, data,
 
 def _col(g, n, m, act, data, fflat, slot, owner, stamp, clock, ust, cflat, cslot, cowner,
          cstamp, cst, kind, X, sq, offset, degree):
-    """The slot of variable ``g``'s column: whole (``n = m``) or compacted."""
+    """The slot of variable ``g``'s column: whole (``n = m``) or compacted (a cached one
+    is looked up here, inlined in the loop: a call only to make one)."""
     if n == m:
-        return _full_column(g, data, slot, owner, stamp, clock, ust, kind, X, sq, offset,
-                            degree)
-    return _compact_column(g, n, act, cflat, cslot, cowner, cstamp, cst, fflat, m, slot,
-                           clock, ust, kind, X, sq, offset, degree)
+        c = slot[g]
+        if c < 0:
+            return _full_column(g, data, slot, owner, stamp, clock, ust, kind, X, sq, offset,
+                                degree)
+        clock[0] += 1
+        stamp[c] = clock[0]
+        return c
+    c = cslot[g]
+    if c < 0:
+        return _compact_column(g, n, act, cflat, cslot, cowner, cstamp, cst, fflat, m, slot,
+                               clock, ust, kind, X, sq, offset, degree)
+    clock[0] += 1
+    cstamp[c] = clock[0]
+    return c
 
 
 def _pair_compact(data, fflat, slot, stamp, clock, owner, ust, cflat, cslot, cowner, cstamp,
