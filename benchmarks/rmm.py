@@ -11,10 +11,11 @@ fast solver (:func:`kernelclf.margin.rmm.solve_rmm` through ``RelativeMarginMach
 for m <= ``QP_MAX``, by the dense cvxopt QP (``solver='qp'``, B2 only). Both estimators
 start from kernel columns on demand (m > 200); the RMM's compiled solver moves to the
 whole matrix once it has used a share of the columns set by the input dimension
-(:class:`kernelclf.kernels.gram.ColumnSlots`), the SVM's SMO keeps its column cache. The RMM's
-pair loop is compiled (numba) and the SVM's SMO is not, so the column ``Binf`` fits the
-RMM solver with no bound (``B=None``: the SVM dual through the same solver) as a
-same-engine reference: ``B3/Binf`` is the price of the bounds alone. All fits in the
+(:class:`kernelclf.kernels.gram.ColumnSlots`), the SVM's SMO keeps its column cache. Both
+run on the package's compiled SMO (the RMM on its ``3m`` variables through a
+:class:`kernelclf.kernels.gram.Replicated` Gram matrix); the column ``Binf`` fits the RMM
+solver with no bound (``B=None``: the SVM dual through the same call) as a same-path
+reference: ``B3/Binf`` is the price of the bounds alone. All fits in the
 same process with single-threaded BLAS, interleaved, after one warm-up fit (numba loads
 its compiled loop once per process); times are medians of ``REPEATS`` runs (QP: one
 run). Reported: times, QP / fast and fast / SVM ratios, the

@@ -387,3 +387,30 @@ def test_the_compacted_layout_takes_the_same_steps(case, monkeypatch):
     assert a.iterations == b.iterations > 0
     assert np.array_equal(a.alpha, b.alpha) and np.array_equal(a.gradient, b.gradient)
     assert a.bias == b.bias and a.gap == b.gap
+
+
+@pytest.mark.parametrize("engine", ["numpy", "compiled"])
+def test_a_replicated_gram_takes_the_steps_of_the_whole_matrix(engine):
+    """Issue 24: the relative margin machine's 3m variables share the columns of their
+    points (kernels.gram.Replicated). The SMO on the view (the compiled loop reads the
+    m x m columns through ``points``) takes the steps of the SMO on the 3m x 3m matrix
+    written out, bit for bit, including the periodic Newton step."""
+    from kernelclf.kernels import Replicated
+
+    if engine == "compiled" and not smo.HAVE_NUMBA:
+        pytest.skip("numba is not installed")
+    X, y = _data(12, m=80)
+    K = RBF(0.8)(X)
+    K = 0.5 * (K + K.T)                      # exactly symmetric: rows are columns
+    view = Replicated(Gram(G=K, check=False), 3)
+    big = np.tile(K, (3, 3))
+    assert view.m == 240 and np.array_equal(view.diag, np.diag(big))
+    assert all(np.array_equal(view.column(u), big[:, u]) for u in (0, 79, 80, 239))
+    s = np.concatenate([y, -np.ones(80), np.ones(80)])
+    p = np.concatenate([np.ones(80), np.full(160, -1.5)])
+    box = np.concatenate([np.full(80, 2.0), np.full(160, 0.3)])
+    kw = dict(s=s, tol=1e-6, newton_every=37, engine=engine)
+    a = solve_smo(p, box, view, **kw)
+    b = solve_smo(p, box, big, **kw)
+    assert a.converged and a.iterations == b.iterations > 37
+    assert np.array_equal(a.alpha, b.alpha) and a.bias == b.bias

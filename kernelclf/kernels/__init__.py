@@ -36,7 +36,7 @@ from .features import (
     quadratic_feature_map,
 )
 from .fisher import FisherKernel, GaussianMixtureScore, MarkovChainScore, fisher_information
-from .gram import ColumnCache, ColumnSlots, Gram, as_gram, cross_gram
+from .gram import ColumnCache, ColumnSlots, Gram, Replicated, as_gram, cross_gram
 from .gram_guard import (
     DegenerateKernelWarning,
     GramMemoryError,
@@ -78,7 +78,7 @@ __all__ = [
     "Normalized", "Exponential", "InducedRBF", "CallableKernel", "as_kernel", "is_psd",
     "min_eigenvalue", "center_gram", "normalize_gram", "add_diagonal", "feature_space_distances",
     "WhitenedKernel", "scale_sigma", "n_rows", "take_rows", "check_strings", "Gram", "as_gram",
-    "ColumnCache", "ColumnSlots", "IndefiniteKernelError", "gram_checks", "set_gram_checks",
+    "ColumnCache", "ColumnSlots", "Replicated", "IndefiniteKernelError", "gram_checks", "set_gram_checks",
     "get_gram_checks", "check_gram", "cross_gram", "DegenerateKernelWarning", "GramMemoryError",
     "check_memory", "available_memory", "set_memory_limit", "get_memory_limit", "memory_limit",
     "SpectrumKernel", "AllSubstringsKernel", "BagOfWordsKernel", "SubsequenceKernel",

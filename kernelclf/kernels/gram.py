@@ -36,7 +36,7 @@ from .gram_guard import (
 )
 from .rows import n_rows, take_rows
 
-__all__ = ["Gram", "as_gram", "ColumnCache", "ColumnSlots", "cross_gram"]
+__all__ = ["Gram", "as_gram", "ColumnCache", "ColumnSlots", "Replicated", "cross_gram"]
 
 
 def cross_gram(kernel, X, Y):
@@ -408,6 +408,39 @@ class Gram:
         new.ridge = float(ridge)
         new._diag = self._diag - self.ridge + new.ridge
         return new
+
+
+class Replicated:
+    """The Gram matrix of a sample repeated in ``copies x copies`` blocks.
+
+    A dual with several variables per example (the relative margin machine's
+    ``alpha_i, lambda_i, lambda*_i``, RMM eq. 12) has the matrix
+    ``[[K, K, K], [K, K, K], [K, K, K]]`` (with signs outside): variable ``u`` belongs to
+    example ``points[u] = u mod m``. The view hands out its columns (the base column,
+    tiled) without storing the big matrix; the compiled SMO reads the base columns
+    through ``points`` (:func:`kernelclf.margin.smo.solve_smo`). A ridge of the base is
+    part of its columns, so it is repeated in every block (the matrix of the kernel
+    ``k + ridge [x = x']``).
+
+    Parameters
+    ----------
+    base : :class:`Gram` or (m, m) array
+    copies : int >= 1
+    """
+
+    def __init__(self, base, copies):
+        self.base = as_gram(base)
+        self.copies = int(copies)
+        if self.copies < 1:
+            raise ValueError(f"copies must be an integer >= 1, got {copies!r}")
+        m0 = int(self.base.diag.shape[0])
+        self.m = m0 * self.copies
+        self.points = np.tile(np.arange(m0, dtype=np.int64), self.copies)
+        self.diag = np.tile(np.asarray(self.base.diag, dtype=float), self.copies)
+
+    def column(self, u):
+        """Column ``u``: the base column of example ``u mod m``, repeated."""
+        return np.tile(self.base.column(int(self.points[u])), self.copies)
 
 
 def as_gram(gram):

@@ -13,7 +13,7 @@ also chapters 05 and 13.
 * :mod:`~kernelclf.margin.platt` - Platt's sigmoid: the SVMs' probabilities (Platt 1999)
 * :mod:`~kernelclf.margin.amm` - leave-one-out and adaptive margin machines (LKC §2.5)
 * :mod:`~kernelclf.margin.rmm` - relative margin machines (Shivaswamy and Jebara 2010)
-* :mod:`~kernelclf.margin.rmm_solver` - the RMM's fast dual solver (pair steps, RMM §3.3)
+* :mod:`~kernelclf.margin.rmm_solver` - the RMM's dual on the SVMs' SMO (3m variables, RMM §3.3)
 """
 from .amm import AdaptiveMarginMachine, LeaveOneOutMachine
 from .nu_svm import NuSupportVectorMachine

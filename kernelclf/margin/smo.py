@@ -63,10 +63,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..kernels.gram import ColumnSlots, Gram, as_gram
+from ..kernels.gram import ColumnSlots, Gram, Replicated, as_gram
 from . import smo_compiled as _cc
 from .smo_compiled import HAVE_NUMBA
-from .smo_kkt import _bias, _group_rho, _newton_on_free, _objective, _polish, _Reconstruction
+from .smo_kkt import (
+    _bias,
+    _group_rho,
+    _newton_on_free,
+    _newton_on_free_eq,
+    _objective,
+    _polish,
+    _Reconstruction,
+)
 
 __all__ = ["SMOResult", "solve_smo", "DualDivergenceError", "HAVE_NUMBA"]
 
@@ -114,7 +122,7 @@ class SMOResult:
 
 def solve_smo(p, C, gram, *, s=None, groups=None, equality=True, alpha0=None, tol=1e-3,
               max_iter=None, shrinking=True, alpha_bound=np.inf, polish=False,
-              diag_shift=None, kernel_signs=None, engine="auto"):
+              diag_shift=None, kernel_signs=None, engine="auto", newton_every=0):
     """Minimise ``1/2 a'Qa - p'a`` over a box (and equality constraints) by SMO.
 
     Parameters
@@ -157,6 +165,11 @@ def solve_smo(p, C, gram, *, s=None, groups=None, equality=True, alpha0=None, to
     kernel_signs : (m,) array of +/-1, optional
         Signs ``q`` with ``Q = diag(q s) K diag(q s)`` while the equalities keep the
         signs ``s`` (the nu-SVM without bias: ``s = 1``, ``q = y``).
+    newton_every : int, default 0
+        With the equalities: every this many pair steps, a Newton step on the free
+        variables (:func:`kernelclf.margin.smo_kkt._newton_on_free_eq`; 0: none). It
+        helps where many variables are free and pair steps zigzag, as in the relative
+        margin machine's dual at a tight bound (:func:`kernelclf.margin.rmm_solver.solve_rmm`).
     engine : {'auto', 'compiled', 'numpy'}
         ``'compiled'`` runs the loops in numba-compiled code
         (:mod:`kernelclf.margin.smo_compiled`) on the columns of a
@@ -195,19 +208,27 @@ def solve_smo(p, C, gram, *, s=None, groups=None, equality=True, alpha0=None, to
     if q.shape != (m,) or not np.all(np.abs(q) == 1):
         raise ValueError("kernel_signs must be a vector of +1/-1 of the same length as p")
     Kd = Kd + r
-    compiled = HAVE_NUMBA and (engine == "compiled" or (engine == "auto"
-                                                        and isinstance(gram, Gram)))
+    points = None
+    if isinstance(gram, Replicated):    # (its base's ridge is repeated with it)
+        points = gram.points
+    compiled = HAVE_NUMBA and (engine == "compiled" or (
+        engine == "auto" and isinstance(gram if points is None else gram.base, Gram)))
+    if points is not None and not equality:     # (the compiled coordinate loop reads
+        compiled = False                        # its own columns only)
     slots = None
     if compiled:
-        if not isinstance(gram, Gram):
-            gram = Gram(G=np.column_stack([gram.column(i) for i in range(m)]), check=False)
-        if gram.ridge:
-            r = r + gram.ridge
-            gram = gram.with_ridge(0.0)
-        slots = ColumnSlots(gram)
-        if slots.capacity < min(m, 4):
-            slots = ColumnSlots(gram, cache_mb=4.01 * 8 * m / 2 ** 20)
-        getcol = _wrap_columns(slots.column, q, r, kernel_signs is not None)
+        base = gram if points is None else gram.base
+        if not isinstance(base, Gram):
+            base = Gram(G=np.column_stack([base.column(i) for i in range(base.diag.size)]),
+                        check=False)
+        if base.ridge and points is None:
+            r = r + base.ridge
+            base = base.with_ridge(0.0)
+        slots = ColumnSlots(base)
+        if slots.capacity < min(base.m, 4):
+            slots = ColumnSlots(base, cache_mb=4.01 * 8 * base.m / 2 ** 20)
+        column = slots.column if points is None else _replicated_columns(slots, gram)
+        getcol = _wrap_columns(column, q, r, kernel_signs is not None)
     else:
         getter = getattr(gram, "column_getter", None)
         getcol = _wrap_columns(getter() if getter is not None else gram.column, q, r,
@@ -240,17 +261,18 @@ def solve_smo(p, C, gram, *, s=None, groups=None, equality=True, alpha0=None, to
         raise ValueError("at most two equality groups are supported")
     if slots is not None:
         res = _pairwise_compiled(p, C, s, q, r, groups, labels, slots, getcol, Kd, alpha, F,
-                                 tol, max_iter, shrinking, alpha_bound)
+                                 tol, max_iter, shrinking, alpha_bound, points,
+                                 int(newton_every))
     else:
         res = _pairwise(p, C, s, groups, labels, getcol, Kd, alpha, F, tol, max_iter,
-                        shrinking, alpha_bound)
+                        shrinking, alpha_bound, int(newton_every))
     if polish and res.converged:
         _polish(res, p, C, s, [groups == g for g in labels], getcol)
     return res
 
 
 def _pairwise(p, C, s, groups, labels, getcol, Kd, alpha, F, tol, max_iter, shrinking,
-              alpha_bound):
+              alpha_bound, newton_every=0):
     m = p.size
     pos = s > 0
     # up: a_t may move so that s_t a_t increases; low: so that it decreases
@@ -374,9 +396,19 @@ def _pairwise(p, C, s, groups, labels, getcol, Kd, alpha, F, tol, max_iter, shri
         it += 1
         if ai > alpha_bound or aj > alpha_bound:
             raise _diverged(it, alpha_bound)
+        if newton_every and it % newton_every == 0:
+            _newton_step(alpha, F, C, s, gmask, getcol, up, low)
     if shrunk:                  # stopped at max_iter
         reconstruct(_inactive(active, m))
     return _pairwise_result(p, C, s, gmask, alpha, F, up, low, it, gap, converged)
+
+
+def _newton_step(alpha, F, C, s, gmask, getcol, up, low):
+    """The periodic Newton step on the free variables, then their bound flags."""
+    if _newton_on_free_eq(alpha, F, C, s, gmask, getcol) is not None:
+        pos = s > 0
+        up[:] = np.where(pos, alpha < C, alpha > 0)
+        low[:] = np.where(pos, alpha > 0, alpha < C)
 
 
 def _inactive(active, m):
@@ -406,8 +438,15 @@ def _wrap_columns(getcol, q, r, signed):
     return column
 
 
+def _replicated_columns(slots, gram):
+    """Columns of a :class:`~kernelclf.kernels.gram.Replicated` matrix from the cached
+    columns of its base."""
+    points, copies = gram.points, gram.copies
+    return lambda u: np.tile(slots.column(int(points[u])), copies)
+
+
 def _pairwise_compiled(p, C, s, q, r, groups, labels, slots, getcol, Kd, alpha, F, tol,
-                       max_iter, shrinking, alpha_bound):
+                       max_iter, shrinking, alpha_bound, points=None, newton_every=0):
     """:func:`_pairwise` run by the compiled loop (:func:`kernelclf.margin.smo_compiled._pair_loop`)."""
     pos = s > 0
     up = np.where(pos, alpha < C, alpha > 0)
@@ -418,7 +457,8 @@ def _pairwise_compiled(p, C, s, q, r, groups, labels, slots, getcol, Kd, alpha, 
         grp[gm] = k
     code, it, gap = _cc.run_pairwise(
         slots, Kd, r, q, s, grp, len(gmask), C, alpha, F, up, low, tol, max_iter, shrinking,
-        alpha_bound, _Reconstruction(F, alpha, s, getcol))
+        alpha_bound, _Reconstruction(F, alpha, s, getcol), points, newton_every,
+        lambda: _newton_step(alpha, F, C, s, gmask, getcol, up, low))
     if code == _cc.UNBOUNDED:
         raise _diverged(it, alpha_bound)
     return _pairwise_result(p, C, s, gmask, alpha, F, up, low, it, gap, code == _cc.DONE)

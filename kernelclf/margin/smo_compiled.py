@@ -90,15 +90,22 @@ def _resident(t, data, slot, owner, stamp, clock, ust, kind, X, sq, offset, degr
 
 
 def _pair_loop(data, slot, stamp, clock, owner, ust, kind, X, sq, offset, degree, Kd, r, q, s,
-               grp, ng, C, alpha, F, up, low, active, st, fst, tol, max_iter, shrinking,
-               alpha_bound):
+               grp, ng, C, alpha, F, up, low, active, pt, st, fst, tol, max_iter, shrinking,
+               alpha_bound, newton_every):
     """Pairwise SMO (compiled twin of :func:`kernelclf.margin.smo._pairwise`).
 
-    ``st = [it, counter, n_active, pre_done]``, ``fst = [gap]`` (kept between calls).
-    Returns ``(code, need)``.
+    Variable ``t`` reads row ``pt[t]`` of the cached columns, and its own column is the
+    cached column ``pt[t]`` (``pt`` the identity, or the examples of a
+    :class:`kernelclf.kernels.gram.Replicated` matrix). ``st = [it, counter, n_active,
+    pre_done]``, ``fst = [gap]`` (kept between calls). Returns ``(code, need)``, ``need``
+    a column of the cache.
     """
     m = F.size
     reset = m if m < 1000 else 1000
+    mapped = False              # (loops on the identity read the columns directly)
+    for t in range(m):
+        if pt[t] != t:
+            mapped = True
     signed = False
     shifted = False
     for t in range(m):
@@ -137,16 +144,16 @@ def _pair_loop(data, slot, stamp, clock, owner, ust, kind, X, sq, offset, degree
             if gmax == -np.inf or gmax - gmin <= 0:
                 continue
             i = ii
-            si = slot[i]
+            si = slot[pt[i]]
             if si < 0:          # (the common case stays inline: no call per iteration)
-                si = _resident(i, data, slot, owner, stamp, clock, ust, kind, X, sq, offset,
-                               degree)
+                si = _resident(pt[i], data, slot, owner, stamp, clock, ust, kind, X, sq,
+                               offset, degree)
             else:
                 clock[0] += 1
                 stamp[si] = clock[0]
             if si < 0:
                 fst[0] = gap
-                return NEED, i
+                return NEED, pt[i]
             Ki = data[si]
             Kdi = Kd[i]
             qi = q[i]
@@ -166,7 +173,8 @@ def _pair_loop(data, slot, stamp, clock, owner, ust, kind, X, sq, offset, degree
                         bb = 0.0
                     continue
                 # t != i here (b_i = 0), so the diagonal shift never enters
-                kit = Ki[t] * (q[t] * qi) if signed else Ki[t]
+                kt = Ki[pt[t]] if mapped else Ki[t]
+                kit = kt * (q[t] * qi) if signed else kt
                 at = kit * -2.0 + Kd[t] + Kdi
                 if at < TAU:
                     at = TAU
@@ -190,17 +198,18 @@ def _pair_loop(data, slot, stamp, clock, owner, ust, kind, X, sq, offset, degree
             return DONE, -1
         i = bi
         j = bj
-        si = slot[i]
+        si = slot[pt[i]]
         if si < 0:
-            return NEED, i
-        sj = slot[j]
+            return NEED, pt[i]
+        sj = slot[pt[j]]
         if sj < 0:
-            sj = _resident(j, data, slot, owner, stamp, clock, ust, kind, X, sq, offset, degree)
+            sj = _resident(pt[j], data, slot, owner, stamp, clock, ust, kind, X, sq, offset,
+                           degree)
         else:
             clock[0] += 1
             stamp[sj] = clock[0]
         if sj < 0:
-            return NEED, j
+            return NEED, pt[j]
         Ki = data[si]
         Kj = data[sj]
         Ci = C[i]
@@ -209,7 +218,7 @@ def _pair_loop(data, slot, stamp, clock, owner, ust, kind, X, sq, offset, degree
         aj = alpha[j]
         Gi = -s[i] * F[i]
         Gj = -s[j] * F[j]
-        Kij = Ki[j] * (q[j] * q[i])
+        Kij = Ki[pt[j]] * (q[j] * q[i])
         quad = Kd[i] + Kd[j] - 2.0 * Kij
         if quad < TAU:
             quad = TAU
@@ -262,7 +271,15 @@ def _pair_loop(data, slot, stamp, clock, owner, ust, kind, X, sq, offset, degree
         fi = F[i]
         fj = F[j]
         # F -= Q_i ci; F -= Q_j cj (one pass, the same operations element by element)
-        if signed:
+        if mapped:
+            for k in range(n_act):
+                t = active[k]
+                u = pt[t]
+                if signed:
+                    F[t] = (F[t] - Ki[u] * (q[t] * qi) * ci) - Kj[u] * (q[t] * qj) * cj
+                else:
+                    F[t] = (F[t] - Ki[u] * ci) - Kj[u] * cj
+        elif signed:
             for k in range(n_act):
                 t = active[k]
                 F[t] = (F[t] - Ki[t] * (q[t] * qi) * ci) - Kj[t] * (q[t] * qj) * cj
@@ -274,8 +291,8 @@ def _pair_loop(data, slot, stamp, clock, owner, ust, kind, X, sq, offset, degree
                 t = active[k]
                 F[t] = (F[t] - Ki[t] * ci) - Kj[t] * cj
         if shifted:            # the diagonal entries carry the shift r
-            F[i] = (fi - (Ki[i] * (q[i] * qi) + r[i]) * ci) - Kj[i] * (q[i] * qj) * cj
-            F[j] = (fj - Ki[j] * (q[j] * qi) * ci) - (Kj[j] * (q[j] * qj) + r[j]) * cj
+            F[i] = (fi - (Ki[pt[i]] * (q[i] * qi) + r[i]) * ci) - Kj[pt[i]] * (q[i] * qj) * cj
+            F[j] = (fj - Ki[pt[j]] * (q[j] * qi) * ci) - (Kj[pt[j]] * (q[j] * qj) + r[j]) * cj
         if s[i] > 0:
             up[i] = ai < Ci
             low[i] = ai > 0
@@ -292,6 +309,8 @@ def _pair_loop(data, slot, stamp, clock, owner, ust, kind, X, sq, offset, degree
         st[3] = 0
         if ai > alpha_bound or aj > alpha_bound:
             return UNBOUNDED, -1
+        if newton_every > 0 and st[0] % newton_every == 0:
+            return NEWTON, -1
     return MAXITER, -1
 
 
@@ -383,19 +402,25 @@ if HAVE_NUMBA:
 
 
 def run_pairwise(slots, Kd, r, q, s, grp, ng, C, alpha, F, up, low, tol, max_iter,
-                 shrinking, alpha_bound, reconstruct):
+                 shrinking, alpha_bound, reconstruct, points=None, newton_every=0,
+                 newton=None):
     """Drive :func:`_pair_loop` (filling missing columns; ``reconstruct(idx)`` recomputes
     the gradient of the shrunk variables ``idx``); returns ``(code, it, gap)`` with
-    ``code`` one of ``DONE``, ``MAXITER``, ``UNBOUNDED``."""
+    ``code`` one of ``DONE``, ``MAXITER``, ``UNBOUNDED``. ``points``: the cached column of
+    each variable (default: its own; a :class:`kernelclf.kernels.gram.Replicated`
+    matrix's ``points``). ``newton()`` takes the Newton step due every ``newton_every``
+    pair steps (not on the compacted layout, which is used without it)."""
     m = F.size
     st = np.array([0, min(m, 1000), m, 0], dtype=np.int64)
     fst = np.array([np.inf])
     active = np.arange(m, dtype=np.int64)
+    pt = active.copy() if points is None else np.ascontiguousarray(points, dtype=np.int64)
     spec, ust = _native(slots)
     # columns made in compiled code, more of them than the cache holds: libsvm's
     # compacted layout (smo_compact), in which a column costs only its active entries;
     # when every column fits, whole columns are kept and none is computed twice
-    compact = spec[0] != NONE and 8 <= slots.capacity < m
+    compact = (spec[0] != NONE and 8 <= slots.capacity < m and points is None
+               and not newton_every)
     while True:
         if compact:
             code, need = run_compact(slots, spec, ust, Kd, r, q, s, grp, ng, C, alpha, F, up,
@@ -404,14 +429,19 @@ def run_pairwise(slots, Kd, r, q, s, grp, ng, C, alpha, F, up, low, tol, max_ite
         else:
             code, need = _pair_loop(slots.data, slots.slot, slots.stamp, slots.clock,
                                     slots.owner, ust, *spec, Kd, r, q, s, grp, ng, C, alpha,
-                                    F, up, low, active, st, fst, float(tol), int(max_iter),
-                                    bool(shrinking), float(alpha_bound))
+                                    F, up, low, active, pt, st, fst, float(tol),
+                                    int(max_iter), bool(shrinking), float(alpha_bound),
+                                    int(newton_every))
         _sync(slots, ust)
         if code == NEED:
             _fill(slots, need, ust)
             if compact:         # the compiled column had a value that is not finite
                 raise ValueError(f"the kernel column {need} has values that are not finite "
                                  "(kernel values overflow)")
+            continue
+        if code == NEWTON:
+            newton()
+            ust[0], ust[1] = slots.used, slots.filled
             continue
         if code == UNSHRINK or (code == MAXITER and st[2] < m):
             keep = np.ones(m, dtype=bool)

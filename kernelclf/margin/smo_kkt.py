@@ -8,6 +8,8 @@ compiled engine (:mod:`kernelclf.margin.smo_compiled`): they run in Python once 
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 __all__ = []
@@ -108,11 +110,13 @@ def _lu_solution(M, rhs):
     """``(x, regular)``: the LU solution of ``M x = rhs`` and whether ``M`` is regular,
     i.e. its reciprocal condition number (LAPACK ``gecon``, 1-norm) is at least
     ``n eps``, the rank cut-off of :func:`_min_norm_solution`."""
-    from scipy.linalg import lapack, lu_factor, lu_solve
+    from scipy.linalg import LinAlgWarning, lapack, lu_factor, lu_solve
 
     n = M.shape[0]
     try:
-        lu, piv = lu_factor(M, check_finite=False)
+        with warnings.catch_warnings():     # a singular M is told by rcond below
+            warnings.simplefilter("ignore", LinAlgWarning)
+            lu, piv = lu_factor(M, check_finite=False)
         x = lu_solve((lu, piv), rhs, check_finite=False)
         rcond, info = lapack.dgecon(lu, float(np.abs(M).sum(axis=0).max()), norm="1")
     except (np.linalg.LinAlgError, ValueError):
@@ -162,6 +166,57 @@ def _group_rho(F, alpha, C, s, gm):
     ub = np.min(G, where=gm & at_lower, initial=np.inf)
     lb = np.max(G, where=gm & at_upper, initial=-np.inf)
     return float((ub + lb) / 2.0)
+
+
+def _newton_on_free_eq(alpha, F, C, s, gmask, getcol, max_free=2000):
+    """Newton step on the free variables under the equalities (the pairwise SMO's
+    periodic step, :func:`kernelclf.margin.smo.solve_smo` ``newton_every``).
+
+    With the variables at a bound fixed, the free ones move along the solution of the
+    bordered system of :func:`_polish` (the minimiser over their affine set; the
+    minimum-norm solution when ``Q_FF`` is singular, e.g. two variables of one example in
+    a :class:`kernelclf.kernels.gram.Replicated` matrix), shortened to stay in the box,
+    if that decreases the objective. Variables that the shortened step takes to a bound
+    are put exactly on it. Returns the indices that moved (or None).
+    """
+    idx = np.flatnonzero((alpha > 0) & (alpha < C))
+    n = idx.size
+    if n < 2 or n > max_free:
+        return None
+    sF = s[idx]
+    cols = np.empty((alpha.size, n))
+    for r, i in enumerate(idx):
+        cols[:, r] = getcol(i)
+    QFF = cols[idx] * np.outer(sF, sF)
+    A = np.array([sF * gm[idx] for gm in gmask if gm[idx].any()]).reshape(-1, n)
+    k = A.shape[0]
+    M = np.zeros((n + k, n + k))
+    M[:n, :n] = QFF
+    M[:n, n:] = A.T
+    M[n:, :n] = A
+    GF = -sF * F[idx]
+    rhs = np.zeros(n + k)
+    rhs[:n] = -GF
+    x, regular = _lu_solution(M, rhs)
+    if not regular:
+        x = _min_norm_solution(M, rhs)
+    d = x[:n]
+    if not (np.all(np.isfinite(d)) and GF @ d + 0.5 * d @ QFF @ d < 0):
+        return None
+    aF, CF = alpha[idx], C[idx]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lim = np.where(d < 0, -aF / d, np.where(d > 0, (CF - aF) / d, np.inf))
+    t = min(1.0, float(lim.min(initial=np.inf)))
+    if not t > 0:
+        return None
+    new = np.clip(aF + t * d, 0.0, CF)
+    hit = (lim <= t * (1 + 1e-12)) & (t < 1.0)
+    new[hit & (d < 0)] = 0.0
+    new[hit & (d > 0)] = CF[hit & (d > 0)]
+    step = new - aF
+    alpha[idx] = new
+    F -= cols @ (sF * step)
+    return idx
 
 
 def _newton_on_free(alpha, F, C, s, getcol, max_free=1500):
