@@ -428,6 +428,10 @@ class Replicated:
     copies : int >= 1
     """
 
+    #: a stored base matrix is written out whole when the big one takes at most this
+    #: many MiB (the NumPy engine then reads rows of it, as from any stored matrix)
+    WHOLE_MB = 32.0
+
     def __init__(self, base, copies):
         self.base = as_gram(base)
         self.copies = int(copies)
@@ -437,10 +441,22 @@ class Replicated:
         self.m = m0 * self.copies
         self.points = np.tile(np.arange(m0, dtype=np.int64), self.copies)
         self.diag = np.tile(np.asarray(self.base.diag, dtype=float), self.copies)
+        G = getattr(self.base, "_G", None)
+        self._whole = None
+        if G is not None and 8.0 * self.m ** 2 <= self.WHOLE_MB * 2 ** 20:
+            self._whole = np.tile(self.base.full(), (self.copies, self.copies))
 
     def column(self, u):
-        """Column ``u``: the base column of example ``u mod m``, repeated."""
-        return np.tile(self.base.column(int(self.points[u])), self.copies)
+        """Column ``u``: the base column of example ``u mod m``, repeated (do not modify
+        it: it may be shared)."""
+        if self._whole is not None:
+            return self._whole[u]
+        col = self.base.column(int(self.points[u]))
+        m0 = col.shape[0]
+        out = np.empty(self.m)
+        for c in range(self.copies):
+            out[c * m0:(c + 1) * m0] = col
+        return out
 
 
 def as_gram(gram):
