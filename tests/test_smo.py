@@ -414,3 +414,28 @@ def test_a_replicated_gram_takes_the_steps_of_the_whole_matrix(engine):
     b = solve_smo(p, box, big, **kw)
     assert a.converged and a.iterations == b.iterations > 37
     assert np.array_equal(a.alpha, b.alpha) and a.bias == b.bias
+
+
+def test_the_two_variable_step_keeps_the_equality_and_the_box():
+    """smo_step.pair_step (one definition for the three loops): the step keeps
+    s_i a_i + s_j a_j, stays in the box, is the unclipped Newton step when that fits,
+    and its compiled twin returns the same numbers."""
+    from kernelclf.margin import smo_step
+
+    rng = np.random.default_rng(3)
+    for _ in range(500):
+        Ci, Cj = rng.uniform(0.5, 3.0, 2)
+        ai, aj = rng.uniform(0, Ci), rng.uniform(0, Cj)
+        Gi, Gj = rng.normal(size=2)
+        quad = rng.uniform(0.1, 2.0)
+        for si, sj in ((1, 1), (1, -1), (-1, 1), (-1, -1)):
+            ni, nj = smo_step.pair_step(ai, aj, Ci, Cj, Gi, Gj, quad, si != sj)
+            assert 0 <= ni <= Ci and 0 <= nj <= Cj
+            assert si * ni + sj * nj == pytest.approx(si * ai + sj * aj, abs=1e-12)
+            assert (ni, nj) == smo_step.pair_step_c(ai, aj, Ci, Cj, Gi, Gj, quad, si != sj)
+    # unclipped: opposite signs move both by (-Gi - Gj) / quad
+    ni, nj = smo_step.pair_step(1.0, 1.0, 5.0, 5.0, -0.2, -0.4, 2.0, True)
+    assert (ni, nj) == pytest.approx((1.3, 1.3))
+    assert smo_step.bound_flags(1, 0.0, 1.0) == (True, False)
+    assert smo_step.bound_flags(-1, 0.0, 1.0) == (False, True)
+    assert smo_step.bound_flags(1, 0.5, 1.0) == (True, True)

@@ -27,7 +27,7 @@ try:
 except ImportError:  # pragma: no cover - Pyodide
     HAVE_NUMBA = False
 
-__all__ = ["NONE", "column_spec", "fill_slot", "column_at"]
+__all__ = ["NONE", "column_spec", "fill_slot", "column_at", "take_slot"]
 
 NONE, LINEAR, POLY, RBF_KIND = range(4)
 MAX_FEATURES = 32
@@ -106,24 +106,31 @@ def column_at(out, i, rows, n, kind, X, sq, offset, degree):
     return ok
 
 
+def take_slot(slot, owner, stamp, used, capacity):
+    """A slot for a new column: the next unused one while ``used < capacity`` (the caller
+    counts it), else the least recently used one, whose column is forgotten."""
+    if used < capacity:
+        return used
+    s = 0
+    low = stamp[0]
+    for k in range(1, used):
+        if stamp[k] < low:
+            low = stamp[k]
+            s = k
+    if owner[s] >= 0:
+        slot[owner[s]] = -1
+    return s
+
+
 def fill_slot(i, data, slot, owner, stamp, clock, ust, kind, X, sq, offset, degree):
     """Compute column ``i`` into a slot of ``data`` (``ust = [used, filled]``); returns the
     slot, or -1 when the column has a value that is not finite (Python then fills it
     through the Gram's checked columns, which raise the package's error)."""
     capacity = stamp.size
     used = ust[0]
+    s = take_slot(slot, owner, stamp, used, capacity)
     if used < capacity:
-        s = used
         ust[0] = used + 1
-    else:
-        s = 0
-        low = stamp[0]
-        for k in range(1, used):
-            if stamp[k] < low:
-                low = stamp[k]
-                s = k
-        if owner[s] >= 0:
-            slot[owner[s]] = -1
     if not _column(data[s], i, kind, X, sq, offset, degree):
         if used < capacity:
             ust[0] = used               # the fresh slot stays unused
@@ -141,4 +148,5 @@ if HAVE_NUMBA:
     _entry = _njit(cache=True, nogil=True, inline="always")(_entry)
     _column = _njit(cache=True, nogil=True, inline="always")(_column)
     column_at = _njit(cache=True, nogil=True, inline="always")(column_at)
+    take_slot = _njit(cache=True, nogil=True, inline="always")(take_slot)
     fill_slot = _njit(cache=True, nogil=True)(fill_slot)

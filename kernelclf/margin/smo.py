@@ -80,10 +80,9 @@ from .smo_kkt import (
     _polish,
     _Reconstruction,
 )
+from .smo_step import TAU, bound_flags, pair_step
 
 __all__ = ["SMOResult", "solve_smo", "DualDivergenceError", "HAVE_NUMBA"]
-
-TAU = 1e-12
 
 
 class DualDivergenceError(ValueError):
@@ -350,38 +349,8 @@ def _pairwise(p, C, s, groups, labels, getcol, Kd, alpha, F, tol, max_iter, shri
         ai, aj = float(alpha[i]), float(alpha[j])
         Gi, Gj = float(-s[i] * F[i]), float(-s[j] * F[j])
         Kij = float(Ki[j])
-        if s[i] != s[j]:
-            quad = max(Kd[i] + Kd[j] - 2.0 * Kij, TAU)
-            delta = (-Gi - Gj) / quad
-            diff = ai - aj
-            ai += delta
-            aj += delta
-            if diff > 0:
-                if aj < 0:
-                    aj, ai = 0.0, diff
-            elif ai < 0:
-                ai, aj = 0.0, -diff
-            if diff > Ci - Cj:
-                if ai > Ci:
-                    ai, aj = Ci, Ci - diff
-            elif aj > Cj:
-                aj, ai = Cj, Cj + diff
-        else:
-            quad = max(Kd[i] + Kd[j] - 2.0 * Kij, TAU)
-            delta = (Gi - Gj) / quad
-            total = ai + aj
-            ai -= delta
-            aj += delta
-            if total > Ci:
-                if ai > Ci:
-                    ai, aj = Ci, total - Ci
-            elif aj < 0:
-                aj, ai = 0.0, total
-            if total > Cj:
-                if aj > Cj:
-                    aj, ai = Cj, total - Cj
-            elif ai < 0:
-                ai, aj = 0.0, total
+        quad = max(Kd[i] + Kd[j] - 2.0 * Kij, TAU)
+        ai, aj = pair_step(ai, aj, Ci, Cj, Gi, Gj, quad, bool(s[i] != s[j]))
         dai, daj = ai - alpha[i], aj - alpha[j]
         alpha[i], alpha[j] = ai, aj
         if shrunk:              # as libsvm: the gradient of the active variables only
@@ -390,14 +359,8 @@ def _pairwise(p, C, s, groups, labels, getcol, Kd, alpha, F, tol, max_iter, shri
         else:
             F -= Ki * (s[i] * dai)
             F -= Kj * (s[j] * daj)
-        if s[i] > 0:
-            up[i], low[i] = ai < Ci, ai > 0
-        else:
-            up[i], low[i] = ai > 0, ai < Ci
-        if s[j] > 0:
-            up[j], low[j] = aj < Cj, aj > 0
-        else:
-            up[j], low[j] = aj > 0, aj < Cj
+        up[i], low[i] = bound_flags(s[i], ai, Ci)
+        up[j], low[j] = bound_flags(s[j], aj, Cj)
         it += 1
         if ai > alpha_bound or aj > alpha_bound:
             raise _diverged(it, alpha_bound)

@@ -30,19 +30,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kernels.native_columns import column_at, fill_slot
+from ..kernels.native_columns import column_at, fill_slot, take_slot
+from .smo_step import (
+    DONE,
+    HAVE_NUMBA,
+    MAXITER,
+    NEED,
+    TAU,
+    UNBOUNDED,
+    bound_flags_c,
+    pair_step_c,
+)
 
-try:
+if HAVE_NUMBA:
     from numba import njit as _njit
-    HAVE_NUMBA = True
-except ImportError:  # pragma: no cover - Pyodide: solve_smo runs its NumPy loops
-    HAVE_NUMBA = False
 
 __all__ = ["run_compact"]
-
-TAU = 1e-12
-# return codes of the compiled loops (here and in smo_compiled, which imports them)
-DONE, MAXITER, NEED, NEWTON, UNBOUNDED, UNSHRINK = range(6)
 
 
 def _empty_compact(cslot, cowner, cst):
@@ -81,18 +84,9 @@ def _compact_column(g, n, act, cflat, cslot, cowner, cstamp, cst, fflat, m, slot
         if ccap > cstamp.size:
             ccap = cstamp.size
         used = cst[0]
+        c = take_slot(cslot, cowner, cstamp, used, ccap)
         if used < ccap:
-            c = used
             cst[0] = used + 1
-        else:
-            c = 0
-            low = cstamp[0]
-            for k in range(1, used):
-                if cstamp[k] < low:
-                    low = cstamp[k]
-                    c = k
-            if cowner[c] >= 0:
-                cslot[cowner[c]] = -1
         out = cflat[c * n:(c + 1) * n]
         w = slot[g]
         if w >= 0:
@@ -416,44 +410,7 @@ def _pair_compact(data, fflat, slot, stamp, clock, owner, ust, cflat, cslot, cow
         quad = Kdl[i] + Kdl[j] - 2.0 * Kij
         if quad < TAU:
             quad = TAU
-        if sl[i] != sl[j]:
-            delta = (-Gi - Gj) / quad
-            diff = ai - aj
-            ai += delta
-            aj += delta
-            if diff > 0:
-                if aj < 0:
-                    aj = 0.0
-                    ai = diff
-            elif ai < 0:
-                ai = 0.0
-                aj = -diff
-            if diff > Ci - Cj:
-                if ai > Ci:
-                    ai = Ci
-                    aj = Ci - diff
-            elif aj > Cj:
-                aj = Cj
-                ai = Cj + diff
-        else:
-            delta = (Gi - Gj) / quad
-            total = ai + aj
-            ai -= delta
-            aj += delta
-            if total > Ci:
-                if ai > Ci:
-                    ai = Ci
-                    aj = total - Ci
-            elif aj < 0:
-                aj = 0.0
-                ai = total
-            if total > Cj:
-                if aj > Cj:
-                    aj = Cj
-                    ai = total - Cj
-            elif ai < 0:
-                ai = 0.0
-                aj = total
+        ai, aj = pair_step_c(ai, aj, Ci, Cj, Gi, Gj, quad, sl[i] != sl[j])
         dai = ai - al[i]
         daj = aj - al[j]
         al[i] = ai
@@ -473,18 +430,8 @@ def _pair_compact(data, fflat, slot, stamp, clock, owner, ust, cflat, cslot, cow
         if shifted:            # the diagonal entries carry the shift r
             Fl[i] = (fi - (Ki[i] * (ql[i] * qi) + rl[i]) * ci_) - Kj[i] * (ql[i] * qj) * cj_
             Fl[j] = (fj - Ki[j] * (ql[j] * qi) * ci_) - (Kj[j] * (ql[j] * qj) + rl[j]) * cj_
-        if sl[i] > 0:
-            upl[i] = ai < Ci
-            lowl[i] = ai > 0
-        else:
-            upl[i] = ai > 0
-            lowl[i] = ai < Ci
-        if sl[j] > 0:
-            upl[j] = aj < Cj
-            lowl[j] = aj > 0
-        else:
-            upl[j] = aj > 0
-            lowl[j] = aj < Cj
+        upl[i], lowl[i] = bound_flags_c(sl[i], ai, Ci)
+        upl[j], lowl[j] = bound_flags_c(sl[j], aj, Cj)
         st[0] += 1
         st[3] = 0
         if ai > alpha_bound or aj > alpha_bound:

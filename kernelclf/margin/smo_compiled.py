@@ -34,7 +34,18 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels.native_columns import NONE, column_spec, fill_slot
-from .smo_compact import DONE, MAXITER, NEED, NEWTON, TAU, UNBOUNDED, UNSHRINK, run_compact
+from .smo_compact import run_compact
+from .smo_step import (
+    DONE,
+    MAXITER,
+    NEED,
+    NEWTON,
+    TAU,
+    UNBOUNDED,
+    UNSHRINK,
+    bound_flags_c,
+    pair_step_c,
+)
 
 try:
     from numba import njit as _njit
@@ -222,44 +233,7 @@ def _pair_loop(data, slot, stamp, clock, owner, ust, kind, X, sq, offset, degree
         quad = Kd[i] + Kd[j] - 2.0 * Kij
         if quad < TAU:
             quad = TAU
-        if s[i] != s[j]:
-            delta = (-Gi - Gj) / quad
-            diff = ai - aj
-            ai += delta
-            aj += delta
-            if diff > 0:
-                if aj < 0:
-                    aj = 0.0
-                    ai = diff
-            elif ai < 0:
-                ai = 0.0
-                aj = -diff
-            if diff > Ci - Cj:
-                if ai > Ci:
-                    ai = Ci
-                    aj = Ci - diff
-            elif aj > Cj:
-                aj = Cj
-                ai = Cj + diff
-        else:
-            delta = (Gi - Gj) / quad
-            total = ai + aj
-            ai -= delta
-            aj += delta
-            if total > Ci:
-                if ai > Ci:
-                    ai = Ci
-                    aj = total - Ci
-            elif aj < 0:
-                aj = 0.0
-                ai = total
-            if total > Cj:
-                if aj > Cj:
-                    aj = Cj
-                    ai = total - Cj
-            elif ai < 0:
-                ai = 0.0
-                aj = total
+        ai, aj = pair_step_c(ai, aj, Ci, Cj, Gi, Gj, quad, s[i] != s[j])
         dai = ai - alpha[i]
         daj = aj - alpha[j]
         alpha[i] = ai
@@ -293,18 +267,8 @@ def _pair_loop(data, slot, stamp, clock, owner, ust, kind, X, sq, offset, degree
         if shifted:            # the diagonal entries carry the shift r
             F[i] = (fi - (Ki[pt[i]] * (q[i] * qi) + r[i]) * ci) - Kj[pt[i]] * (q[i] * qj) * cj
             F[j] = (fj - Ki[pt[j]] * (q[j] * qi) * ci) - (Kj[pt[j]] * (q[j] * qj) + r[j]) * cj
-        if s[i] > 0:
-            up[i] = ai < Ci
-            low[i] = ai > 0
-        else:
-            up[i] = ai > 0
-            low[i] = ai < Ci
-        if s[j] > 0:
-            up[j] = aj < Cj
-            low[j] = aj > 0
-        else:
-            up[j] = aj > 0
-            low[j] = aj < Cj
+        up[i], low[i] = bound_flags_c(s[i], ai, Ci)
+        up[j], low[j] = bound_flags_c(s[j], aj, Cj)
         st[0] += 1
         st[3] = 0
         if ai > alpha_bound or aj > alpha_bound:
