@@ -10,7 +10,7 @@ box ``[0, C_i] x [0, C_j]`` as libsvm clips it. :func:`pair_step` is that step a
 :func:`bound_flags` the "up"/"low" membership of a variable after it. The NumPy loop of
 :func:`kernelclf.margin.smo.solve_smo` calls them as Python functions, the compiled loops
 (:mod:`kernelclf.margin.smo_compiled`, :mod:`kernelclf.margin.smo_compact`) as their
-numba-compiled twins (:func:`pair_step_c`, :func:`bound_flags_c`, inlined): one
+numba-compiled twins (``pair_step_c``, ``bound_flags_c``, inlined): one
 definition, the same floating-point operations on every engine.
 
 Also here: the small protocol the compiled loops share with their Python drivers (the
