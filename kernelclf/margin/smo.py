@@ -139,7 +139,9 @@ def solve_smo(p, C, gram, *, s=None, groups=None, equality=True, alpha0=None, to
     gram : :class:`kernelclf.kernels.gram.Gram` or (m, m) array
         The matrix ``K`` (``Q = diag(s) K diag(s)``): the package's Gram-access
         object (columns on demand, cached; a ridge such as the quadratic soft
-        margin's ``I/C`` lives in it, LKC eq. 2.50), or a precomputed matrix.
+        margin's ``I/C`` lives in it, LKC eq. 2.50), or a precomputed matrix; a
+        :class:`kernelclf.kernels.gram.Replicated` matrix for duals with several
+        variables per example (the compiled loop then reads its base's columns).
         Any object with ``column(i)`` and ``diag`` works.
     s : (m,) array of +/-1, optional
         Signs (labels); default all +1.
