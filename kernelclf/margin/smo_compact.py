@@ -24,7 +24,11 @@ The arithmetic is that of ``_pair_loop`` element by element (the same selection 
 the same tie-breaking, since the active variables keep their order; the same step; the
 same update; the same reconstruction) and the kernel values are the same numbers, so
 both loops, and the NumPy loop of :func:`kernelclf.margin.smo.solve_smo`, produce the
-same iterates.
+same iterates. The two compiled loops share the step, the bound flags and the slot choice
+(:mod:`kernelclf.margin.smo_step`, :func:`kernelclf.kernels.native_columns.take_slot`) but
+write out their selection passes and gradient update themselves: the same passes as
+inlined shared functions (with a flag for the index list) made the fits about 15 % slower
+(m = 500 and 2000 on two moons, C = 100; measured 2026-11-26).
 """
 from __future__ import annotations
 
