@@ -93,13 +93,32 @@ class Int(Interval):
 KERNEL_CONSTRAINT = [None, StrOptions({"linear", "rbf", "poly", "polynomial"}), callable]
 
 
+def _plain_binary(y):
+    """Whether ``y`` (1-D) is certainly a classification target with at most two labels
+    by scikit-learn's rules (``type_of_target`` 'binary'): booleans, integers, or floats
+    with at most two distinct values, whole numbers below 2^53. Then its check, which
+    costs more than the fit of a small SVM, is skipped; anything else gets it."""
+    if not isinstance(y, np.ndarray) or y.ndim != 1 or y.dtype.kind not in "biuf" \
+            or y.size == 0:
+        return False
+    first = y[0]
+    other = y[y != first]
+    if other.size and np.any(other != other[0]):
+        return False                            # a third value
+    if y.dtype.kind != "f":
+        return True
+    two = np.array([first, other[0] if other.size else first])
+    return bool(np.all(np.abs(two) < 2.0 ** 53) and np.all(two == np.floor(two)))
+
+
 def labels_to_pm1(y):
     """Return ``(classes, y_pm)``: the two sorted labels and ``y`` as -1/+1 floats.
 
     Raises ``ValueError`` unless ``y`` holds exactly two distinct labels.
     """
     y = column_or_1d(y, warn=True)
-    check_classification_targets(y)
+    if not _plain_binary(y):
+        check_classification_targets(y)
     classes, y_idx = np.unique(y, return_inverse=True)
     if len(classes) == 1:
         raise ValueError(

@@ -760,3 +760,24 @@ def test_bound_report_pipeline_and_refusals():
     search = GridSearchCV(SupportVectorMachine(), {"C": [1.0]}, cv=2).fit(X, y)
     with pytest.raises((TypeError, ValueError), match="best_estimator_"):
         report(search, X, y)
+
+
+def test_the_label_shortcut_agrees_with_scikit_learn():
+    """kernelclf.base._plain_binary skips scikit-learn's target check only where that
+    check would call the labels 'binary' (so every error it raises is still raised)."""
+    from sklearn.utils.multiclass import type_of_target
+
+    from kernelclf.base import _plain_binary
+
+    cases = [np.array([0, 1, 1, 0]), np.array([0.0, 1.0]), np.array([0.5, 1.0]),
+             np.array([1, 2, 3]), np.array([True, False]), np.array([-1.0, 1.0, np.nan]),
+             np.array([np.nan, np.nan]), np.array(["a", "b"]), np.array([1.0, 1.0]),
+             np.array([np.inf, 1.0]), np.array([0, 1], dtype=np.uint8),
+             np.array([1e300, -1e300]), np.array([-0.0, 0.0, 1.0]), np.array([2.0, 2.5]),
+             np.array([3, 3, 3, 9]), np.array([1.0, -1.0, 0.0])]
+    shortcut = 0
+    for y in cases:
+        if _plain_binary(y):
+            shortcut += 1
+            assert type_of_target(y) == "binary", y
+    assert shortcut == 7

@@ -92,7 +92,7 @@ def _imports():
 #: the package's layers, lowest first: a module may name modules of its own family or of
 #: a lower layer, never of a higher one (issue 24)
 LAYERS = [
-    ("kernelclf.optim", "kernelclf.progress", "kernelclf.datasets"),
+    ("kernelclf.optim", "kernelclf.progress", "kernelclf.datasets", "kernelclf._jit"),
     ("kernelclf.kernels",),
     ("kernelclf.base",),
     ("kernelclf.margin", "kernelclf.bayes", "kernelclf.neighbors"),

@@ -439,3 +439,87 @@ def test_the_two_variable_step_keeps_the_equality_and_the_box():
     assert smo_step.bound_flags(1, 0.0, 1.0) == (True, False)
     assert smo_step.bound_flags(-1, 0.0, 1.0) == (False, True)
     assert smo_step.bound_flags(1, 0.5, 1.0) == (True, True)
+
+
+@pytest.mark.skipif(not smo.HAVE_NUMBA, reason="numba is not installed")
+def test_the_compiled_passes_choose_as_argmax_does():
+    """smo_passes: the extremes, WSS 2's partner and the update equal their NumPy
+    formulas, ties going to the first position (as np.argmax), on index lists and on
+    the leading block; no candidate gives position -1 and score 0."""
+    from kernelclf.margin import smo_passes as sp
+
+    rng = np.random.default_rng(5)
+    for trial in range(200):
+        m = int(rng.integers(1, 60))
+        F = rng.integers(-3, 4, m).astype(float)           # many ties
+        up, low = rng.random(m) < 0.6, rng.random(m) < 0.6
+        Ki, Kj, Kd = rng.random(m), rng.random(m), 1.0 + rng.random(m)
+        idx = np.sort(rng.choice(m, int(rng.integers(1, m + 1)), replace=False))
+        n = idx.size
+        Fu, Fl = np.where(up[idx], F[idx], -np.inf), np.where(low[idx], F[idx], np.inf)
+        gmax, ii, gmin = sp.extremes(F, up, low, idx, n)
+        assert (gmax, gmin) == (Fu.max(), Fl.min())
+        assert ii == (int(Fu.argmax()) if gmax > -np.inf else -1)
+        assert sp.extremes_all(F[idx], up[idx], low[idx], n) == (gmax, ii, gmin)
+        g = F[idx].max() if trial % 3 else 0.5
+        b = g - F[idx]
+        a = np.maximum(Ki[idx] * -2.0 + Kd[idx] + 1.3, smo.TAU)
+        score = np.where(low[idx] & (b > 0), (b * b) / a, 0.0)
+        jb, bb = sp.second(F, low, Ki, Kd, 1.3, g, idx, n)
+        assert bb == score.max() and jb == (int(score.argmax()) if bb > 0 else -1)
+        assert sp.second_all(F[idx], low[idx], Ki[idx], Kd[idx], 1.3, g, n,
+                             np.empty(n)) == (jb, bb)
+        G1, G2 = F.copy(), F[idx].copy()
+        sp.update(G1, Ki, Kj, 0.7, -0.2, idx, n)
+        sp.update_all(G2, Ki[idx], Kj[idx], 0.7, -0.2, n)
+        expect = (F[idx] - Ki[idx] * 0.7) - Kj[idx] * -0.2
+        assert np.array_equal(G1[idx], expect) and np.array_equal(G2, expect)
+        rest = np.setdiff1d(np.arange(m), idx)
+        assert np.array_equal(G1[rest], F[rest])
+
+
+@pytest.mark.skipif(not smo.HAVE_NUMBA, reason="numba is not installed")
+def test_the_compiled_exponential_is_within_an_ulp():
+    """native_columns._exp (the vectorised exp of the compiled RBF columns) against
+    libm's exp (math.exp): within one unit in the last place from 1 down through the
+    subnormals to 0, exact at 0, NaN kept."""
+    import math
+
+    from kernelclf.kernels import native_columns as nc
+
+    rng = np.random.default_rng(0)
+    x = np.concatenate([-rng.random(20000) * 750.0, -rng.random(2000) * 1e-6,
+                        [0.0, -0.0, -1e-300, -708.3, -708.5, -740.0, -745.1, -746.0, -800.0,
+                         -1e300, -np.inf, 3.0, 700.0]])
+    v = x.copy()
+    nc._exp(v, v.size)
+    ref = np.array([math.exp(t) for t in x])
+    ulp = np.abs(v - ref) / np.spacing(np.maximum(ref, 5e-324))
+    assert ulp.max() <= 1.0 and v[x == 0].tolist() == [1.0, 1.0]
+    w = np.array([np.nan, -1.0])
+    nc._exp(w, 2)
+    assert np.isnan(w[0]) and w[1] == math.exp(-1.0)
+
+
+def test_the_numba_cache_is_stamped_with_every_compiled_module(tmp_path):
+    """kernelclf._jit: a compiled function of the package is cached under the stamp of
+    all compiled modules together (an edit to one recompiles its callers too); the
+    stamp follows the files that mention njit, and only those."""
+    pytest.importorskip("numba")
+    from kernelclf import _jit
+    from kernelclf.margin import smo_passes
+
+    assert _jit.INSTALLED
+    locator = smo_passes.second._cache._impl.locator
+    assert getattr(type(locator), "_kernelclf", False)
+    assert locator.get_source_stamp() == _jit.source_stamp()
+    (tmp_path / "a.py").write_text("from numba import njit\n")
+    (tmp_path / "b.py").write_text("x = 1\n")
+    first = _jit.source_stamp(tmp_path)
+    _jit._STAMPS.clear()
+    (tmp_path / "b.py").write_text("x = 2\n")
+    assert _jit.source_stamp(tmp_path) == first
+    _jit._STAMPS.clear()
+    (tmp_path / "a.py").write_text("from numba import njit  # edited\n")
+    assert _jit.source_stamp(tmp_path) != first
+    _jit._STAMPS.clear()

@@ -50,7 +50,7 @@ import types
 import numpy as np
 
 try:  # numba compiles the O(m) steps and the loop; without it the NumPy twins run
-    from numba import njit as _njit
+    from .._jit import njit as _njit
 
     def _jit(f):  # no fastmath: IEEE arithmetic in the written order, as in the twins
         return _njit(cache=True, nogil=True)(f)

@@ -192,13 +192,20 @@ class ColumnSlots:
         return self.data[s].copy()
 
     def columns(self, idx):
-        """The block ``K[:, idx]`` (a new array)."""
+        """The block ``K[:, idx]`` (a new array): cached columns in one gather, the others
+        filled one by one (as :meth:`column`)."""
         idx = np.asarray(idx, dtype=np.int64)
         if self.used == self.m and self.data.shape[0] == self.m and np.array_equal(
                 self.slot, np.arange(self.m)):           # the whole matrix is held
             return self.data[idx].T.copy()
-        return np.column_stack([self.column(i) for i in idx]) if idx.size else \
-            np.empty((self.m, 0))
+        out = np.empty((self.m, idx.size))
+        s = self.slot[idx]
+        have = s >= 0
+        if have.any():
+            out[:, have] = self.data[s[have]].T
+        for r in np.flatnonzero(~have):
+            out[:, r] = self.column(idx[r])
+        return out
 
     def _store_all(self):
         """Compute the whole matrix (checked as the Gram's columns are) into ``data``."""
@@ -304,21 +311,19 @@ class Gram:
                         sub = take_rows(X, idx)
                         check_gram(np.asarray(self.kernel(sub), dtype=float), self.kernel, X,
                                    degenerate=False)
-                    if get_gram_checks() != "off":
-                        rows, cols = _degeneracy_sample(self.m)
-                        Xr, Xc = take_rows(X, rows), take_rows(X, cols)
-                        block = np.asarray(self.kernel(Xr, Xc), dtype=float)
-                        _check_finite(block, self.kernel, X)
-                        if psd:
-                            _check_range(block, self.kernel, X)
-                        _check_degenerate(block, rows, cols,
-                                          np.asarray(self.kernel.diag(Xr), dtype=float),
-                                          np.asarray(self.kernel.diag(Xc), dtype=float),
-                                          self.m, self.kernel, X)
         if self._G is not None:
             base = np.diag(self._G).copy()
         else:
             base = np.asarray(self.kernel.diag(X), dtype=float)
+            if check and get_gram_checks() != "off":   # (the block first: its message)
+                rows, cols = _degeneracy_sample(self.m)
+                block = np.asarray(self.kernel(take_rows(X, rows), take_rows(X, cols)),
+                                   dtype=float)
+                _check_finite(block, self.kernel, X)
+                if psd:
+                    _check_range(block, self.kernel, X)
+                _check_degenerate(block, rows, cols, base[rows], base[cols], self.m,
+                                  self.kernel, X)
             _check_finite(base, self.kernel, X, "kernel diagonal")
         self._diag = base + ridge
         self._diag.setflags(write=False)

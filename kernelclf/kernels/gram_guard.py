@@ -55,6 +55,7 @@ number of MiB, or ``None`` (no check): :func:`set_memory_limit` or the context m
 from __future__ import annotations
 
 import contextlib
+import functools
 import warnings
 
 import numpy as np
@@ -310,11 +311,14 @@ _COLUMNS = 20000     # columns used by the degeneracy check (a sample beyond thi
 _ROWS = 64           # rows used by the degeneracy check: the median of 64 row masses
 
 
+@functools.lru_cache(maxsize=64)
 def _degeneracy_sample(m, random_state=0):
-    """Rows (at most ``_ROWS``) and columns (at most ``_COLUMNS``) for the check."""
+    """Rows (at most ``_ROWS``) and columns (at most ``_COLUMNS``) for the check (kept per
+    ``m``: read-only arrays)."""
     rng = np.random.default_rng(random_state)
     rows = np.arange(m) if m <= _ROWS else np.sort(rng.choice(m, _ROWS, replace=False))
     cols = np.arange(m) if m <= _COLUMNS else np.sort(rng.choice(m, _COLUMNS, replace=False))
+    rows.flags.writeable = cols.flags.writeable = False
     return rows, cols
 
 
@@ -342,10 +346,15 @@ def _check_degenerate(R, rows, cols, d_rows, d_cols, n_total, kernel, X):
         at = np.minimum(np.searchsorted(cols, rows), len(cols) - 1)
         own = cols[at] == rows
         total = (A @ ic) * ir
-        total[own] -= A[np.flatnonzero(own), at[own]] * ir[own] * ic[at[own]]
+        if own.all():
+            total -= A[np.arange(len(rows)), at] * ir * ic[at]
+        else:
+            total[own] -= A[np.flatnonzero(own), at[own]] * ir[own] * ic[at[own]]
         others = len(cols) - own.astype(int)
         mass = np.maximum(total, 0.0) * (n_total - 1) / np.maximum(others, 1)
-        typical = float(np.median(mass))
+        mass.sort()                 # (the median; np.median costs more on 64 numbers)
+        h = mass.size // 2
+        typical = float(mass[h] if mass.size % 2 else 0.5 * (mass[h - 1] + mass[h]))
         if typical > _IDENTITY:
             return
         C = A * ir[:, None] * ic[None, :]

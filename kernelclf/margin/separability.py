@@ -40,7 +40,7 @@ LP_MAX_M = 500
 _TAU = 1e-12
 
 try:  # numba compiles the pair steps on a stored matrix; without it NumPy runs them
-    from numba import njit as _njit
+    from .._jit import njit as _njit
 
     def _jit(f):
         return _njit(cache=True, nogil=True)(f)

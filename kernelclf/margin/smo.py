@@ -273,7 +273,9 @@ def solve_smo(p, C, gram, *, s=None, groups=None, equality=True, alpha0=None, to
         res = _pairwise(p, C, s, groups, labels, getcol, Kd, alpha, F, tol, max_iter,
                         shrinking, alpha_bound, int(newton_every))
     if polish and res.converged:
-        _polish(res, p, C, s, [groups == g for g in labels], getcol)
+        _polish(res, p, C, s, [groups == g for g in labels], getcol,
+                getcols=slots.columns if slots is not None and points is None
+                and getcol is column else None)
     return res
 
 

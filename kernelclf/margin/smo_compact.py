@@ -35,6 +35,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels.native_columns import column_at, fill_slot, take_slot
+from .smo_passes import extremes_all, second_all, update_all
 from .smo_step import (
     DONE,
     HAVE_NUMBA,
@@ -47,7 +48,7 @@ from .smo_step import (
 )
 
 if HAVE_NUMBA:
-    from numba import njit as _njit
+    from .._jit import njit as _njit
 
 __all__ = ["run_compact"]
 
@@ -296,6 +297,8 @@ def _pair_compact(data, fflat, slot, stamp, clock, owner, ust, cflat, cslot, cow
             signed = True
         if r[t] != 0.0:
             shifted = True
+    plain = ng == 1 and not signed and not shifted
+    score = np.empty(m if plain else 0)
     n = st[2]
     _load(n, act, pos, Fl, al, upl, lowl, Kdl, rl, ql, sl, Cl, grpl, F, alpha, up, low, Kd, r,
           q, s, C, grp)
@@ -314,17 +317,37 @@ def _pair_compact(data, fflat, slot, stamp, clock, owner, ust, cflat, cslot, cow
         bi = -1
         bj = -1
         for g in range(ng):
+            if plain:           # (one group, no signs, no shift: the small compiled passes)
+                gmax, i, gmin = extremes_all(Fl, upl, lowl, n)
+                gap = gmax - gmin
+                if gmax == -np.inf or gmax - gmin <= 0:
+                    continue
+                ci = _col(act[i], n, m, act, data, fflat, slot, owner, stamp, clock, ust,
+                          cflat, cslot, cowner, cstamp, cst, kind, X, sq, offset, degree)
+                if ci < 0:
+                    fst[0] = gap
+                    return _leave(NEED, n, act, Fl, al, upl, lowl, F, alpha, up, low, cslot,
+                                  cowner, cst), act[i]
+                Ki = fflat[ci * m:(ci + 1) * m] if n == m else cflat[ci * n:(ci + 1) * n]
+                jb, bb = second_all(Fl, lowl, Ki, Kdl, Kdl[i], gmax, n, score)
+                if bb > 0:
+                    best = bb
+                    bi = i
+                    bj = jb
+                continue
             gmax = -np.inf
             ii = -1
             gmin = np.inf
-            for k in range(n):
-                if ng > 1 and grpl[k] != g:
-                    continue
-                if upl[k] and Fl[k] > gmax:
-                    gmax = Fl[k]
+            for k in range(n):      # (branch-free but for a new extreme, as _pair_loop)
+                f = Fl[k]
+                inside = ng == 1 or grpl[k] == g
+                fu = f if upl[k] and inside else -np.inf
+                fl = f if lowl[k] and inside else np.inf
+                if fu > gmax:
+                    gmax = fu
                     ii = k
-                if lowl[k] and Fl[k] < gmin:
-                    gmin = Fl[k]
+                if fl < gmin:
+                    gmin = fl
             if gmax - gmin > gap:
                 gap = gmax - gmin
             if gmax == -np.inf or gmax - gmin <= 0:
@@ -340,27 +363,17 @@ def _pair_compact(data, fflat, slot, stamp, clock, owner, ust, cflat, cslot, cow
             Kdi = Kdl[i]
             qi = ql[i]
             jb = -1
-            bb = -np.inf
+            bb = 0.0
             for k in range(n):
-                if not lowl[k] or (ng > 1 and grpl[k] != g):
-                    bt = 0.0
-                else:
-                    bt = gmax - Fl[k]
-                    if bt < 0.0:
-                        bt = 0.0
-                if not bt > 0.0:
-                    if jb < 0:
-                        jb = k
-                        bb = 0.0
-                    continue
+                bt = gmax - Fl[k]
                 kit = Ki[k] * (ql[k] * qi) if signed else Ki[k]
                 at = kit * -2.0 + Kdl[k] + Kdi
-                if at < TAU:
-                    at = TAU
-                bt = bt * bt
-                bt = bt / at
-                if bt > bb:
-                    bb = bt
+                at = TAU if at < TAU else at
+                ratio = (bt * bt) / at
+                ok = lowl[k] and bt > 0.0 and (ng == 1 or grpl[k] == g)
+                ratio = ratio if ok else 0.0
+                if ratio > bb:
+                    bb = ratio
                     jb = k
             if not bb > 0:
                 continue
@@ -429,8 +442,7 @@ def _pair_compact(data, fflat, slot, stamp, clock, owner, ust, cflat, cslot, cow
             for k in range(n):
                 Fl[k] = (Fl[k] - Ki[k] * (ql[k] * qi) * ci_) - Kj[k] * (ql[k] * qj) * cj_
         else:
-            for k in range(n):
-                Fl[k] = (Fl[k] - Ki[k] * ci_) - Kj[k] * cj_
+            update_all(Fl, Ki, Kj, ci_, cj_, n)
         if shifted:            # the diagonal entries carry the shift r
             Fl[i] = (fi - (Ki[i] * (ql[i] * qi) + rl[i]) * ci_) - Kj[i] * (ql[i] * qj) * cj_
             Fl[j] = (fj - Ki[j] * (ql[j] * qi) * ci_) - (Kj[j] * (ql[j] * qj) + rl[j]) * cj_

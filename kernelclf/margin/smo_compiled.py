@@ -34,7 +34,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels.native_columns import NONE, column_spec, fill_slot
-from .smo_compact import run_compact
+from .smo_compact import _unshrink, run_compact
+from .smo_passes import extremes, extremes_all, second, second_all, update, update_all
 from .smo_step import (
     DONE,
     MAXITER,
@@ -48,7 +49,7 @@ from .smo_step import (
 )
 
 try:
-    from numba import njit as _njit
+    from .._jit import njit as _njit
     HAVE_NUMBA = True
 except ImportError:  # pragma: no cover - Pyodide: solve_smo runs its NumPy loops
     HAVE_NUMBA = False
@@ -124,6 +125,8 @@ def _pair_loop(data, slot, stamp, clock, owner, ust, kind, X, sq, offset, degree
             signed = True
         if r[t] != 0.0:
             shifted = True
+    plain = ng == 1 and not mapped and not signed and not shifted
+    score = np.empty(m if plain else 0)
     while st[0] < max_iter:
         n_act = st[2]
         if st[3] == 0 and shrinking:
@@ -138,18 +141,54 @@ def _pair_loop(data, slot, stamp, clock, owner, ust, kind, X, sq, offset, degree
         bi = -1
         bj = -1
         for g in range(ng):
+            if plain:
+                if n_act == m:
+                    gmax, ii, gmin = extremes_all(F, up, low, m)
+                else:
+                    gmax, ii, gmin = extremes(F, up, low, active, n_act)
+                    ii = active[ii] if ii >= 0 else -1
+                gap = gmax - gmin
+                if gmax == -np.inf or gmax - gmin <= 0:
+                    continue
+                i = ii
+                si = slot[i]
+                if si < 0:
+                    si = _resident(i, data, slot, owner, stamp, clock, ust, kind, X, sq,
+                                   offset, degree)
+                else:
+                    clock[0] += 1
+                    stamp[si] = clock[0]
+                if si < 0:
+                    fst[0] = gap
+                    return NEED, i
+                Ki = data[si]
+                if n_act == m:
+                    jb, bb = second_all(F, low, Ki, Kd, Kd[i], gmax, m, score)
+                else:
+                    jb, bb = second(F, low, Ki, Kd, Kd[i], gmax, active, n_act)
+                    jb = active[jb] if jb >= 0 else -1
+                if not bb > 0:
+                    continue
+                best = bb
+                bi = i
+                bj = jb
+                continue
             gmax = -np.inf
             ii = -1
             gmin = np.inf
+            # (branch-free but for a new extreme, which is rare: the flags are
+            # unpredictable branches)
             for k in range(n_act):
                 t = active[k]
-                if ng > 1 and grp[t] != g:
-                    continue
-                if up[t] and F[t] > gmax:
-                    gmax = F[t]
+                f = F[t]
+                inside = ng == 1 or grp[t] == g
+                fu = f if up[t] and inside else -np.inf
+                fl = f if low[t] and inside else np.inf
+                if fu > gmax:
+                    gmax = fu
                     ii = t
-                if low[t] and F[t] < gmin:
-                    gmin = F[t]
+                if fl < gmin:
+                    gmin = fl
             if gmax - gmin > gap:
                 gap = gmax - gmin
             if gmax == -np.inf or gmax - gmin <= 0:
@@ -169,30 +208,21 @@ def _pair_loop(data, slot, stamp, clock, owner, ust, kind, X, sq, offset, degree
             Kdi = Kd[i]
             qi = q[i]
             jb = -1
-            bb = -np.inf
+            bb = 0.0
             for k in range(n_act):
                 t = active[k]
-                if not low[t] or (ng > 1 and grp[t] != g):
-                    bt = 0.0
-                else:
-                    bt = gmax - F[t]
-                    if bt < 0.0:
-                        bt = 0.0
-                if not bt > 0.0:
-                    if jb < 0:
-                        jb = t
-                        bb = 0.0
-                    continue
-                # t != i here (b_i = 0), so the diagonal shift never enters
+                bt = gmax - F[t]
+                # every variable is scored; those not in the group's low set, or with
+                # b_t <= 0 (i among them, so the diagonal shift never enters), score 0
                 kt = Ki[pt[t]] if mapped else Ki[t]
                 kit = kt * (q[t] * qi) if signed else kt
                 at = kit * -2.0 + Kd[t] + Kdi
-                if at < TAU:
-                    at = TAU
-                bt = bt * bt
-                bt = bt / at
-                if bt > bb:
-                    bb = bt
+                at = TAU if at < TAU else at
+                ratio = (bt * bt) / at
+                ok = low[t] and bt > 0.0 and (ng == 1 or grp[t] == g)
+                ratio = ratio if ok else 0.0
+                if ratio > bb:
+                    bb = ratio
                     jb = t
             if not bb > 0:
                 continue
@@ -258,12 +288,9 @@ def _pair_loop(data, slot, stamp, clock, owner, ust, kind, X, sq, offset, degree
                 t = active[k]
                 F[t] = (F[t] - Ki[t] * (q[t] * qi) * ci) - Kj[t] * (q[t] * qj) * cj
         elif n_act == m:
-            for t in range(m):
-                F[t] = (F[t] - Ki[t] * ci) - Kj[t] * cj
+            update_all(F, Ki, Kj, ci, cj, m)
         else:                   # as libsvm: the gradient of the active variables only
-            for k in range(n_act):
-                t = active[k]
-                F[t] = (F[t] - Ki[t] * ci) - Kj[t] * cj
+            update(F, Ki, Kj, ci, cj, active, n_act)
         if shifted:            # the diagonal entries carry the shift r
             F[i] = (fi - (Ki[pt[i]] * (q[i] * qi) + r[i]) * ci) - Kj[pt[i]] * (q[i] * qj) * cj
             F[j] = (fj - Ki[pt[j]] * (q[j] * qi) * ci) - (Kj[pt[j]] * (q[j] * qj) + r[j]) * cj
@@ -410,8 +437,19 @@ def run_pairwise(slots, Kd, r, q, s, grp, ng, C, alpha, F, up, low, tol, max_ite
         if code == UNSHRINK or (code == MAXITER and st[2] < m):
             keep = np.ones(m, dtype=bool)
             keep[active[:st[2]]] = False
-            reconstruct(np.flatnonzero(keep))
-            ust[0], ust[1] = slots.used, slots.filled
+            idx = np.flatnonzero(keep)
+            bad = 0
+            if spec[0] != NONE and points is None:  # in compiled code, the same numbers
+                data = slots.data
+                bad = _unshrink(st[2], m, active, np.zeros(m, dtype=np.int64), F,
+                                reconstruct.F0, alpha, reconstruct.a0, s, q, r,
+                                bool(np.any(q != 1.0)), bool(np.any(r != 0.0)), data,
+                                data.reshape(-1), slots.slot, slots.owner, slots.stamp,
+                                slots.clock, ust, *spec)
+                _sync(slots, ust)
+            if bad != -1:       # (Python's columns: a value that is not finite raises)
+                reconstruct(idx)
+                ust[0], ust[1] = slots.used, slots.filled
             active[:] = np.arange(m)
             st[2] = m
             if code == UNSHRINK:

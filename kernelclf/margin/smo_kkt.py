@@ -33,7 +33,7 @@ def _kkt_gap(F, alpha, C, s, gmask):
     return float(gap)
 
 
-def _polish(res, p, C, s, gmask, getcol, max_free=1000):
+def _polish(res, p, C, s, gmask, getcol, max_free=1000, getcols=None):
     """Solve the KKT equations on the free set exactly (Stellato et al. 2020's polishing).
 
     With the bounded variables fixed, the free ones ``a_F`` must satisfy
@@ -45,7 +45,8 @@ def _polish(res, p, C, s, gmask, getcol, max_free=1000):
     where the SVD-based ``gelsd`` costs tens). A regular system has one solution, so
     when it leaves the box nothing else is tried;
     ``res`` is updated in place only if the new point is in the box and its KKT
-    violation is not larger.
+    violation is not larger. ``getcols(idx)``, when given, returns the block
+    ``K[:, idx]`` at once (:meth:`kernelclf.kernels.gram.ColumnSlots.columns`).
     """
     alpha = res.alpha
     idx = np.flatnonzero((alpha > 0) & (alpha < C))
@@ -53,9 +54,12 @@ def _polish(res, p, C, s, gmask, getcol, max_free=1000):
     if n == 0 or n > max_free:
         return
     sF = s[idx]
-    cols = np.empty((alpha.size, n))            # K[:, F], one column fetch each
-    for r, i in enumerate(idx):
-        cols[:, r] = getcol(i)
+    if getcols is not None:                     # K[:, F] at once (the cached columns)
+        cols = getcols(idx)
+    else:                                       # K[:, F], one column fetch each
+        cols = np.empty((alpha.size, n))
+        for r, i in enumerate(idx):
+            cols[:, r] = getcol(i)
     KFF = cols[idx]
     A = np.empty((0, n)) if gmask is None else \
         np.array([sF * gm[idx] for gm in gmask if gm[idx].any()]).reshape(-1, n)

@@ -19,7 +19,7 @@ curvature floor ``TAU`` and the return codes).
 from __future__ import annotations
 
 try:
-    from numba import njit as _njit
+    from .._jit import njit as _njit
     HAVE_NUMBA = True
 except ImportError:  # pragma: no cover - Pyodide: the NumPy loops call the Python functions
     HAVE_NUMBA = False
