@@ -19,7 +19,10 @@ support vectors, and the growth exponent of the fit time in m (least-squares slo
 log time on log m) per C.
 
 Run: ``python -m benchmarks.svm`` (``--quick`` for m <= 2000 only); writes
-``benchmarks/results/svm.json``.
+``benchmarks/results/svm.json``. With ``--record`` it also writes the run as the package's
+results file ``kernelclf/experiments/results/svm_benchmark.jsonl`` (a header with the
+command, commit and date, then one record per cell; :mod:`kernelclf.experiments.results`),
+the record that chapter 04 renders and checks.
 """
 import os
 
@@ -164,6 +167,26 @@ def table(result):
     return "\n".join(out)
 
 
+def write_record(result, path):
+    """The run as a results file of :mod:`kernelclf.experiments.results`: a header (the
+    command, commit and date, the setting, the versions and the growth exponents), then
+    one record per cell, keyed ``problem/m/C``."""
+    from kernelclf.experiments.runner import provenance
+
+    prov = provenance("python -m benchmarks.svm --record")
+    header = {"kernelclf_results": 1, "command": "benchmarks.svm", "provenance": prov,
+              "config": {"setting": result["setting"], "versions": result["versions"],
+                         "growth_exponent": {g["problem"]: g["growth_exponent"]
+                                             for g in result["groups"]}}}
+    lines = [json.dumps(header)]
+    for g in result["groups"]:
+        for r in g["rows"]:
+            lines.append(json.dumps({"key": f"{g['problem']}/{r['m']}/{r['C']:g}",
+                                     "problem": g["problem"], "m": r["m"], "C": r["C"],
+                                     "result": r}))
+    Path(path).write_text("\n".join(lines) + "\n")
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if "--quick" in argv:
@@ -175,6 +198,12 @@ def main(argv=None):
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2))
     print(f"\nwritten {out}")
+    if "--record" in argv:
+        from kernelclf.experiments.results import results_path
+
+        path = results_path("svm_benchmark.jsonl")
+        write_record(result, path)
+        print(f"written {path}")
 
 
 if __name__ == "__main__":

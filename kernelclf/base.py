@@ -116,7 +116,8 @@ def labels_to_pm1(y):
 
     Raises ``ValueError`` unless ``y`` holds exactly two distinct labels.
     """
-    y = column_or_1d(y, warn=True)
+    if not (isinstance(y, np.ndarray) and y.ndim == 1):     # (validated y: as it is)
+        y = column_or_1d(y, warn=True)
     if not _plain_binary(y):
         check_classification_targets(y)
     classes, y_idx = np.unique(y, return_inverse=True)

@@ -22,9 +22,9 @@ Written for the processor rather than for the reader: the up/low flags decide no
 by a branch (a variable outside the set scores -inf, +inf or 0), so the only branch
 left is "a new best", which is rarely taken and well predicted; the flags are close to
 random from one variable to the next, and branching on them cost a misprediction every
-few variables. As separate functions (not inlined into the long loops) they are
-compiled with few live values, in registers. Ties go to the first position, as
-``argmax`` does in the NumPy loop, so both engines choose the same pairs.
+few variables. :func:`second_all` scores into a buffer first, a pass the compiler
+vectorises, divisions included. They are inlined into the loops. Ties go to the first
+position, as ``argmax`` does in the NumPy loop, so both engines choose the same pairs.
 """
 from __future__ import annotations
 
@@ -125,7 +125,7 @@ def update_all(F, Ki, Kj, ci, cj, n):
 
 
 if HAVE_NUMBA:
-    _o = dict(cache=True, nogil=True, boundscheck=False, error_model="numpy")
+    _o = dict(cache=True, nogil=True, boundscheck=False, error_model="numpy", inline="always")
     extremes = _njit(**_o)(extremes)
     extremes_all = _njit(**_o)(extremes_all)
     second = _njit(**_o)(second)
