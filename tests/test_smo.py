@@ -523,3 +523,25 @@ def test_the_numba_cache_is_stamped_with_every_compiled_module(tmp_path):
     (tmp_path / "a.py").write_text("from numba import njit  # edited\n")
     assert _jit.source_stamp(tmp_path) != first
     _jit._STAMPS.clear()
+
+
+def test_the_readme_quotes_the_recorded_svm_benchmark():
+    """The README's table of fit-time ratios is the committed record of
+    ``python -m benchmarks.svm --record`` (which chapter 04 renders), to two decimals,
+    and the commit it names is the record's."""
+    from pathlib import Path
+
+    from kernelclf.experiments.results import load_results, parse_markdown_table
+
+    bench = load_results("svm_benchmark.jsonl")
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    part = text[text.index("* `benchmarks.svm`"):text.index("* `benchmarks.bayes`")]
+    heading, rows = parse_markdown_table(part)
+    cs = [float(h.split("=")[1]) for h in heading[1:]]
+    moons = {(r["m"], r["C"]): r["result"]["ratio"] for r in bench.records
+             if r["problem"].startswith("moons")}
+    assert len(rows) * len(cs) == len(moons) == 16
+    for row in rows:
+        for c, cell in zip(cs, row[1:]):
+            assert cell == f"{moons[int(row[0]), c]:.2f}"
+    assert f"commit {bench.header['provenance']['commit'][:7]}" in part
