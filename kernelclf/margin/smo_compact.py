@@ -25,10 +25,13 @@ the same tie-breaking, since the active variables keep their order; the same ste
 same update; the same reconstruction) and the kernel values are the same numbers, so
 both loops, and the NumPy loop of :func:`kernelclf.margin.smo.solve_smo`, produce the
 same iterates. The two compiled loops share the step, the bound flags and the slot choice
-(:mod:`kernelclf.margin.smo_step`, :func:`kernelclf.kernels.native_columns.take_slot`) but
-write out their selection passes and gradient update themselves: the same passes as
-inlined shared functions (with a flag for the index list) made the fits about 15 % slower
-(m = 500 and 2000 on two moons, C = 100; measured 2026-11-26).
+(:mod:`kernelclf.margin.smo_step`, :func:`kernelclf.kernels.native_columns.take_slot`),
+and in the common case (one equality, no kernel signs, no diagonal shift: the C-SVM with
+bias) the selection passes and the gradient update too (:mod:`kernelclf.margin.smo_passes`,
+each pass in a version for the index list and one for contiguous arrays). For the other
+cases each loop writes out its own passes (with the groups, signs and map): one version
+with flags for all of them made the fits about 15 % slower (m = 500 and 2000 on two moons,
+C = 100; measured 2026-11-26).
 """
 from __future__ import annotations
 

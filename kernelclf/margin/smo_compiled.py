@@ -14,6 +14,12 @@ so that both engines take the same steps and return the same ``alpha``:
   bias), returning to Python every ``newton_every`` steps for the Newton step on the
   free variables.
 
+In the common case (one equality, no kernel signs, no diagonal shift: the C-SVM with
+bias) the pairwise loop's selection and update passes are those of
+:mod:`kernelclf.margin.smo_passes`; when Python is not needed for the columns, the
+gradient of the shrunk variables is reconstructed in compiled code too
+(:func:`kernelclf.margin.smo_compact._unshrink`).
+
 When the kernel's columns are computed in compiled code and the cache cannot hold all
 of them, :func:`run_pairwise` runs the third twin instead,
 :func:`kernelclf.margin.smo_compact._pair_compact` (the same steps on libsvm's
