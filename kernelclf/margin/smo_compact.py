@@ -26,12 +26,11 @@ same update; the same reconstruction) and the kernel values are the same numbers
 both loops, and the NumPy loop of :func:`kernelclf.margin.smo.solve_smo`, produce the
 same iterates. The two compiled loops share the step, the bound flags and the slot choice
 (:mod:`kernelclf.margin.smo_step`, :func:`kernelclf.kernels.native_columns.take_slot`),
-and in the common case (one equality, no kernel signs, no diagonal shift: the C-SVM with
-bias) the selection passes and the gradient update too (:mod:`kernelclf.margin.smo_passes`,
-each pass in a version for the index list and one for contiguous arrays). For the other
-cases each loop writes out its own passes (with the groups, signs and map): one version
-with flags for all of them made the fits about 15 % slower (m = 500 and 2000 on two moons,
-C = 100; measured 2026-11-26).
+and with one equality the selection passes too, and without kernel signs the gradient
+update (:mod:`kernelclf.margin.smo_passes`, each pass in a version for the index list and
+one for contiguous arrays). For two groups (the nu-SVM) and kernel signs each loop writes
+out its own passes: one version with flags for all cases made the fits about 15 % slower
+(m = 500 and 2000 on two moons, C = 100; measured 2026-11-26).
 """
 from __future__ import annotations
 
@@ -300,7 +299,7 @@ def _pair_compact(data, fflat, slot, stamp, clock, owner, ust, cflat, cslot, cow
             signed = True
         if r[t] != 0.0:
             shifted = True
-    plain = ng == 1 and not signed and not shifted
+    plain = ng == 1 and not signed          # (a shift is in Kd: the partner by smo_passes)
     score = np.empty(m if plain else 0)
     n = st[2]
     _load(n, act, pos, Fl, al, upl, lowl, Kdl, rl, ql, sl, Cl, grpl, F, alpha, up, low, Kd, r,
@@ -320,37 +319,22 @@ def _pair_compact(data, fflat, slot, stamp, clock, owner, ust, cflat, cslot, cow
         bi = -1
         bj = -1
         for g in range(ng):
-            if plain:           # (one group, no signs, no shift: the small compiled passes)
-                gmax, i, gmin = extremes_all(Fl, upl, lowl, n)
-                gap = gmax - gmin
-                if gmax == -np.inf or gmax - gmin <= 0:
-                    continue
-                ci = _col(act[i], n, m, act, data, fflat, slot, owner, stamp, clock, ust,
-                          cflat, cslot, cowner, cstamp, cst, kind, X, sq, offset, degree)
-                if ci < 0:
-                    fst[0] = gap
-                    return _leave(NEED, n, act, Fl, al, upl, lowl, F, alpha, up, low, cslot,
-                                  cowner, cst), act[i]
-                Ki = fflat[ci * m:(ci + 1) * m] if n == m else cflat[ci * n:(ci + 1) * n]
-                jb, bb = second_all(Fl, lowl, Ki, Kdl, Kdl[i], gmax, n, score)
-                if bb > 0:
-                    best = bb
-                    bi = i
-                    bj = jb
-                continue
-            gmax = -np.inf
-            ii = -1
-            gmin = np.inf
-            for k in range(n):      # (branch-free but for a new extreme, as _pair_loop)
-                f = Fl[k]
-                inside = ng == 1 or grpl[k] == g
-                fu = f if upl[k] and inside else -np.inf
-                fl = f if lowl[k] and inside else np.inf
-                if fu > gmax:
-                    gmax = fu
-                    ii = k
-                if fl < gmin:
-                    gmin = fl
+            if ng == 1:         # (smo_passes)
+                gmax, ii, gmin = extremes_all(Fl, upl, lowl, n)
+            else:
+                gmax = -np.inf
+                ii = -1
+                gmin = np.inf
+                for k in range(n):  # (branch-free but for a new extreme, as _pair_loop)
+                    f = Fl[k]
+                    inside = grpl[k] == g
+                    fu = f if upl[k] and inside else -np.inf
+                    fl = f if lowl[k] and inside else np.inf
+                    if fu > gmax:
+                        gmax = fu
+                        ii = k
+                    if fl < gmin:
+                        gmin = fl
             if gmax - gmin > gap:
                 gap = gmax - gmin
             if gmax == -np.inf or gmax - gmin <= 0:
@@ -364,20 +348,23 @@ def _pair_compact(data, fflat, slot, stamp, clock, owner, ust, cflat, cslot, cow
                               cowner, cst), act[i]
             Ki = fflat[ci * m:(ci + 1) * m] if n == m else cflat[ci * n:(ci + 1) * n]
             Kdi = Kdl[i]
-            qi = ql[i]
-            jb = -1
-            bb = 0.0
-            for k in range(n):
-                bt = gmax - Fl[k]
-                kit = Ki[k] * (ql[k] * qi) if signed else Ki[k]
-                at = kit * -2.0 + Kdl[k] + Kdi
-                at = TAU if at < TAU else at
-                ratio = (bt * bt) / at
-                ok = lowl[k] and bt > 0.0 and (ng == 1 or grpl[k] == g)
-                ratio = ratio if ok else 0.0
-                if ratio > bb:
-                    bb = ratio
-                    jb = k
+            if plain:
+                jb, bb = second_all(Fl, lowl, Ki, Kdl, Kdi, gmax, n, score)
+            else:
+                qi = ql[i]
+                jb = -1
+                bb = 0.0
+                for k in range(n):
+                    bt = gmax - Fl[k]
+                    kit = Ki[k] * (ql[k] * qi) if signed else Ki[k]
+                    at = kit * -2.0 + Kdl[k] + Kdi
+                    at = TAU if at < TAU else at
+                    ratio = (bt * bt) / at
+                    ok = lowl[k] and bt > 0.0 and (ng == 1 or grpl[k] == g)
+                    ratio = ratio if ok else 0.0
+                    if ratio > bb:
+                        bb = ratio
+                        jb = k
             if not bb > 0:
                 continue
             if bi < 0 or bb > best:

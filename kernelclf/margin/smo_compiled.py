@@ -14,11 +14,11 @@ so that both engines take the same steps and return the same ``alpha``:
   bias), returning to Python every ``newton_every`` steps for the Newton step on the
   free variables.
 
-In the common case (one equality, no kernel signs, no diagonal shift: the C-SVM with
-bias) the pairwise loop's selection and update passes are those of
-:mod:`kernelclf.margin.smo_passes`; when Python is not needed for the columns, the
-gradient of the shrunk variables is reconstructed in compiled code too
-(:func:`kernelclf.margin.smo_compact._unshrink`).
+With one equality (the C-SVM with bias, its quadratic-margin variant, the RMM) the
+pairwise loop selects ``i`` with :mod:`kernelclf.margin.smo_passes`; without kernel
+signs and a map to cached columns also its partner ``j`` and the gradient update. When
+Python is not needed for the columns, the gradient of the shrunk variables is
+reconstructed in compiled code too (:func:`kernelclf.margin.smo_compact._unshrink`).
 
 When the kernel's columns are computed in compiled code and the cache cannot hold all
 of them, :func:`run_pairwise` runs the third twin instead,
@@ -131,7 +131,8 @@ def _pair_loop(data, slot, stamp, clock, owner, ust, kind, X, sq, offset, degree
             signed = True
         if r[t] != 0.0:
             shifted = True
-    plain = ng == 1 and not mapped and not signed and not shifted
+    # one equality, no signs, no map (a shift is in Kd): the partner by smo_passes
+    plain = ng == 1 and not mapped and not signed
     score = np.empty(m if plain else 0)
     while st[0] < max_iter:
         n_act = st[2]
@@ -147,54 +148,29 @@ def _pair_loop(data, slot, stamp, clock, owner, ust, kind, X, sq, offset, degree
         bi = -1
         bj = -1
         for g in range(ng):
-            if plain:
+            if ng == 1:         # (smo_passes)
                 if n_act == m:
                     gmax, ii, gmin = extremes_all(F, up, low, m)
                 else:
                     gmax, ii, gmin = extremes(F, up, low, active, n_act)
                     ii = active[ii] if ii >= 0 else -1
-                gap = gmax - gmin
-                if gmax == -np.inf or gmax - gmin <= 0:
-                    continue
-                i = ii
-                si = slot[i]
-                if si < 0:
-                    si = _resident(i, data, slot, owner, stamp, clock, ust, kind, X, sq,
-                                   offset, degree)
-                else:
-                    clock[0] += 1
-                    stamp[si] = clock[0]
-                if si < 0:
-                    fst[0] = gap
-                    return NEED, i
-                Ki = data[si]
-                if n_act == m:
-                    jb, bb = second_all(F, low, Ki, Kd, Kd[i], gmax, m, score)
-                else:
-                    jb, bb = second(F, low, Ki, Kd, Kd[i], gmax, active, n_act)
-                    jb = active[jb] if jb >= 0 else -1
-                if not bb > 0:
-                    continue
-                best = bb
-                bi = i
-                bj = jb
-                continue
-            gmax = -np.inf
-            ii = -1
-            gmin = np.inf
-            # (branch-free but for a new extreme, which is rare: the flags are
-            # unpredictable branches)
-            for k in range(n_act):
-                t = active[k]
-                f = F[t]
-                inside = ng == 1 or grp[t] == g
-                fu = f if up[t] and inside else -np.inf
-                fl = f if low[t] and inside else np.inf
-                if fu > gmax:
-                    gmax = fu
-                    ii = t
-                if fl < gmin:
-                    gmin = fl
+            else:
+                gmax = -np.inf
+                ii = -1
+                gmin = np.inf
+                # (branch-free but for a new extreme, which is rare: the flags are
+                # unpredictable branches)
+                for k in range(n_act):
+                    t = active[k]
+                    f = F[t]
+                    inside = grp[t] == g
+                    fu = f if up[t] and inside else -np.inf
+                    fl = f if low[t] and inside else np.inf
+                    if fu > gmax:
+                        gmax = fu
+                        ii = t
+                    if fl < gmin:
+                        gmin = fl
             if gmax - gmin > gap:
                 gap = gmax - gmin
             if gmax == -np.inf or gmax - gmin <= 0:
@@ -212,24 +188,31 @@ def _pair_loop(data, slot, stamp, clock, owner, ust, kind, X, sq, offset, degree
                 return NEED, pt[i]
             Ki = data[si]
             Kdi = Kd[i]
-            qi = q[i]
-            jb = -1
-            bb = 0.0
-            for k in range(n_act):
-                t = active[k]
-                bt = gmax - F[t]
-                # every variable is scored; those not in the group's low set, or with
-                # b_t <= 0 (i among them, so the diagonal shift never enters), score 0
-                kt = Ki[pt[t]] if mapped else Ki[t]
-                kit = kt * (q[t] * qi) if signed else kt
-                at = kit * -2.0 + Kd[t] + Kdi
-                at = TAU if at < TAU else at
-                ratio = (bt * bt) / at
-                ok = low[t] and bt > 0.0 and (ng == 1 or grp[t] == g)
-                ratio = ratio if ok else 0.0
-                if ratio > bb:
-                    bb = ratio
-                    jb = t
+            if plain:
+                if n_act == m:
+                    jb, bb = second_all(F, low, Ki, Kd, Kdi, gmax, m, score)
+                else:
+                    jb, bb = second(F, low, Ki, Kd, Kdi, gmax, active, n_act)
+                    jb = active[jb] if jb >= 0 else -1
+            else:
+                qi = q[i]
+                jb = -1
+                bb = 0.0
+                for k in range(n_act):
+                    t = active[k]
+                    bt = gmax - F[t]
+                    # every variable is scored; those not in the group's low set, or with
+                    # b_t <= 0 (i among them, so the diagonal shift never enters), score 0
+                    kt = Ki[pt[t]] if mapped else Ki[t]
+                    kit = kt * (q[t] * qi) if signed else kt
+                    at = kit * -2.0 + Kd[t] + Kdi
+                    at = TAU if at < TAU else at
+                    ratio = (bt * bt) / at
+                    ok = low[t] and bt > 0.0 and (ng == 1 or grp[t] == g)
+                    ratio = ratio if ok else 0.0
+                    if ratio > bb:
+                        bb = ratio
+                        jb = t
             if not bb > 0:
                 continue
             if bi < 0 or bb > best:

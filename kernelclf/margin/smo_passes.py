@@ -13,9 +13,11 @@ Each iteration of the pairwise SMO (:mod:`kernelclf.margin.smo_compiled`,
   (at least ``TAU``);
 * :func:`update` -- ``F -= K_i c_i + K_j c_j`` after the step.
 
-They cover the common case: one equality, no kernel signs, no diagonal shift, no map
-to cached columns (the C-SVM with bias); the loops keep their own passes for the
-others. The ``_all`` variants run over the first ``n`` variables directly (all active,
+:func:`extremes` serves every problem with one equality; :func:`second` and
+:func:`update` those without kernel signs and without a map to cached columns (a
+diagonal shift is in ``K_tt``; the loops correct ``F_i`` and ``F_j`` for it after the
+update). The loops keep their own passes for the others (two groups, signs, a map).
+The ``_all`` variants run over the first ``n`` variables directly (all active,
 or the compacted layout); the others over the positions ``idx[:n]``.
 
 Written for the processor rather than for the reader: the up/low flags decide nothing
