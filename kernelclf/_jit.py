@@ -24,8 +24,9 @@ from pathlib import Path
 
 try:
     from numba import njit  # noqa: F401 - what the compiled modules import from here
-except ImportError:  # pragma: no cover - Pyodide: ``from .._jit import njit`` fails there,
-    njit = None      # and the importing modules run their NumPy twins
+    HAVE_NUMBA = True
+except ImportError:  # pragma: no cover - Pyodide: ``from .._jit import njit`` then fails,
+    HAVE_NUMBA = False  # and the importing modules run their NumPy twins
 
 __all__ = ["source_stamp"]
 
@@ -85,6 +86,4 @@ def _install():
     return True
 
 
-INSTALLED = njit is not None and _install()
-if njit is None:  # pragma: no cover - Pyodide
-    del njit
+INSTALLED = HAVE_NUMBA and _install()
