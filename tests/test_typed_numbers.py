@@ -214,6 +214,11 @@ def test_a_reference_word_must_directly_precede_the_number():
     assert got["13.3"] == "unclassified" and got["100"] == "unclassified"
     assert one("the line (1-x)/2 is drawn", "1") == "unclassified"
     assert one("the figure shows 27 support vectors", "27") == "unclassified"
+    # common nouns name a place only when capitalised (or before a dotted number)
+    got = classes("training examples 300, 600 and a grid of step 1024; Example 7, Step 3, "
+                  "examples 5.24\u20135.25")
+    assert got["300"] == got["600"] == got["1024"] == "unclassified"
+    assert got["7"] == got["3"] == got["5.24"] == got["5.25"] == "structural"
 
 
 def test_heading_list_marker_year_and_glued_names_are_structural():
@@ -225,6 +230,7 @@ def test_heading_list_marker_year_and_glued_names_are_structural():
     assert one("a polynomial of degree\n10. We redo it.", "10") == "unclassified"
     assert one("A quantity degree-10 fit.", "10") == "unclassified"
     assert one("In 2005 we had 2005 points.", "2005") == "unclassified"
+    assert one("the run of 25 November 2026", "2026") == "unclassified"
 
 
 def test_math_numbers_typed_only_as_values():

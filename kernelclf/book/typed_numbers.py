@@ -259,13 +259,20 @@ _SKIP_ROLES = re.compile(r"^(cite.*|footcite.*|code|kbd|samp|file|command|progra
 _EXPLICIT = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>\s*$", re.S)
 
 _REF_WORDS = (r"§§?|¶|eqs?\.|equations?|figs?\.?|figures?|tables?|thms?\.?|theorems?|lemmas?|"
-              r"lemmata|cors?\.|corollar(?:y|ies)|defs?\.|definitions?|exs?\.|examples?|"
+              r"lemmata|cors?\.|corollar(?:y|ies)|defs?\.|definitions?|"
               r"exercises?|remarks?|algorithms?|algs?\.|chapters?|chs?\.?|sections?|secs?\.|"
-              r"p\.|pp\.|pages?|app\.|appendix|appendices|props?\.|propositions?|steps?|lines?|"
-              r"footnotes?|parts?|propert(?:y|ies)|assumptions?|problems?|items?|rows?|columns?|"
+              r"p\.|pp\.|pages?|app\.|appendix|appendices|props?\.|propositions?|lines?|"
+              r"footnotes?|parts?|propert(?:y|ies)|assumptions?|items?|rows?|columns?|"
               r"panels?")
-_REF_BEFORE = re.compile(r"(?:(?<=[^\w])|^)(?:(?:" + _REF_WORDS + r")[ \u00a0\u2009\u202f~]*"
-                         r"|(?:eqs?\.|equations?)[ \u00a0\u2009\u202f~]*\(\s*)(?:[A-Z]\.)?$", re.I)
+#: words that are also common nouns ("training examples 300", "a grid of step 1024"): a
+#: place only when capitalised ("Example 2.16", "Step 5") or before a dotted number
+_REF_CAPITALISED = r"Ex\.|Exs\.|Examples?|Steps?|Problems?"
+_REF_GAP = r"[ \u00a0\u2009\u202f~]*"
+_REF_BEFORE = re.compile(r"(?:(?<=[^\w])|^)(?:(?i:" + _REF_WORDS + r")" + _REF_GAP +
+                         r"|(?:" + _REF_CAPITALISED + r")" + _REF_GAP +
+                         r"|(?i:eqs?\.|equations?)" + _REF_GAP + r"\(\s*)(?:[A-Z]\.)?$")
+_REF_BEFORE_DOTTED = re.compile(r"(?:(?<=[^\w])|^)(?i:exs?\.|examples?|steps?|problems?)" +
+                                _REF_GAP + r"(?:[A-Z]\.)?$")
 _LIST_SEP = re.compile(r"^[a-z]?\)?\s*(?:,\s*(?:and\s+|or\s+)?|[\u2013\u2014\u2212/-]\s*|"
                        r"\s+(?:and|or|to|through|&)\s+|\s*[\u2013\u2014]\s*)\(?(?:[A-Z]\.)?$")
 _YEAR_NAME = re.compile(r"(?:[A-Z\u00c0-\u017f][\w'\u2019\u00c0-\u017f-]*|et al\.|al\.)"
@@ -274,7 +281,10 @@ _YEAR_STOP = {"In", "On", "At", "By", "From", "Since", "Until", "Before", "After
               "A", "An", "And", "Or", "For", "Of", "To", "With", "Around", "About", "Circa",
               "Between", "Over", "Under", "Only", "All", "Some", "Each", "Every", "Our",
               "Its", "Their", "These", "Those", "This", "That", "Table", "Figure", "Chapter",
-              "Section", "Page", "Fig", "Eq", "Step", "Lemma", "Theorem", "Exercise", "Part"}
+              "Section", "Page", "Fig", "Eq", "Step", "Lemma", "Theorem", "Exercise", "Part",
+              # a date is not a citation
+              "January", "February", "March", "April", "May", "June", "July", "August",
+              "September", "October", "November", "December"}
 _UNIT_AFTER = re.compile(r"^(?:ms|\u00b5s|us|ns|s|min|h|px|pt|em|k|K|M|kB|KB|MB|GB|GiB|MiB|"
                          r"B|Hz|kHz|dB)(?![A-Za-z])")
 
@@ -597,7 +607,8 @@ def _classify_prose(prose, facts, emit):
             reason = "heading number"
         elif _list_marker(prose, line_start, head, m):
             reason = "list marker"
-        elif _REF_BEFORE.search(before[-40:]):
+        elif _REF_BEFORE.search(before[-40:]) or (
+                m.group("frac") and _REF_BEFORE_DOTTED.search(before[-40:])):
             reason = "after a reference word"
         elif prev_ref is not None and shape == prev_shape and _LIST_SEP.match(prose[prev_ref:start]) \
                 and _next_in_list(prev_num, m):
