@@ -244,6 +244,7 @@ def test_math_numbers_typed_only_as_values():
     got = classes("$\\sigma = 0.5, 0.7, 3$", code="s = [0.5, 0.7]")
     assert got["0.5"] == got["0.7"] == "parameter" and got["3"] == "unclassified"
     assert one("a number in inline math $t = 17$ after =", "17", hidden="t = 17") == "unclassified"
+    assert one("uniform on $[-0.5, 3]$", "3") == "structural"     # no relation: no list
 
 
 def test_word_numbers_only_in_n_of_m():

@@ -753,7 +753,9 @@ def _classify_math(text, a, b, facts, emit):
             prev_typed_end = None
             emit(a + s, token, "structural", "math: exponent, index or coefficient", "math", None)
             continue
-        prev_typed_end = e
+        # only a value after a relation starts a list ("= 0.5, 0.7, 1"; not "[-0.5, 3]")
+        in_list = prev_typed_end is not None and _LIST_CONT.match(body[prev_typed_end:s])
+        prev_typed_end = e if (in_list or (not in_script and _AFTER_RELATION.search(before))) else None
         cls, reason = _typed_class(facts, key, percent)
         if cls == "unclassified" and not sign and key_core != key:
             pass
