@@ -1,7 +1,7 @@
 """Typed numbers of the book's pages: each one computed, quoted, a parameter or structural.
 
-Book chapter 00 (``book/00_preface.md``, how the book is checked); the contract is the
-typed-number convention (issue 36). No source formula: this is the book's checking tool.
+Book chapter 00 (``book/00_preface.md``, how the book is checked: ``make numbers``). No
+source formula: this is the book's checking tool.
 
 Every number token typed in a notebook page's prose (Markdown cells, directive titles and
 bodies, Markdown tables, figure captions and alt texts in code-cell metadata) falls in one
