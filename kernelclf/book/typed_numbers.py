@@ -807,8 +807,12 @@ def _cells_with_lines(text):
             if not c.source.strip():
                 continue
             at = text.find(c.source, pos)
-            if at < 0:
-                raise ValueError(f"cannot locate Markdown cell {c.source[:60]!r}")
+            if at < 0:   # jupytext changed the text (it should not): place it by its first line
+                first_line = next(x for x in c.source.split("\n") if x.strip())
+                at = text.find(first_line, pos)
+                if at < 0:
+                    raise ValueError(f"cannot locate Markdown cell {c.source[:60]!r}")
+                at -= c.source.index(first_line)
             out.append((c, _line_of(starts, at), None, None))
             pos = at + len(c.source)
     return nb, out
