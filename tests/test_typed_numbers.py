@@ -185,6 +185,31 @@ def test_parameter_is_a_literal_of_visible_code():
     assert one("labels \u22121 and 1", "\u22121", code="y = -1") == "parameter"
 
 
+def test_a_parameter_is_a_literal_in_a_setting_position():
+    code = ("import numpy as np\nm = 300\nCs = [0.1, 1, 10]\nclf = RBF(0.5)\n"
+            "x = np.linspace(-10, 10, 200)\nfor C in (0.25, 4):\n    pass\n"
+            "opts = {'tol': 1e-3, 'shift': (-3, 8)}\ndef f(a, b=17):\n    return a\n"
+            "g = fit(X, C=64)\n")
+    got = classes("m 300, C 0.1, 1 and 10, width 0.5, from \u221210 on 200 points, C 0.25, "
+                  "4, tol 0.001, shift \u22123 and 8, b 17, C 64.", code=code)
+    for tok in ("300", "0.1", "1", "10", "0.5", "\u221210", "200", "0.25", "4", "0.001",
+                "\u22123", "8", "17", "64"):
+        assert got[tok] == "parameter", (tok, got)
+    # subscripts, slices, arithmetic, comparisons, format specs and strings set nothing
+    code = ("y = x[7] + a[:, 11]\nz = x ** 3 + 6 * np.pi\nok = err < 0.05\n"
+            "print(f'{err:.4f}', '0.9')\nfor i in range(len(x) - 12):\n    pass\n")
+    got = classes("7, 11, 3, 6, 0.05, 4, 0.9 and 12.", code=code)
+    assert set(got.values()) == {"unclassified"}, got
+    # the old rule (any literal of the code) took each of them as a parameter
+    assert {"7", "11", "3", "6", "0.05", "0.9", "12"} <= set(got)
+
+
+def test_a_cell_with_magics_is_read_without_them_and_an_unparsable_cell_sets_nothing():
+    assert one("We use 400 points.", "400", code="%matplotlib inline\nn = 400") == "parameter"
+    assert one("We use 400 points.", "400", code="%%time\nn = 400") == "parameter"
+    assert one("We use 400 points.", "400", code="files = !ls\nn = 400") == "unclassified"
+
+
 def test_a_literal_only_in_a_hidden_cell_or_an_assert_or_a_says_is_no_parameter():
     assert one("We use 400 points.", "400", hidden="n = 400") == "unclassified"
     assert one("We use 400 points.", "400", code="assert n == 400") == "unclassified"

@@ -14,8 +14,13 @@ class:
     written as ``{quoted}`NUMBER <SOURCE place>``` with SOURCE one of :data:`SOURCES`;
     with the seed texts at hand the number must occur in that source's text;
 ``parameter``
-    the same numeric value is a literal of a *visible* code cell (not tagged
-    ``remove-cell``/``remove-input``, not inside a ``says(...)`` call or an ``assert``);
+    the same numeric value is a literal in a *setting* position of a *visible* code cell
+    (not tagged ``remove-cell``/``remove-input``): a call argument (``RBF(0.5)``,
+    ``C=10``), an assignment's right-hand side (``m = 300``, ``Cs = [0.1, 1, 10]``), a
+    ``for`` iterable, a ``def`` default; not a subscript, an operand of arithmetic, a
+    comparison, nor inside a ``says(...)`` call or an ``assert``
+    (:func:`_setting_literals`). Some typed numbers cannot be parameters
+    (:func:`_not_a_parameter`): see below;
 ``structural``
     a number that names a place: directly after a reference word (``Table``, ``eq.``,
     ``§``, ``Lemmas`` ...), with the list or range that starts right after it; a heading's
@@ -179,10 +184,15 @@ def _code_tree(source):
     for line in source.splitlines():
         s = line.lstrip()
         lines.append("" if s.startswith(("%", "!")) else line)
+    text = "\n".join(lines)
     try:
-        return ast.parse("\n".join(lines))
+        tree = ast.parse(text)
     except SyntaxError:
         return None
+    for node in ast.walk(tree):      # the literal as the code spells it
+        if isinstance(node, ast.Constant):
+            node.kernelclf_text = ast.get_source_segment(text, node)
+    return tree
 
 
 def _is_says(node):
@@ -192,16 +202,18 @@ def _is_says(node):
 
 
 def code_facts(source, visible):
-    """``(says_keys, literal_values)`` of one code cell.
+    """``(says_keys, setting_keys)`` of one code cell.
 
     ``says_keys``: canonical keys of the TEXT of every ``says(value, "TEXT")`` call.
-    ``literal_values``: the numeric literals of a visible cell, outside ``says`` calls and
-    ``assert`` statements (``-1`` counts as -1).
+    ``setting_keys``: the keys (:func:`number_key` of the literal as the code spells it,
+    ``-1`` with its sign) of the numeric literals a *visible* cell puts in a setting
+    position (:func:`_setting_literals`), outside ``says`` calls and ``assert`` statements.
+    A cell that does not parse once its IPython magics are blanked gives no settings.
     """
     tree = _code_tree(source)
-    says_keys, literals = set(), set()
+    says_keys, settings = set(), set()
     if tree is None:
-        return says_keys, literals
+        return says_keys, settings
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and _is_says(node):
             text = node.args[1] if len(node.args) > 1 else next(
@@ -210,24 +222,74 @@ def code_facts(source, visible):
                 key = number_key(text.value)
                 if key is not None:
                     says_keys.add(key)
-    if not visible:
-        return says_keys, literals
+    if visible:
+        settings = _setting_literals(tree)
+    return says_keys, settings
+
+
+def _setting_literals(tree):
+    """Keys of the numeric literals in a *setting* position of a parsed cell.
+
+    Setting positions: a call's positional argument (``RBF(0.5)``, ``range(5)``,
+    ``np.linspace(-10, 10, 200)``) or keyword value (``C=10``); the right-hand side of an
+    assignment (``m = 300``, ``Cs = [0.1, 1, 10]``); the iterable of a ``for`` loop or a
+    comprehension (``for C in (0.1, 1, 10)``); a default of a ``def`` or ``lambda``. The
+    literal itself stands there, alone or in a tuple, list, set or dict of literals (a
+    unary minus or plus included). Not: subscripts and slices (``x[0]``, ``a[:, 1]``),
+    operands of arithmetic (``x ** 2``, ``2 * np.pi``), comparisons, strings and format
+    specs, anything inside a ``says(...)`` call or an ``assert``.
+    """
+    keys = set()
+
+    def literal(node):
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            for e in node.elts:
+                literal(e)
+        elif isinstance(node, ast.Dict):
+            for k in node.keys:
+                if k is not None:
+                    literal(k)
+            for v in node.values:
+                literal(v)
+        elif isinstance(node, ast.Starred):
+            literal(node.value)
+        elif isinstance(node, ast.Constant) and _numeric(node.value):
+            keys.add(_literal_key(node, ""))
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)) and \
+                isinstance(node.operand, ast.Constant) and _numeric(node.operand.value):
+            keys.add(_literal_key(node.operand, "-" if isinstance(node.op, ast.USub) else ""))
 
     def visit(node):
         if isinstance(node, ast.Assert) or (isinstance(node, ast.Call) and _is_says(node)):
             return
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and \
-                isinstance(node.operand, ast.Constant) and _numeric(node.operand.value):
-            literals.add(-float(node.operand.value))
-            return
-        if isinstance(node, ast.Constant) and _numeric(node.value):
-            literals.add(float(node.value))
-            return
+        if isinstance(node, ast.Call):
+            for a in node.args:
+                literal(a)
+            for k in node.keywords:
+                literal(k.value)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)):
+            if node.value is not None:
+                literal(node.value)
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            literal(node.iter)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            for d in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
+                literal(d)
         for child in ast.iter_child_nodes(node):
             visit(child)
 
     visit(tree)
-    return says_keys, literals
+    keys.discard(None)
+    return keys
+
+
+def _literal_key(node, sign):
+    """The key of a numeric literal as the code spells it (``1e-3``, ``10_000``, ``0.10``)."""
+    text = getattr(node, "kernelclf_text", None) or repr(node.value)
+    key = number_key(text.replace("_", ""))
+    if key is None:
+        key = number_key(repr(float(node.value)))
+    return sign + key
 
 
 def _numeric(v):
@@ -508,8 +570,12 @@ def _scan_inline(cell):
 
 @dataclass
 class _PageFacts:
-    says: set
-    literals: set
+    says: set           # keys of the says() TEXTs
+    settings: set       # keys of the setting literals of the visible code, as spelled
+
+    @property
+    def values(self):
+        return [v for v in map(_key_value, self.settings) if v is not None]
 
 
 def _tokens_of_cell(cell, facts, seeds, emit):
@@ -571,7 +637,7 @@ def _match_value(facts, key, percent):
         return False
     wanted = [v] + ([v / 100] if percent else [])
     return any(math.isclose(w, lit, rel_tol=1e-12, abs_tol=1e-300) for w in wanted
-               for lit in facts.literals)
+               for lit in facts.values)
 
 
 def _typed_class(facts, key, percent):
