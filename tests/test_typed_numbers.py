@@ -176,12 +176,13 @@ def test_a_computed_looking_decimal_without_says_is_unclassified():
 def test_parameter_is_a_literal_of_visible_code():
     code = ("from kernelclf.kernels import RBF\nclf = RBF(0.5)\nn = 200\ntol = 1e-3\n"
             "for s in range(5):\n    pass")
-    got = classes("Width 0.5, 200 points, five seeds over 5 runs, tolerance 0.001.", code=code)
+    got = classes("Width 0.5, 200 points, five seeds averaged over 5 runs, tolerance 0.001.",
+                  code=code)
     assert got["0.5"] == got["200"] == got["5"] == got["0.001"] == "parameter"
     assert one("a ridge $\\lambda=10^{-3}$", "10^{-3}", code=code) == "parameter"
     # 10**4 is not the literal 10 000
-    assert one("about 10 000 bounces", "10 000", code="B = 10**4") == "unclassified"
-    assert one("about 10 000 bounces", "10 000", code="B = 10_000") == "parameter"
+    assert one("with 10 000 bounces", "10 000", code="B = 10**4") == "unclassified"
+    assert one("with 10 000 bounces", "10 000", code="B = 10_000") == "parameter"
     assert one("labels \u22121 and 1", "\u22121", code="y = -1") == "parameter"
 
 
@@ -275,7 +276,78 @@ def test_math_numbers_typed_only_as_values():
 def test_word_numbers_only_in_n_of_m():
     got = classes("two of five seeds; three runs", hidden='says(k, "2")\nsays(n, "5")')
     assert got == {"two": "computed", "five": "computed"}
-    assert one("3 of 5 seeds", "3", code="k = 3") == "parameter"
+    # the N of "N of M" is a claimed count: a parameter never closes it; the M may be one
+    got = classes("3 of 5 seeds", code="k = 3\nn = 5")
+    assert got == {"3": "unclassified", "5": "parameter"}
+    assert one("3 of 5 seeds", "3", hidden='says(k, "3")') == "computed"
+
+
+def test_the_n_of_n_of_m_is_computed_never_a_parameter():
+    code = "basis = fit(X, n_basis=100, keep=20)\nseeds = range(5)\nk = 3\nthree = 3"
+    # the old rule: 20 and 3 are literals of the code, so they passed as parameters
+    got = classes("using 20 of the 100 basis functions", code=code)
+    assert got == {"20": "unclassified", "100": "parameter"}
+    got = classes("3 out of 5 seeds; three of its five runs", code=code)
+    assert got == {"3": "unclassified", "5": "parameter", "three": "unclassified",
+                   "five": "parameter"}
+    hidden = 'says(n_kept, "20")\nsays(wins, "three")'
+    got = classes("using 20 of the 100 basis functions; three of five seeds win",
+                  code=code, hidden=hidden)
+    assert got == {"20": "computed", "100": "parameter", "three": "computed", "five": "parameter"}
+    # never structural either; "one of the two classes" is the idiom, not a count
+    assert one("Chapter 3 of 18 chapters", "3", code="k = 3") == "unclassified"
+    assert classes("one of the two classes") == {}
+    # a number alone is still a parameter
+    assert one("we keep 20 basis functions", "20", code=code) == "parameter"
+
+
+def test_a_number_after_a_comparative_word_is_never_a_parameter():
+    code = "m = fit(X, n=20, C=0.5, tol=1e-3)"
+    for lead in ("fewer than", "more than", "less than", "at most", "at least", "about",
+                 "around", "roughly", "nearly", "almost", "approximately", "over", "under",
+                 "below", "above", "only", "\u2248", "~"):
+        text = f"It kept {lead} 20 vectors."
+        assert one(text, "20", code=code) == "unclassified", lead          # old: parameter
+        assert one(text, "20", hidden='says(k, "20")') == "computed", lead
+    assert one("a width of about 0.5", "0.5", code=code) == "unclassified"
+    assert one("a width $\\sigma \\approx 0.5$", "0.5", code=code) == "unclassified"
+    assert one("a tolerance of about $10^{-3}$", "10^{-3}", code=code) == "unclassified"
+    # legitimate parameters next to these words are still parameters
+    assert one("with 20 vectors (about twice the rest)", "20", code=code) == "parameter"
+    assert one("a width $\\sigma = 0.5$", "0.5", code=code) == "parameter"
+    assert one("the mean error averaged over 20 draws", "20", code=code) == "parameter"
+    assert one("rising over 0 to 1", "0", code="lim = (0, 1)") == "parameter"
+    assert one("shipping above 20 units", "20", code=code) == "unclassified"
+    assert one("see LKC~20 here", "20", code=code) == "parameter"      # no "~" after a letter
+
+
+def test_a_measured_value_is_never_a_parameter_unless_the_same_setting_string():
+    code = "clf = SVC(C=0.1, noise=10)\nrate = 2.5\nfactor = 3"
+    # % and a multiplier: measured (the old rule took 10 % for the literal 0.1)
+    assert one("the error drops by 10 % here", "10 %", code="noise = 0.1") == "unclassified"
+    assert one("the error drops by 10 %", "10 %", code="x = f(10 * y)") == "unclassified"
+    assert one("the billiard is 3\u00d7 faster", "3\u00d7", code=code) == "unclassified"
+    assert one("the error is 10 % of the rest", "10 %", hidden='says(e, "10 %")') == "computed"
+    # ... unless the same string is a setting literal and no measured word follows it
+    assert one("with 10 % label noise", "10 %", code=code) == "parameter"
+    assert one("a 3\u00d7 wider grid", "3\u00d7", code=code) == "parameter"
+    # a percentage is no longer its fraction: "10 %" is not the literal 0.1
+    assert one("with 10 % label noise", "10 %", code="noise = 0.1") == "unclassified"
+    # a decimal in a sentence on an error, accuracy, risk, rate or time
+    for text in ("The test error is 0.1 on this split.", "A risk of 0.1, the lowest.",
+                 "It runs in 2.5 s on two cores.", "The learning rate of 2.5 here.",
+                 "It takes 2.5 ms.", "An accuracy near 0.1."):
+        tok = "0.1" if "0.1" in text else "2.5"
+        clf = classes(text, code="x = f(0.2, 2.6)")[tok]   # not a setting string: never
+        assert clf == "unclassified", text
+    assert one("The test error is 0.1 on this split.", "0.1", code=code) == "parameter"
+    assert one("It runs in 2.5 s on two cores.", "2.5", code=code) == "unclassified"
+    assert one("Its error at C = 0.1 is 0.12.", "0.12", code=code + "\nlim = (0, 0.12)") == \
+        "parameter"
+    assert one("It has a 0.1 error rate at best.", "0.1", code=code) == "unclassified"
+    # the same string: 0.10 is not the literal 0.1; a plain decimal elsewhere is a parameter
+    assert one("The test error with C 0.10 here.", "0.10", code=code) == "unclassified"
+    assert one("With C = 0.1 the margin is wide.", "0.1", code=code) == "parameter"
 
 
 def test_targets_comments_and_roles_are_not_read():

@@ -30,6 +30,14 @@ class:
     anything else: the page must close it (add a ``says`` check, quote it, let the code
     set it, or rewrite the sentence).
 
+A measured or claimed number is never a parameter, even when the code sets the same value
+(:func:`_not_a_parameter`): the N of "N of M" ("20 of the 100 basis functions": N must be
+computed, M may be a parameter); a number right after a comparative or approximating word
+("fewer than", "at most", "about", "only", "over", "≈", "~" ...); a number with ``%`` or
+``×``, and a decimal in a sentence on an error, accuracy, risk, rate or time -- these two
+stay parameters only when the very string typed (``0.1``, not ``0.10``; ``10 %`` is not
+``0.1``) is a setting literal and no measured word ("error", "s", "faster" ...) follows.
+
 Inside math (``$...$``, ``$$...$$``, ``{math}``) a number is typed only when it has a
 decimal point, follows a relation (``=``, ``\\approx``, ``<``, ``\\le`` ...; not as an
 index ``\\sum_{i=1}``, not as the coefficient of a formula ``= 2\\pi``), continues a list
@@ -588,7 +596,7 @@ def _tokens_of_cell(cell, facts, seeds, emit):
     for a, b, number, loc in cell.quoted:
         _classify_quoted(a, number, loc, seeds, emit)
     for a, b in cell.math:
-        _classify_math(text, a, b, facts, emit)
+        _classify_math(text, a, b, facts, emit, prose)
     _classify_prose(prose, facts, emit)
 
 
@@ -640,15 +648,116 @@ def _match_value(facts, key, percent):
                for lit in facts.values)
 
 
-def _typed_class(facts, key, percent):
+def _typed_class(facts, key, percent, not_param=None):
+    """``(class, reason)`` of a typed number that is not structural; ``not_param`` is
+    ``None`` or ``(why, exception)`` from :func:`_not_a_parameter`: the number cannot be a
+    parameter, except (``exception`` true) when its key, as typed, is a setting literal."""
     if key is not None and key in facts.says:
         return "computed", "says"
+    if not_param is not None:
+        why, exception = not_param
+        if exception and key is not None and key in facts.settings:
+            return "parameter", f"setting literal, the same string ({why}; not a measured value)"
+        return "unclassified", f"no says(); {why}: must be computed or quoted, not a parameter"
     if _match_value(facts, key, percent):
-        return "parameter", "visible code literal"
-    return "unclassified", "no says(), no visible code literal"
+        return "parameter", "setting literal of visible code"
+    return "unclassified", "no says(), no setting literal of visible code"
+
+
+#: "N of M": the N is a count the page claims ("20 of the 100 basis functions")
+_N_OF_M = re.compile(r"(?i)(?<![\w.,\u2212-])(?P<a>[a-z]+|\d+)(?P<of>\s+(?:out\s+)?of\s+"
+                     r"(?P<art>(?:the|its|their)\s+)?)(?P<b>[a-z]+|\d+)(?![\w]|\.\d)")
+#: a comparative or approximating word right before a number: the number is a measurement
+_COMPARATIVE = re.compile(
+    r"(?i)(?:(?<![\w-])(?:(?:fewer|more|less)\s+than|at\s+(?:most|least)|about|around|roughly|"
+    r"nearly|almost|approximately|over|under|below|above|only)|\u2248|(?:^|(?<=\s))~)"
+    r"[\s\u00a0\u2009\u202f]*$")
+#: "averaged over 30 draws", "the union bound over 140 coordinates": over/under is the span
+#: of a sum or an average there, not a comparison
+_AGGREGATE_BEFORE = re.compile(r"(?i)\b(?:averag\w*|mean|median|error|sum\w*|total|union|"
+                               r"max\w*|min\w*)\b[^.;:!?]{0,40}$")
+_MATH_APPROX = re.compile(r"(?:\\approx|\u2248|\\simeq)(?:\s|\\[,;:! ]|\{)*(?:[-+\u2212](?:\s|\{)*)?$")
+#: words of a sentence that make its decimals measured values, and the words that, right
+#: after a number, make it one
+_MEASURED_SENTENCE = re.compile(r"(?i)\b(?:errors?|accurac(?:y|ies)|risks?|rates?|times?)\b")
+_MEASURED_AFTER = re.compile(r"(?i)(?:errors?|accurac(?:y|ies)|risks?|rates?|times?|ms|s|\u00b5s|"
+                             r"us|sec|seconds?|faster|slower)$")
+_SENTENCE_END = re.compile(r"[.!?](?=[\s)\]*_]|$)|\n[ \t]*\n|\|")
+
+
+def _n_of_m_starts(prose):
+    """Offsets of the N of every "N of M" (also "N of the M", "N out of M", "N of its M";
+    digits or number words). A word N "one" before an article ("one of the two classes")
+    is the idiom, not a count."""
+    out = {}
+    for m in _N_OF_M.finditer(prose):
+        a, b = m.group("a"), m.group("b")
+        if not all(w.isdigit() or w.lower() in _WORDS for w in (a, b)):
+            continue
+        if a.lower() == "one" and m.group("art"):
+            continue
+        out[m.start("a")] = m
+    return out
+
+
+def _not_a_parameter(view, start, end, m_unit, decimal, n_of_m, math_before=None):
+    """Why a typed number cannot be a parameter, as ``(why, exception)``, or ``None``.
+
+    1. the N of "N of M" is a count the page claims (``exception`` false);
+    2. a number right after a comparative or approximating word ("fewer than", "at most",
+       "about", "only", "over", "≈", "~" ...; in math ``\\approx``) is a measurement (``exception``
+       false); "over"/"under" after an averaging word ("averaged over 30 draws") is not;
+    3. a number with ``%`` or ``×``/``x``, and a decimal in a sentence that says "error",
+       "accuracy", "risk", "rate" or "time" (or with ``ms``/``s`` after it), is a measured
+       value (``exception`` true: it stays a parameter when the same string, e.g. ``0.1``,
+       is a setting literal and the word right after it is not a measured quantity --
+       "error", "accuracy", "risk", "rate", "time", "ms", "s", "faster", "slower" ...).
+
+    ``view``: the cell's prose view (math and markup blanked, offsets kept); ``start``,
+    ``end``: the token's span in it; ``math_before``: for a number in math, the formula up
+    to it (rule 2 then reads ``\\approx`` there, and the prose before the formula only when
+    the number opens it).
+    """
+    if start in n_of_m:
+        return "the N of 'N of M'", False
+    before = view[:start]
+    if math_before is not None:
+        comparative = bool(_MATH_APPROX.search(math_before))
+        if not comparative and re.fullmatch(r"[\s{]*[-+\u2212]?[\s{]*", math_before):
+            comparative = _comparative(before.rstrip("$ "), view, end)
+    else:
+        comparative = _comparative(before, view, end)
+    if comparative:
+        return "after a comparative or approximating word", False
+    after = re.match(r"[\s\u00a0\u2009\u202f$]*([^\W\d_]+|\u00b5s)?", view[end:])
+    word_after = after.group(1) or ""
+    measured_after = bool(_MEASURED_AFTER.match(word_after))
+    if m_unit:
+        return f"a number with {m_unit.strip()!r}", not measured_after
+    if decimal:
+        a = max((x.end() for x in _SENTENCE_END.finditer(view, 0, start)), default=0)
+        z = _SENTENCE_END.search(view, end)
+        sentence = view[a:z.start() if z else len(view)]
+        if measured_after or _MEASURED_SENTENCE.search(sentence):
+            return "a decimal in a sentence on a measured error, rate or time", not measured_after
+    return None
+
+
+def _comparative(before, view, end):
+    c = _COMPARATIVE.search(before[-40:])
+    if not c:
+        return False
+    word = c.group(0).strip().lower()
+    if word in ("over", "under"):
+        if _AGGREGATE_BEFORE.search(before[:len(before) - len(c.group(0))]):
+            return False
+        if re.match(r"[\d.,\s\u00a0\u2009\u202f]*\s+to\s", view[end:end + 20]):
+            return False     # "over 0 to 1": a range
+    return True
 
 
 def _classify_prose(prose, facts, emit):
+    n_of_m = _n_of_m_starts(prose)
     tokens = []
     for m in _PROSE_NUM.finditer(prose):
         start = m.start()
@@ -669,7 +778,9 @@ def _classify_prose(prose, facts, emit):
         head = before[line_start:]
         reason = None
         # structural -------------------------------------------------------------------
-        if re.fullmatch(r"\s{0,3}#{1,6}[ \t]+", head):
+        if start in n_of_m and not m.group("frac"):
+            pass        # the N of "N of M" is a count, never a place
+        elif re.fullmatch(r"\s{0,3}#{1,6}[ \t]+", head):
             reason = "heading number"
         elif _list_marker(prose, line_start, head, m):
             reason = "list marker"
@@ -695,23 +806,20 @@ def _classify_prose(prose, facts, emit):
             emit(start, text, "unclassified", "dotted number (a version? a section without "
                  "a reference word?)", "prose", None)
             continue
-        cls, why = _typed_class(facts, key, percent)
+        not_param = _not_a_parameter(prose, start, end, m.group("unit"),
+                                     bool(m.group("frac") or m.group("exp")), n_of_m)
+        cls, why = _typed_class(facts, key, percent, not_param)
         emit(start, text, cls, why, "prose", key)
     # word numbers in "N of M"
-    for m in re.finditer(r"(?i)\b(?P<a>[a-z]+|\d+)\s+of\s+(?P<b>[a-z]+|\d+)\b", prose):
-        a, b = m.group("a"), m.group("b")
-        ok = lambda w: w.isdigit() or w.lower() in _WORDS  # noqa: E731
-        if not (ok(a) and ok(b)):
-            continue
+    for m in n_of_m.values():
         for g in ("a", "b"):
             w = m.group(g)
             if w.isdigit():
                 continue
             key = str(_WORDS[w.lower()])
-            if w.lower() in facts.says:
-                key = w.lower()
-            cls, why = _typed_class(facts, key if key.isdigit() else None, False) \
-                if key.isdigit() else ("computed", "says")
+            not_param = ("the N of 'N of M'", False) if g == "a" else \
+                _not_a_parameter(prose, m.start(g), m.end(g), None, False, {})
+            cls, why = _typed_class(facts, key, False, not_param)
             emit(m.start(g), w, cls, why + " (word number in 'N of M')", "prose", key)
 
 
@@ -786,7 +894,7 @@ def _citation_year(prose, start, end, m):
     return False
 
 
-def _classify_math(text, a, b, facts, emit):
+def _classify_math(text, a, b, facts, emit, view=None):
     body = text[a:b]
     prev_typed_end = None
     whole = re.sub(r"\\[,;:! ]|\\%|\\text\{\s*%?\s*\}|[{}\s]|\\pm|\\mp|^[-+\u2212]", "", body)
@@ -822,9 +930,10 @@ def _classify_math(text, a, b, facts, emit):
         # only a value after a relation starts a list ("= 0.5, 0.7, 1"; not "[-0.5, 3]")
         in_list = prev_typed_end is not None and _LIST_CONT.match(body[prev_typed_end:s])
         prev_typed_end = e if (in_list or (not in_script and _AFTER_RELATION.search(before))) else None
-        cls, reason = _typed_class(facts, key, percent)
-        if cls == "unclassified" and not sign and key_core != key:
-            pass
+        not_param = None if view is None else _not_a_parameter(
+            view, a + s, a + e, "%" if percent else None, bool(m.group("frac") or m.group("exp")),
+            {}, math_before=body[:s])
+        cls, reason = _typed_class(facts, key, percent, not_param)
         emit(a + s, ("-" if sign else "") + token, cls, f"{reason} ({why})", "math", key)
 
 
