@@ -190,11 +190,11 @@ def test_a_parameter_is_a_literal_in_a_setting_position():
     code = ("import numpy as np\nm = 300\nCs = [0.1, 1, 10]\nclf = RBF(0.5)\n"
             "x = np.linspace(-10, 10, 200)\nfor C in (0.25, 4):\n    pass\n"
             "opts = {'tol': 1e-3, 'shift': (-3, 8)}\ndef f(a, b=17):\n    return a\n"
-            "g = fit(X, C=64)\n")
+            "g = fit(X, C=64)\nsizes = (20, 50) if fast else (200, 800)\n")
     got = classes("m 300, C 0.1, 1 and 10, width 0.5, from \u221210 on 200 points, C 0.25, "
-                  "4, tol 0.001, shift \u22123 and 8, b 17, C 64.", code=code)
+                  "4, tol 0.001, shift \u22123 and 8, b 17, C 64, m 800.", code=code)
     for tok in ("300", "0.1", "1", "10", "0.5", "\u221210", "200", "0.25", "4", "0.001",
-                "\u22123", "8", "17", "64"):
+                "\u22123", "8", "17", "64", "800"):
         assert got[tok] == "parameter", (tok, got)
     # subscripts, slices, arithmetic, comparisons, format specs and strings set nothing
     code = ("y = x[7] + a[:, 11]\nz = x ** 3 + 6 * np.pi\nok = err < 0.05\n"
@@ -297,6 +297,8 @@ def test_the_n_of_n_of_m_is_computed_never_a_parameter():
     # never structural either; "one of the two classes" is the idiom, not a count
     assert one("Chapter 3 of 18 chapters", "3", code="k = 3") == "unclassified"
     assert classes("one of the two classes") == {}
+    # "the first 6 of the 100 splits" picks a part: 6 may be a parameter
+    assert one("on the first 6 of the 100 splits", "6", code="n_splits = 6") == "parameter"
     # a number alone is still a parameter
     assert one("we keep 20 basis functions", "20", code=code) == "parameter"
 

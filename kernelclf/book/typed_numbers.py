@@ -242,8 +242,9 @@ def _setting_literals(tree):
     ``np.linspace(-10, 10, 200)``) or keyword value (``C=10``); the right-hand side of an
     assignment (``m = 300``, ``Cs = [0.1, 1, 10]``); the iterable of a ``for`` loop or a
     comprehension (``for C in (0.1, 1, 10)``); a default of a ``def`` or ``lambda``. The
-    literal itself stands there, alone or in a tuple, list, set or dict of literals (a
-    unary minus or plus included). Not: subscripts and slices (``x[0]``, ``a[:, 1]``),
+    literal itself stands there, alone or in a tuple, list, set or dict of literals, or as
+    a branch of a conditional expression (``(50, 200) if fast else (200, 800)``; a unary
+    minus or plus included). Not: subscripts and slices (``x[0]``, ``a[:, 1]``),
     operands of arithmetic (``x ** 2``, ``2 * np.pi``), comparisons, strings and format
     specs, anything inside a ``says(...)`` call or an ``assert``.
     """
@@ -261,6 +262,9 @@ def _setting_literals(tree):
                 literal(v)
         elif isinstance(node, ast.Starred):
             literal(node.value)
+        elif isinstance(node, ast.IfExp):       # a setting chosen by a condition
+            literal(node.body)
+            literal(node.orelse)
         elif isinstance(node, ast.Constant) and _numeric(node.value):
             keys.add(_literal_key(node, ""))
         elif isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)) and \
@@ -688,13 +692,16 @@ _SENTENCE_END = re.compile(r"[.!?](?=[\s)\]*_]|$)|\n[ \t]*\n|\|")
 def _n_of_m_starts(prose):
     """Offsets of the N of every "N of M" (also "N of the M", "N out of M", "N of its M";
     digits or number words). A word N "one" before an article ("one of the two classes")
-    is the idiom, not a count."""
+    is the idiom, not a count; "the first 6 of the 100 splits" (first, last) picks a part,
+    it claims no count (the 6 may be a parameter)."""
     out = {}
     for m in _N_OF_M.finditer(prose):
         a, b = m.group("a"), m.group("b")
         if not all(w.isdigit() or w.lower() in _WORDS for w in (a, b)):
             continue
         if a.lower() == "one" and m.group("art"):
+            continue
+        if re.search(r"(?i)\b(?:first|last)\s+$", prose[max(0, m.start() - 12):m.start()]):
             continue
         out[m.start("a")] = m
     return out
