@@ -3,7 +3,7 @@
 The prose of every page of the book (Markdown, directive bodies, figure captions and alt
 texts; not code cells, HTML comments or the front matter) must not send the reader to the
 project's tracker or notes: "issue 14", "the project notes", "peer notes", "the lead",
-"helper". Say what the reference stood for instead. The same holds for the docstrings the
+"helper session". Say what the reference stood for instead. The same holds for the docstrings the
 API pages show: the module, class and function docstrings of ``kernelclf/**/*.py`` (there a
 phrase may wrap, "issue\n27", so whitespace between its words may be a line break).
 
@@ -24,7 +24,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: what a reader cannot follow
 UNFOLLOWABLE = [re.compile(p, re.I) for p in (
-    r"\bissues? \d+", r"\bproject notes\b", r"\bpeer notes\b", r"\bthe lead\b", r"\bhelpers?\b")]
+    r"\bissues? \d+", r"\bproject notes\b", r"\bpeer notes\b", r"\bthe lead\b",
+    r"\bhelper (?:sessions?|agents?)\b")]
 
 _CODE_CELL = re.compile(r"^(`{3,})\{code-cell\}[^\n]*\n(?P<body>.*?)^\1[ \t]*$", re.M | re.S)
 
@@ -98,11 +99,12 @@ def test_the_detector(tmp_path):
         "the project notes say.\n\n```{code-cell} ipython3\n---\nmystnb:\n  figure:\n"
         "    caption: from the peer notes\n---\n# issue 5 in code is code\nx = 1\n```\n\n"
         "```{code-cell} ipython3\n:tags: [remove-cell]\nassert 1  # the lead\n```\n\n"
-        "A helper function; the leading term; issues remain.\n% the lead, in a comment\n",
+        "A helper function; the leading term; issues remain.\n% the lead, in a comment\n"
+        "as a helper session found.\n",
         encoding="utf-8")
     got = [(n, hit) for n, hit, _ in hits(page)]
     assert got == [(5, "Issues 3"), (5, "issue 14"), (7, "project notes"), (13, "peer notes"),
-                   (24, "helper")]
+                   (26, "helper session")]
     lines = page.read_text().split("\n")
     assert all(hit in lines[n - 1] for n, hit, _ in hits(page))
 
@@ -167,14 +169,14 @@ def test_the_docstring_detector(tmp_path):
         "class A:\n"
         '    """A class (see the\n    peer notes)."""\n\n'
         "    def f(self):\n"
-        '        """Drawn by one helper; the leading term; Issues remain."""\n'
+        '        """Drawn by one helper session; a helper function; Issues remain."""\n'
         '        return "issue 9 in a string is no docstring"\n\n\n'
         "async def g():\n"
         '    r"""Fixed after issue\n    27 (the lead)."""\n',
         encoding="utf-8")
     got = [(n, hit) for n, hit, _ in docstring_hits(src)]
-    assert got == [(1, "issue 14"), (3, "project notes"), (12, "peer notes"), (15, "helper"),
-                   (20, "issue 27"), (21, "the lead")]
+    assert got == [(1, "issue 14"), (3, "project notes"), (12, "peer notes"),
+                   (15, "helper session"), (20, "issue 27"), (21, "the lead")]
     lines = src.read_text().split("\n")
     assert all(hit.split()[0] in lines[n - 1] for n, hit, _ in docstring_hits(src))
 
