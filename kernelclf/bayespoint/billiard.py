@@ -21,7 +21,7 @@ coefficient of ``beta``, so one bounce needs **one kernel column**, i.e.
 matrix, or columns computed on demand with an LRU cache).  Only the (rare)
 restarts with a fresh random direction cost ``m^2`` evaluations.
 
-Stopping rules (``stopping=``; chapter 11 compares them, issue 14): the printed rule
+Stopping rules (``stopping=``; chapter 11 compares them): the printed rule
 ``rho_2(p_min, Xi / (Xi + xi_max)) <= TOL`` with the corrected weights (``'rho2'``, the
 default), the same with LKC's uncorrected ``rho_1`` (``'rho2-printed'``: NaN, so it stops
 at once), TR Alg. 1's variant ``rho_2(p_max, lambda_max / Lambda)`` (``'tr'``, E12) and
