@@ -7,6 +7,8 @@ from kernelclf.book.claims import says, typed_value
 @pytest.mark.parametrize("text, value, half", [
     ("0.101", 0.101, 5e-4), ("41 %", 41.0, 0.5), ("2.4e-3", 2.4e-3, 5e-5),
     ("\u22120.25", -0.25, 5e-3), ("4,000", 4000.0, 0.5), ("1.7\u00d7", 1.7, 0.05), ("12", 12.0, 0.5),
+    ("10\u207b\u00b3", 1e-3, 5e-4), ("2.4 \u00d7 10\u207b\u00b3", 2.4e-3, 5e-5), ("10^{-3}", 1e-3, 5e-4),
+    ("\u22121.5 \u00d7 10\u2074", -1.5e4, 500.0),
 ])
 def test_typed_value(text, value, half):
     v, h = typed_value(text)
@@ -24,3 +26,11 @@ def test_says_passes_on_rounding_and_fails_on_a_moved_number():
         says(float("nan"), "0.1")
     with pytest.raises(ValueError):
         typed_value("about ten")
+
+
+def test_says_reads_powers_of_ten_as_the_page_types_them():
+    says(2.44e-3, "2.4 \u00d7 10\u207b\u00b3")
+    with pytest.raises(AssertionError):
+        says(2.5e-3, "2.4 \u00d7 10\u207b\u00b3")
+    with pytest.raises(AssertionError):
+        says(1.6e-3, "10\u207b\u00b3")

@@ -40,7 +40,7 @@ def typed_value(text):
         return float(_WORDS[word]), 0.5
     m = _NUM.match(str(text))
     if not m:
-        raise ValueError(f"not a typed number: {text!r}")
+        return _powered_value(text)
     sign, whole, frac, exp, _unit = m.groups()
     whole = whole.replace(",", "").replace(" ", "")
     frac = frac or ""
@@ -50,6 +50,21 @@ def typed_value(text):
         value = -value
     half_unit = 0.5 * 10.0 ** (e - len(frac))
     return value, half_unit
+
+
+def _powered_value(text):
+    """A number typed with a power of ten (``"10⁻³"``, ``"2.4 × 10⁻³"``, ``"10^{-3}"``), read
+    as :mod:`kernelclf.book.typed_numbers` reads it on the page."""
+    from .typed_numbers import number_key
+
+    key = number_key(text)
+    m = re.fullmatch(r"(-?)(\d+)(?:\.(\d+))?(?:e(-?\d+))?", key or "")
+    if not m:
+        raise ValueError(f"not a typed number: {text!r}")
+    sign, whole, frac, exp = m.groups()
+    e = int(exp or 0)
+    value = float(f"{whole}.{frac or ''}") * 10.0 ** e
+    return (-value if sign else value), 0.5 * 10.0 ** (e - len(frac or ""))
 
 
 def says(value, text, slack=1e-9):
