@@ -4,6 +4,8 @@
 #                 (the build reuses nbval's executions; a time per stage is printed at the end)
 #   make check  - the quick loop: lint, unit tests, and the chapters changed against main
 #   make lab    - JupyterLab on the reader notebooks (make notebooks writes them into book/)
+#   make numbers - every number typed on a page, by class; lists those neither computed,
+#                 quoted, a parameter nor structural (kernelclf.book.typed_numbers)
 #   make serve  - serve the built site on http://127.0.0.1:8000 (its in-browser lab needs HTTP)
 # Every target depends on `setup`, so a fresh clone needs nothing else.
 
@@ -34,7 +36,7 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 # executed chapters store no progress bars (kernelclf.progress); `make lab` keeps them
 book book-build check-chapter nbval test check: export KERNELCLF_PROGRESS := 0
 
-.PHONY: setup vendor book book-build lab serve notebooks test check lint unit nbval site-test bench check-chapter clean
+.PHONY: setup vendor book book-build lab serve notebooks test check lint unit nbval site-test bench check-chapter clean numbers
 
 setup: $(STAMP)
 
@@ -144,6 +146,11 @@ test: setup vendor
 CHANGED = $(shell $(BIN)/python .ci/changed_chapters.py)
 check: setup lint
 	$(BIN)/python -m pytest -m "not browser" --nbval-lax -p no:cacheprovider -n auto --dist loadscope tests $(CHANGED)
+
+# The typed-number convention: per-page counts and every unclassified number as
+# page:line: token … context (exit status 1 if there is one). PAGES=book/04_*.md for some.
+numbers: setup
+	$(BIN)/python -m kernelclf.book.typed_numbers $(PAGES)
 
 bench: setup
 	$(BIN)/python -m benchmarks

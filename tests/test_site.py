@@ -25,6 +25,14 @@ failed request does; no figure may be shown at less than 60 % of the width it wa
 at (its text would be too small to read); a wide table scrolls inside its own box
 instead of being cut off at the column edge; the downloadable notebooks are the reader
 notebooks of ``kernelclf.book.reader`` (no raw MyST).
+
+Issue 36 (read from the built HTML, no browser needed): no page shows a Markdown table as raw
+text (a ``<p>`` holding ``|---|``: a ``display(Markdown(...))`` table that was not parsed as
+MyST, see ``nb_render_markdown_format`` in ``_config.yml``), and no page shows a cell's stderr
+(myst-nb's ``output stderr`` block: a warning the reader cannot act on) unless the cell is
+tagged ``stderr-ok`` (:data:`STDERR_OK_TAG`), which says that the text next to it discusses
+that output. Otherwise silence the warning where it is raised, or tag the cell
+``remove-stderr`` (myst-nb drops its stderr) if the output is irrelevant.
 """
 import functools
 import http.server
@@ -48,6 +56,8 @@ PAGE_LIMIT = 3_000_000
 WIDGET_STATE_LIMIT = 2_000_000
 #: a figure shown at less than this fraction of its natural width has illegible text
 MIN_FIGURE_SCALE = 0.6
+#: the cell tag that allows a cell's stderr on the page (the text discusses it)
+STDERR_OK_TAG = "stderr-ok"
 
 
 def toc_pages():
@@ -471,3 +481,71 @@ def test_api_reference_covers_every_public_name():
                 missing.append(f"{owner}.{name} (expected {exact or f'{prefix}[.module].{name}'})")
     print(f"{checked} public names, all in the API pages" if not missing else "")
     assert not missing, "public names without an API entry:\n" + "\n".join(missing)
+
+
+# ------------------------------------------------------------------ raw tables and stderr (issue 36)
+
+def _soup(entry):
+    from bs4 import BeautifulSoup
+
+    path = HTML / (entry + ".html")
+    if not path.is_file():
+        pytest.fail(f"{path} is not built: run `make book` before the site test")
+    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+
+
+#: a Markdown table's delimiter row, as it reads when the table was not parsed (Sphinx's
+#: smartquotes turn ``---`` into an em dash: ``|—|—|``)
+RAW_TABLE = re.compile(r"\|\s*:?(?:-{3,}|[\u2013\u2014][-\u2013\u2014]*):?\s*\|")
+
+
+def raw_tables(soup):
+    """The text of every paragraph that holds a Markdown table's delimiter row."""
+    return [" ".join(p.get_text().split())[:160] for p in soup.find_all("p")
+            if RAW_TABLE.search(p.get_text())]
+
+
+def shown_stderr(soup):
+    """``(cell's first code line, stderr text)`` of every stderr output shown on the page
+    outside a cell tagged :data:`STDERR_OK_TAG`."""
+    out = []
+    for block in soup.select("div.output.stderr"):
+        cell = block.find_parent("div", class_="cell")
+        classes = cell.get("class", []) if cell is not None else []
+        if f"tag_{STDERR_OK_TAG}" in classes:
+            continue
+        code = cell.select_one("div.cell_input pre") if cell is not None else None
+        lines = code.get_text().strip().splitlines() if code is not None else []
+        first = lines[0] if lines else "?"
+        out.append((first, block.get_text().strip()[:200]))
+    return out
+
+
+@pytest.mark.parametrize("entry", PAGES)
+def test_no_raw_table_text(entry):
+    """A Markdown table (a chapter's ``display(Markdown(...))``) is rendered as a table."""
+    found = raw_tables(_soup(entry))
+    assert not found, f"{entry}: Markdown tables shown as raw text: {found}"
+
+
+@pytest.mark.parametrize("entry", PAGES)
+def test_no_stderr_shown(entry):
+    """No cell shows its stderr (warnings) unless tagged ``stderr-ok``."""
+    found = shown_stderr(_soup(entry))
+    assert not found, f"{entry}: stderr shown (tag the cell {STDERR_OK_TAG!r} only if the text " \
+        f"discusses it): {found}"
+
+
+def test_raw_table_and_stderr_detectors():
+    """The two detectors find what they look for (and not a tagged cell's stderr)."""
+    from bs4 import BeautifulSoup
+
+    page = BeautifulSoup(
+        '<p>| a | b | |---|---| | 1 | 2 |</p><p>x | y</p><table><tr><td>|---|</td></tr></table>'
+        '<div class="cell docutils container"><div class="cell_input"><pre>warn()\nmore</pre></div>'
+        '<div class="cell_output"><div class="output stderr"><pre>UserWarning: x</pre></div></div></div>'
+        '<div class="cell tag_stderr-ok docutils container"><div class="cell_input"><pre>ok()</pre></div>'
+        '<div class="cell_output"><div class="output stderr"><pre>discussed</pre></div></div></div>'
+        '<p>| --- | --- |</p><p>| a |\n|\u2014|\u2014|</p><p>a \u2014 b | c</p>', "html.parser")
+    assert raw_tables(page) == ["| a | b | |---|---| | 1 | 2 |", "| --- | --- |", "| a | |\u2014|\u2014|"]
+    assert shown_stderr(page) == [("warn()", "UserWarning: x")]

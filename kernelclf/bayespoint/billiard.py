@@ -21,7 +21,7 @@ coefficient of ``beta``, so one bounce needs **one kernel column**, i.e.
 matrix, or columns computed on demand with an LRU cache).  Only the (rare)
 restarts with a fresh random direction cost ``m^2`` evaluations.
 
-Stopping rules (``stopping=``; chapter 11 compares them, issue 14): the printed rule
+Stopping rules (``stopping=``; chapter 11 compares them): the printed rule
 ``rho_2(p_min, Xi / (Xi + xi_max)) <= TOL`` with the corrected weights (``'rho2'``, the
 default), the same with LKC's uncorrected ``rho_1`` (``'rho2-printed'``: NaN, so it stops
 at once), TR Alg. 1's variant ``rho_2(p_max, lambda_max / Lambda)`` (``'tr'``, E12) and
@@ -30,7 +30,7 @@ batch means of the chord-weighted midpoints (``'batch'``). Since
 
 Engines and randomness: the driver :func:`kernel_billiard` holds the run's one random
 generator (made from ``random_state``) and draws every random direction - at the start,
-at random restarts and at refreshes - with one helper, :func:`_random_direction`; the
+at random restarts and at refreshes - with one function, :func:`_random_direction`; the
 ``O(m)`` steps between them are flown by one of three engines of
 :mod:`kernelclf.bayespoint.billiard_engines`: numba-compiled (the whole loop, on a stored
 Gram matrix, under a microsecond per bounce at ``m ~ 150``), Python calling the compiled
@@ -354,7 +354,7 @@ def kernel_billiard(G=None, y=None, *, kernel=None, X=None, lam=0.0, start=None,
     from ``random_state`` (a ``numpy.random.RandomState``): the starting point (when
     ``start`` is omitted), the starting direction, the random restarts, and the
     refreshes, whose bounce counts are drawn as geometric gaps with parameter
-    ``refresh``. The directions are drawn by one helper and handed to the engine that
+    ``refresh``. The directions are drawn by one function and handed to the engine that
     flies the ``O(m)`` steps (:mod:`kernelclf.bayespoint.billiard_engines`), whose
     twins do the same floating-point operations in the same order. So the engine does
     not change the answer: on the same Gram matrix a seeded run makes the same bounces

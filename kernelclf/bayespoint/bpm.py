@@ -23,7 +23,7 @@ unchanged kernel.  Like LKC, BPM and TR, the classifier has no bias:
 
 A sample that is not separable in feature space has an empty version space.
 With ``lam=0`` this raises :class:`~kernelclf.margin.separability.NotSeparableError`.
-The default ``lam='auto'`` (issue 27) does not settle for hard boundaries merely because
+The default ``lam='auto'`` does not settle for hard boundaries merely because
 the sample is separable: a flexible kernel (a narrow RBF) separates almost any sample of
 distinct points, noisy ones included, with a margin that is a tiny fraction of the data
 radius, and the hard-boundary Bayes point then overfits. The yardstick is ``R / sqrt(m)``
@@ -170,13 +170,13 @@ class BayesPointMachine(BinaryKernelClassifier):
         No warning is issued; ``lam_``, ``margin_bounds_`` and ``lam_reason_`` say what
         was decided and why.
     n_perceptrons : int, default 100
-        Number of perceptron runs (``method='perceptron'``). Called ``n_samples`` before
-        issue 24 (in scikit-learn ``n_samples`` is the number of examples).
+        Number of perceptron runs (``method='perceptron'``). Called ``n_samples`` in
+        earlier versions (in scikit-learn ``n_samples`` is the number of examples).
     tol : float, default 1e-2
         Billiard stopping threshold: on ``rho_2`` (the largest weight a new piece of
         trajectory can still get) for ``stopping='rho2'``, on the estimated standard
-        error of the direction (radians) for ``stopping='batch'``. The default 1e-2 (issue
-        27): on noisy two moons (m = 500 and 4000, RBF(0.5)) it reaches the test accuracy
+        error of the direction (radians) for ``stopping='batch'``. The default 1e-2: on
+        noisy two moons (m = 500 and 4000, RBF(0.5)) it reaches the test accuracy
         of ``tol=1e-3`` with 5-10 times fewer bounces, which puts the fit within a few
         times the SVM's (``python -m benchmarks.bpm --issue27-only``); the paper's
         protocols (chapter 12, :mod:`kernelclf.experiments.bpm`) pass ``tol=1e-3``.

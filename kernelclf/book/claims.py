@@ -24,8 +24,20 @@ _NUM = re.compile(r"^\s*([+\-\u2212]?)(\d+(?:[ ,]\d{3})*)(?:\.(\d+))?"
                   r"(?:[eE]([+\-\u2212]?\d+))?\s*(%|\u00d7|x)?\s*$")
 
 
+_WORDS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty".split())}
+
+
 def typed_value(text):
-    """``(value, half_unit)`` of a number as typed in prose, e.g. ``"0.101"`` -> (0.101, 5e-4)."""
+    """``(value, half_unit)`` of a number as typed in prose, e.g. ``"0.101"`` -> (0.101, 5e-4).
+
+    A word number (``"two"`` ... ``"twenty"``, as in "two of five seeds") is exact: half
+    unit 0.5.
+    """
+    word = str(text).strip().lower()
+    if word in _WORDS:
+        return float(_WORDS[word]), 0.5
     m = _NUM.match(str(text))
     if not m:
         raise ValueError(f"not a typed number: {text!r}")

@@ -13,7 +13,8 @@ that Jupyter Book writes, outputs kept) into a notebook that reads well anywhere
 * labels ``(name)=`` become HTML anchors; ``{ref}``, ``{numref}``, ``{doc}``, ``{eq}``
   and ``{prf:ref}`` become links (``#label`` in the same chapter,
   ``NN_name.ipynb#label`` in another) whose text is the section title or the number;
-* ``{cite}`` becomes "(Author Year)" from ``book/references.bib``;
+* ``{cite}`` becomes "(Author Year)" from ``book/references.bib``; ``{quoted}`13.3 <BPM
+  Table 1>``` becomes the plain number (:mod:`kernelclf.book.typed_numbers`);
 * exercises are numbered per chapter ("Exercise 2"); every solution sits in a collapsed
   ``<details>`` block, and code cells inside a solution are collapsed (JupyterLab's
   ``jupyter.source_hidden``/``outputs_hidden`` cell metadata);
@@ -318,6 +319,8 @@ class _Converter:
             return self._link(target, text)
         if name == "math":
             return f"${body}$"
+        if name == "quoted":  # {quoted}`13.3 <BPM Table 1>`: the number (the place is a tooltip online)
+            return (text if text is not None else body).strip()
         if name in ("code", "samp", "file", "command", "kbd"):
             return f"`{body}`"
         if name == "sub":

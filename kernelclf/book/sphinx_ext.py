@@ -3,7 +3,10 @@
 Book chapter 00 (``book/00_preface.md``). Under the title of every notebook page it adds a
 note with a link to the page's reader notebook (``_notebooks/NAME.ipynb``: the executed
 chapter converted by :mod:`kernelclf.book.reader`, written there by the Makefile), to the
-in-browser lab (:mod:`kernelclf.book.lite`), and how to run it live. It also drops
+in-browser lab (:mod:`kernelclf.book.lite`), and how to run it live. It registers the
+``{quoted}`NUMBER <SOURCE place>``` role of the typed-number convention
+(:mod:`kernelclf.book.typed_numbers`): the number is shown alone, its place in the source
+as the HTML ``title`` (a tooltip) of an ``<abbr class="kernelclf-quoted">``. It also drops
 scripts that Jupyter Book registers twice (a second ``const THEBE_JS_URL`` was a script
 error on every page) and numbers equations, exercises, algorithms, theorems and figures
 per page instead of across the whole book.
@@ -11,6 +14,7 @@ per page instead of across the whole book.
 from __future__ import annotations
 
 import html
+import re
 
 __all__ = ["setup"]
 
@@ -93,9 +97,30 @@ def _number_per_page(app, env):
     return []
 
 
+def quoted_role(name, rawtext, text, lineno, inliner, options=None, content=None):
+    """``{quoted}`13.3 <BPM Table 1>```: the number, with its source place as a tooltip.
+
+    A role without a place (``<...>``) is an error on the page: the convention asks for
+    the precise place in the source.
+    """
+    from docutils import nodes
+    from docutils.utils import unescape
+
+    m = re.match(r"^(?P<number>.*?)\s*<(?P<place>[^<>]+)>\s*$", unescape(text), re.S)
+    if m is None or not m["number"].strip():
+        msg = inliner.reporter.error(
+            f"{{quoted}} needs 'NUMBER <SOURCE place>', got {text!r}", line=lineno)
+        problem = inliner.problematic(rawtext, rawtext, msg)
+        return [problem], [msg]
+    node = nodes.abbreviation(rawtext, m["number"].strip(), explanation=m["place"].strip(),
+                              classes=["kernelclf-quoted"])
+    return [node], []
+
+
 def setup(app):
     """Sphinx entry point: add the 'Run this chapter' note to every notebook page, drop
-    duplicated scripts and number per page."""
+    duplicated scripts, number per page and register the ``{quoted}`` role."""
+    app.add_role("quoted", quoted_role)
     app.connect("html-page-context", _add_run_note)
     app.connect("html-page-context", _dedupe_scripts, priority=999)  # after the themes
     app.connect("env-get-updated", _number_per_page, priority=900)
