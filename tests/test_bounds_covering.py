@@ -33,6 +33,21 @@ def test_theorem_4_25_confidence_form():
     assert cv.covering_number_bound(m, 12.3, delta) == pytest.approx(2 / m * (13 + LD(m) + LD(1 / delta)))
 
 
+def test_corollary_4_26_odd_m_from_the_uniform_prior_over_ceil_m_half_levels():
+    """delta spread over i = 1..ceil(m/2): each level at delta/ceil(m/2) in Theorem 4.25."""
+    delta, lc = 0.05, 2.2
+    for m in [7, 8, 51, 1001]:
+        levels = int(np.ceil(m / 2))
+        i = int(np.ceil(lc))
+        # Theorem 4.25's tail at level i set to delta / levels, solved for epsilon
+        eps = 2 / m * (i + 1 + LD(levels / delta))
+        assert cv.covering_number_tail(m, i, eps) == pytest.approx(delta / levels)
+        assert cv.covering_number_bound(m, lc, delta) == pytest.approx(eps, rel=1e-12)
+    # odd m: ld(m + 1), not the printed ld m (which would be 2/m * (ld 8 - ld 7) lower at m = 7)
+    printed = 2 / 7 * (3 + LD(7) + LD(1 / delta))
+    assert cv.covering_number_bound(7, lc, delta) - printed == pytest.approx(2 / 7 * LD(8 / 7))
+
+
 def _min_cover_size(V, gamma):
     n = len(V)
     close = np.max(np.abs(V[:, None] - V[None]), axis=2) <= gamma

@@ -22,10 +22,15 @@ LD = np.log2
 
 
 # -- independent re-typing of eq. (4.29) -------------------------------------------------
-def eq_4_29(m, c, tail):
-    """(2/m)(64 c ld(e m / (8 c)) ld(32 m) + tail) for margin complexity c = varsigma^2/gamma^2."""
+def eq_4_29(m, c, tail, ceil=True):
+    """(2/m)(ceil(64 c ld(e m / (8 c)) ld(32 m)) + tail), margin complexity c = varsigma^2/gamma^2.
+
+    LKC prints the complexity term inside a ceiling (eq. 4.29, as eq. 4.27); ``ceil=False``
+    is the form without it.
+    """
     m = np.asarray(m, dtype=float)
-    return 2 / m * (64 * c * LD(np.e * m / (8 * c)) * LD(32 * m) + tail)
+    bits = 64 * c * LD(np.e * m / (8 * c)) * LD(32 * m)
+    return 2 / m * ((np.ceil(bits) if ceil else bits) + tail)
 
 
 # -- Remark 4.33, erratum E23 --------------------------------------------------------------
@@ -35,7 +40,10 @@ def test_remark_4_33_minimal_sample_size_erratum_e23():
     bare = eq_4_29(m, 1.0, 0.0)                 # drop the whole ld(2m/delta)
     m_caption = int(m[np.argmax(caption < 1)])
     m_bare = int(m[np.argmax(bare < 1)])
-    assert (m_caption, m_bare) == (34_820, 34_783)
+    assert (m_caption, m_bare) == (34_821, 34_785)
+    # without the ceiling both would be smaller: 34 820 and 34 783
+    assert int(m[np.argmax(eq_4_29(m, 1.0, LD(m), ceil=False) < 1)]) == 34_820
+    assert int(m[np.argmax(eq_4_29(m, 1.0, 0.0, ceil=False) < 1)]) == 34_783
     assert M.nontrivial_sample_size(1.0) == m_caption
     assert M.nontrivial_sample_size(1.0, keep_ld_m=False) == m_bare
     # the book's 34 816 is ~3.48e4 but is not the minimum under either reading
@@ -174,6 +182,41 @@ def test_amm_d_eff_formula():
     # vectorised over a leading axis
     out = M.amm_d_eff([2.0, 1.0], np.stack([xi, xi]), alpha, kd, [0.5, 0.0], 1.5)
     assert out.shape == (2,)
+
+
+def test_lkc_forms_round_the_complexity_term_up_and_tr_does_not():
+    """LKC prints ceil(d ld(8em/d) ld(32m)) in eqs. 4.27, 4.29, 4.32-4.33, 4.38; TR Thm 1 has none.
+
+    At m = 200 the ceiling moves the value by up to 2/m = 0.01, so a missing (or an extra)
+    ceiling fails these comparisons, which are exact to 1e-12.
+    """
+    import math
+
+    m, delta = 200, 0.05
+    for d in [3.3, 17.2, 150.0]:
+        bits = d * LD(8 * np.e * m / d) * LD(32 * m)
+        assert math.ceil(bits) - bits > 0.05                   # the ceiling matters here
+        ceil_ = math.ceil(bits)
+        assert cv.fat_shattering_bound(m, d, delta) == pytest.approx(
+            2 / m * (ceil_ + LD(m) + LD(2 / delta)), rel=1e-12)
+        assert M.margin_distribution_bound(m, d, delta) == pytest.approx(
+            2 / m * (ceil_ + LD(2 * m / delta)), rel=1e-12)
+        assert M.robust_margin_bound(m, d, delta) == pytest.approx(
+            2 / m * (ceil_ + LD((16 + LD(m)) * m / delta)), rel=1e-12)
+    # eq. 4.29 at margin complexity c: d = 64 c
+    c = 0.45
+    bits = 64 * c * LD(np.e * m / (8 * c)) * LD(32 * m)
+    assert math.ceil(bits) - bits > 0.05
+    assert M.pac_margin_bound(m, 1 / np.sqrt(c), delta) == pytest.approx(
+        2 / m * (math.ceil(bits) + LD(2 * m / delta)), rel=1e-12)
+    # TR Theorem 1: no ceiling (kappa = ceil(577 c) is TR's own rounding)
+    gamma = 2.0
+    kappa = math.ceil(577 / gamma**2)
+    m_tr = 1000
+    bits = kappa * LD(8 * np.e * m_tr / kappa) * LD(32 * m_tr)
+    assert math.ceil(bits) - bits > 0.05
+    assert M.tr_margin_bound(m_tr, gamma, delta) == pytest.approx(
+        2 / m_tr * (bits + LD(8 * m_tr / delta)), rel=1e-12)
 
 
 def test_tr_theorem_1():

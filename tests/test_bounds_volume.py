@@ -56,6 +56,26 @@ def test_large_n_no_underflow():
     assert v2 / v1 == pytest.approx(2.0, rel=0.01)
 
 
+def _small_cap_asymptote(n, x):
+    """((n-1)/2) ln(1/x) + ln int_0^pi sin^(n-2) - ((n-1)/2) ln 2 + ln(n-1): the cap of angle
+    a ~ sqrt(2x) has int_0^a sin^(n-2) ~ a^(n-1)/(n-1) (relative error O(x))."""
+    p = n - 2
+    full = 0.5 * math.log(math.pi) + special.gammaln((p + 1) / 2) - special.gammaln(p / 2 + 1)
+    return (n - 1) / 2 * math.log(1 / x) + full - (n - 1) / 2 * math.log(2) + math.log(n - 1)
+
+
+@pytest.mark.parametrize("n", [2, 3, 10, 11, 100])
+def test_tiny_caps_do_not_underflow(n):
+    """x below 1.1e-16, where 1 - x rounds to 1 and acos(1 - x) to 0 (the cap angle is
+    2 asin(sqrt(x/2)) instead): the value follows its small-cap asymptote."""
+    for x in [1e-17, 1e-30, 1e-100, 1e-300]:
+        v = float(V.log_volume_ratio(n, x))
+        assert np.isfinite(v) and v == pytest.approx(_small_cap_asymptote(n, x), rel=1e-10)
+    # continuity across the old cut-off (the incomplete-beta reference cancels there: 1 - t^2)
+    assert V.log_volume_ratio(n, 1e-15) == pytest.approx(_small_cap_asymptote(n, 1e-15), rel=1e-10)
+    assert V.log_volume_ratio(n, 1e-17) > V.log_volume_ratio(n, 1e-16) > V.log_volume_ratio(n, 1e-15)
+
+
 @pytest.mark.parametrize("n", [3, 4, 5])
 def test_quadrature_vs_monte_carlo_on_sphere(n):
     for x in [0.05, 0.4, 1.3]:
@@ -177,10 +197,15 @@ def test_fig_c5_factor_two_claim():
     # n = 100: the factor reaches about 6 near x = 0.86 (discrepancy with the text)
     assert 6.0 < r100.max() < 6.3
     assert 0.8 < xs[np.argmax(r100)] < 0.9
-    # the factor 2 is the small-x limit 2(n-2)/(n-1) of bound/exact
-    for n in [11, 101]:
-        r = V.log_volume_ratio_bound(n, 1e-12) / V.log_volume_ratio(n, 1e-12)
-        assert r == pytest.approx(2 * (n - 2) / (n - 1), rel=0.1)
+    # the factor 2 is the small-x limit 2p/(n-1) of bound/exact, p the odd power used:
+    # 2(n-2)/(n-1) for odd n, exactly 2 for even n; the approach is slow (~1/ln(1/x))
+    for n in [10, 11, 100, 101]:
+        p = n - 2 if n % 2 else n - 1
+        limit = 2 * p / (n - 1)
+        r = [V.log_volume_ratio_bound(n, x) / V.log_volume_ratio(n, x) for x in (1e-9, 1e-30, 1e-300)]
+        assert r[0] > r[1] > r[2] > limit                      # falling towards the limit
+        assert r[2] == pytest.approx(limit, rel=0.005)
+    assert V.log_volume_ratio_bound(10, 1e-9) / V.log_volume_ratio(10, 1e-9) == pytest.approx(2.03, abs=0.005)
     # the absolute gap is small on Fig. C.5(b)'s scale (0..200) for x >= 0.8
     gap = V.log_volume_ratio_bound(100, xs) - V.log_volume_ratio(100, xs)
     assert np.all(gap[xs >= 0.8] < 20)

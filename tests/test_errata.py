@@ -159,3 +159,27 @@ def test_e22_table4_compares_only_the_complete_columns():
         row = TABLE4_REPORTED[name]
         assert len(row) == len(TABLE4_METHODS)
         assert all(np.isfinite(m) and np.isfinite(s) and 0 < m < 50 for m, s in row)
+
+
+def test_e25_mcdiarmid_proof_sign():
+    """LKC App. A, proof of Theorem A.119: the step E[exp(s V_i)] <= exp(-s^2 c_i^2 / 2) must
+    read exp(+s^2 c_i^2 / 2) (Lemma A.111 on the range [-c_i, c_i] of length 2 c_i).
+
+    The corrected step, minimised over s > 0 as in the proof, gives exactly the theorem as
+    printed (``concentration.mcdiarmid``, book form); with the printed sign the Chernoff
+    expression decreases to 0 and would "prove" a tail probability of 0.
+    """
+    from kernelclf.bounds import concentration as conc
+
+    c, eps = np.array([0.3, 1.0, 0.5]), 0.8
+    s = np.linspace(1e-4, 20, 400_001)
+    corrected = np.exp(s**2 * np.sum(c**2) / 2 - s * eps)
+    assert corrected.min() == pytest.approx(float(conc.mcdiarmid(eps, c)), rel=1e-6)
+    printed = np.exp(-(s**2) * np.sum(c**2) / 2 - s * eps)
+    assert np.all(np.diff(printed) < 0) and printed[-1] < 1e-40
+    # the printed step fails for the centred V = +-c_i (E exp(sV) = cosh(s c_i) > 1), the
+    # corrected one holds
+    for ci in c:
+        for s_ in (0.5, 2.0):
+            mgf = np.cosh(s_ * ci)
+            assert mgf > np.exp(-(s_**2) * ci**2 / 2) and mgf <= np.exp(s_**2 * ci**2 / 2)

@@ -290,6 +290,11 @@ def mcdiarmid(epsilon, c, form="book"):
     With ``f`` the mean of ``n`` variables in ``[a, b]`` (``c_i = (b-a)/n``) the original
     form is exactly Hoeffding's (A.45).
 
+    The proof in our copy of LKC bounds ``E[exp(s V_i)]`` by ``exp(-s^2 c_i^2 / 2)``; the
+    sign must be ``+`` (Lemma A.111 on the range ``[-c_i, c_i]``), as the proof's next line
+    uses. The book form above is what the corrected proof gives; see
+    ``tests/test_errata.py::test_e25_mcdiarmid_proof_sign``.
+
     Parameters
     ----------
     epsilon : array_like, > 0

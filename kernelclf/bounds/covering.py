@@ -52,13 +52,21 @@ __all__ = [
 ]
 
 
-def _fat_form(m, d, tail_ld):
-    """``(2/m) (d ld(8em/d) ld(32m) + tail_ld)``, ``inf`` where ``d > 2m``.
+def _fat_form(m, d, tail_ld, ceil=True):
+    """``(2/m) (ceil(d ld(8em/d) ld(32m)) + tail_ld)``, ``inf`` where ``d > 2m``.
 
-    The common shape of eqs. (4.27), (4.29), (4.32), (4.33) and (4.38).
+    The common shape of eqs. (4.27), (4.29), (4.32), (4.33) and (4.38). LKC prints the
+    complexity term of each of them inside a ceiling: the proof of Theorem 4.30 applies
+    Theorem 4.25 at the integer level ``i >= b(gamma)`` (LKC pp. 148-149), so the term is
+    an integer number of bits. ``ceil=False`` gives the form without it (TR 99-11
+    Theorem 1 has no ceiling). The ceiling raises a value by less than ``2/m``.
     """
     m = np.asarray(m, dtype=float)
-    value = 2.0 / m * (_xldx(d, 8.0 * np.e * m) * _ld(32.0 * m) + tail_ld)
+    bits = _xldx(d, 8.0 * np.e * m) * _ld(32.0 * m)
+    if ceil:
+        with np.errstate(invalid="ignore"):
+            bits = np.ceil(bits - 1e-9)
+    value = 2.0 / m * (bits + tail_ld)
     return np.where(np.asarray(d) <= 2.0 * m, value, np.inf)
 
 
@@ -95,7 +103,14 @@ def covering_number_bound(m, log2_cover, delta):
     For every consistent ``h_w`` with ``N_inf(gamma_z(w)/2, 2m) <= 2^(m/2)``, with
     probability at least ``1 - delta``
 
-    ``R[h_w] <= (2/m) (ceil(ld N_inf(gamma_z(w)/2, 2m)) + ld m + ld(1/delta))``.
+    ``R[h_w] <= (2/m) (ceil(ld N_inf(gamma_z(w)/2, 2m)) + ld(2 ceil(m/2)) + ld(1/delta))``.
+
+    For even ``m`` the middle term is the book's ``ld m``. The corollary spreads ``delta``
+    uniformly over the levels ``i = 1, ..., ceil(m/2)`` of Theorem 4.25, whose tail
+    ``2^(i + 1 - epsilon m / 2)`` then gives ``ld(2 ceil(m/2) / delta)``; for odd ``m``
+    that is ``ld((m + 1)/delta)``, a little more than the printed ``ld m + ld(1/delta)``
+    (an overlooked rounding in the book, negligible for large ``m``). We use the derived
+    term.
 
     Parameters
     ----------
@@ -115,7 +130,7 @@ def covering_number_bound(m, log2_cover, delta):
     delta = check_delta(delta)
     m, lc, delta = broadcast(m, lc, delta)
     with np.errstate(invalid="ignore"):
-        value = 2.0 / m * (np.ceil(lc - 1e-12) + _ld(m) + _ld(1.0 / delta))
+        value = 2.0 / m * (np.ceil(lc - 1e-12) + _ld(2.0 * np.ceil(m / 2.0)) + _ld(1.0 / delta))
     return result(np.where(lc <= m / 2.0, value, np.inf))
 
 
@@ -213,6 +228,12 @@ def alon_log_covering(m, gamma, fat, a=0.0, b=1.0):
     ``ld N_inf(gamma, m) <= 1 + d ld(2em(b - a) / (d gamma)) ld(4m(b - a)^2 / gamma^2)``.
 
     With ``[a, b] = [-tau, tau]`` this is the truncated-class bound of §4.4.1.
+
+    The range ``gamma < b`` is the lemma's and is enforced. The book's own use of the lemma
+    in §4.4.1 (LKC pp. 148-149) takes the class truncated to ``[-tau, tau]`` with
+    ``tau = e(d)`` at the scale ``gamma_z(w)/2 >= e(d)``, i.e. at ``gamma >= b``, outside
+    that range; this function refuses such a ``gamma``, so that step of the book cannot be
+    evaluated with it.
 
     Parameters
     ----------
@@ -332,7 +353,7 @@ def fat_shattering_bound(m, vartheta_eff, delta):
     For every consistent ``h_w`` whose margin has ``vartheta_eff = fat(gamma_z(w)/8)
     <= 2m``, with probability at least ``1 - delta``
 
-    ``R[h_w] <= (2/m) (vartheta_eff ld(8em/vartheta_eff) ld(32m) + ld m + ld(2/delta))``.
+    ``R[h_w] <= (2/m) (ceil(vartheta_eff ld(8em/vartheta_eff) ld(32m)) + ld m + ld(2/delta))``.
 
     With ``vartheta_eff = 64 varsigma^2 / gamma^2`` (Lemma 4.31 at scale ``gamma/8``)
     this is the PAC margin bound eq. (4.29),

@@ -21,11 +21,17 @@ a margin below ``sqrt(32/m) * varsigma`` in Theorem 4.32, or ``d_eff > 2m`` in T
 evaluated outside its range can come out small (a negative ``ld``) and would otherwise
 look like a useful bound.
 
+Ceilings. LKC prints the complexity term ``d ld(8em/d) ld(32m)`` of eqs. (4.27), (4.29),
+(4.32), (4.33) and (4.38) inside a ceiling (the proof stratifies over integer levels, LKC
+pp. 148-149); every bound here keeps it, which raises a value by less than ``2/m``. TR 99-11
+Theorem 1 prints no ceiling and :func:`tr_margin_bound` has none.
+
 Erratum E23 (Remark 4.33): the book prints ``m > 34 816`` as the smallest sample size at
 which eq. (4.29) drops below one for ``varsigma^2 / gamma^2 = 1``. Evaluating eq. (4.29)
-without the ``ld(2/delta)`` term (as Fig. 4.8's caption says) gives 34 820; dropping the
-whole ``ld(2m/delta)`` term gives 34 783. 34 816 = 34 * 1024 is the first multiple of 1024
-past 34 783, which suggests a coarse grid. See :func:`nontrivial_sample_size`.
+(with its ceiling) without the ``ld(2/delta)`` term, as Fig. 4.8's caption says, gives
+34 821; dropping the whole ``ld(2m/delta)`` term gives 34 785. 34 816 = 34 * 1024 is the
+first multiple of 1024 past 34 785, which suggests a coarse grid. See
+:func:`nontrivial_sample_size`.
 """
 from __future__ import annotations
 
@@ -87,7 +93,7 @@ def pac_margin_bound(m, gamma, delta, varsigma=1.0):
     training points with geometrical margin ``gamma >= sqrt(32/m) varsigma``, then with
     probability at least ``1 - delta``
 
-    ``R[h_w] <= (2/m) ((64 varsigma^2/gamma^2) ld(gamma^2 e m / (8 varsigma^2)) ld(32m)
+    ``R[h_w] <= (2/m) (ceil((64 varsigma^2/gamma^2) ld(gamma^2 e m / (8 varsigma^2)) ld(32m))
     + ld(2m/delta))``.
 
     Parameters
@@ -117,9 +123,11 @@ def nontrivial_sample_size(vartheta_eff, delta=None, keep_ld_m=True, target=1.0)
     """Smallest ``m`` at which eq. (4.29) falls below ``target``, LKC Remark 4.33 / Fig. 4.8.
 
     Eq. (4.29) with margin complexity ``varsigma^2/gamma^2 = vartheta_eff`` reads
-    ``(2/m)(64 vartheta_eff ld(em/(8 vartheta_eff)) ld(32m) + ld(2m/delta))``. It
-    decreases in ``m`` for ``m >= 32 vartheta_eff`` (where the theorem starts to apply),
-    so the least integer is found by doubling and bisection.
+    ``(2/m)(ceil(64 vartheta_eff ld(em/(8 vartheta_eff)) ld(32m)) + ld(2m/delta))``. It
+    decreases in ``m`` for ``m >= 32 vartheta_eff`` (where the theorem starts to apply)
+    apart from the ceiling, which adds less than ``2/m``; the least integer of the form
+    without the ceiling is found by doubling and bisection, and the ceiling's least integer
+    by scanning forward from it.
 
     Parameters
     ----------
@@ -138,8 +146,9 @@ def nontrivial_sample_size(vartheta_eff, delta=None, keep_ld_m=True, target=1.0)
 
     Notes
     -----
-    Erratum E23: for ``vartheta_eff = 1`` this gives 34 820 (``keep_ld_m=True``) and
-    34 783 (``keep_ld_m=False``); the book prints 34 816.
+    Erratum E23: for ``vartheta_eff = 1`` this gives 34 821 (``keep_ld_m=True``) and
+    34 785 (``keep_ld_m=False``); the book prints 34 816. (Without the ceiling of eq. 4.29
+    the two would be 34 820 and 34 783.)
     """
     vt = check_positive(vartheta_eff, "vartheta_eff")
     target = float(check_positive(target, "target"))
@@ -153,23 +162,29 @@ def nontrivial_sample_size(vartheta_eff, delta=None, keep_ld_m=True, target=1.0)
         c = float(vt[idx])
         dd = float(dl[idx])
 
-        def value(mm, c=c, dd=dd):
+        def value(mm, ceil, c=c, dd=dd):
             if np.isnan(dd):
                 tail = np.log2(mm) if keep_ld_m else 0.0
             else:
                 tail = np.log2(2.0 * mm / dd)
-            return float(_fat_form(mm, 64.0 * c, tail))
+            return float(_fat_form(mm, 64.0 * c, tail, ceil=ceil))
 
+        # Without the ceiling the bound decreases in m: bisection finds its least m. The
+        # ceiling adds less than 2/m and makes unit steps in m go up now and then, but it
+        # never lowers the value, so the least m with the ceiling is at or after that one:
+        # scan forward from there.
         lo = max(1, int(np.ceil(32.0 * c)))
-        if value(lo) < target:
-            out[idx] = lo
-            continue
-        hi = 2 * lo
-        while not value(hi) < target:
-            hi *= 2
-        while hi - lo > 1:                      # value(lo) >= target > value(hi)
-            mid = (lo + hi) // 2
-            lo, hi = (lo, mid) if value(mid) < target else (mid, hi)
+        if value(lo, False) < target:
+            hi = lo
+        else:
+            hi = 2 * lo
+            while not value(hi, False) < target:
+                hi *= 2
+            while hi - lo > 1:                  # value(lo) >= target > value(hi), no ceiling
+                mid = (lo + hi) // 2
+                lo, hi = (lo, mid) if value(mid, False) < target else (mid, hi)
+        while not value(hi, True) < target:
+            hi += 1
         out[idx] = hi
     return out[()] if out.ndim == 0 else out
 
@@ -280,7 +295,7 @@ def Delta_grid(m, varsigma=1.0):
 def margin_distribution_bound(m, d_eff, delta):
     """Margin distribution bound for one fixed ``Delta``, LKC Lemma 4.34.
 
-    ``R[h_w] <= (2/m)(d_eff ld(8em/d_eff) ld(32m) + ld(2m/delta))`` with ``d_eff`` from
+    ``R[h_w] <= (2/m)(ceil(d_eff ld(8em/d_eff) ld(32m)) + ld(2m/delta))`` with ``d_eff`` from
     :func:`margin_distribution_d_eff`, valid when ``d_eff <= 2m``.
 
     Returns
@@ -323,7 +338,7 @@ def robust_d_eff(gamma, D, varsigma=1.0):
 def robust_margin_bound(m, d_eff, delta):
     """Robust margin bound, LKC Theorem 4.35, eq. (4.33) (also Theorem 4.37).
 
-    ``R[h_w] <= (2/m)(d_eff ld(8em/d_eff) ld(32m) + ld((16 + ld m) m / delta))``
+    ``R[h_w] <= (2/m)(ceil(d_eff ld(8em/d_eff) ld(32m)) + ld((16 + ld m) m / delta))``
 
     with ``d_eff`` from :func:`robust_d_eff`, :func:`soft_margin_d_eff` or
     :func:`amm_d_eff`, valid when ``d_eff <= 2m``. It holds for all ``gamma`` at once; the
@@ -427,9 +442,11 @@ def tr_margin_bound(m, gamma, delta, varsigma=1.0):
 
     Our text of TR shows ``8 epsilon ell / kappa`` inside the first logarithm; the
     constant is Euler's ``e``, as in the original and in LKC eq. (4.27) (a reading slip
-    of the text conversion). TR states no range for ``kappa``; the fat-shattering argument behind it needs the
-    dimension to be at most ``2m`` (as in LKC Theorem 4.30), and beyond that the first
-    term turns negative. This function returns ``inf`` where ``kappa > 2m``.
+    of the text conversion). TR prints no ceiling around the first term (LKC's forms have
+    one), and this function adds none. TR states no range for ``kappa``; the range
+    ``kappa <= 2m`` is ours, taken from the fat-shattering argument behind the bound (LKC
+    Theorem 4.30 needs its dimension to be at most ``2m``). This function returns ``inf``
+    where ``kappa > 2m``.
 
     Returns
     -------
@@ -442,4 +459,4 @@ def tr_margin_bound(m, gamma, delta, varsigma=1.0):
     vs = check_positive(varsigma, "varsigma")
     m, gamma, delta, vs = broadcast(m, gamma, delta, vs)
     kappa = np.ceil(577.0 * vs**2 / gamma**2 - 1e-9)
-    return result(_fat_form(m, kappa, _ld(8.0 * m / delta)))
+    return result(_fat_form(m, kappa, _ld(8.0 * m / delta), ceil=False))
