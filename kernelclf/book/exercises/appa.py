@@ -6,14 +6,14 @@ import numpy as np
 from kernelclf.book.exercises._core import Exercise
 
 
-def _poll_sizes(hoeffding_two_sided=True, cheb_var=0.25):
-    # the worked solution of appa-ex-2 (LKC Theorems A.110, A.112, A.113; eq. A.45)
+def _poll_sizes(hoeffding_two_sided=True, cheb_var=0.25, bern_var=0.01 * 0.99, bern_c=0.99):
+    # the worked solution of appa-ex-2 (LKC Theorems A.110, A.112, A.115; eq. A.45)
     from kernelclf.bounds import concentration as conc
 
     nn = np.arange(1, 50_000)
     n_cheb = nn[conc.chebyshev(0.05, cheb_var, nn) <= 0.01][0]
     n_hoef = nn[conc.hoeffding(nn, 0.05, two_sided=hoeffding_two_sided) <= 0.01][0]
-    n_bern = nn[conc.bernstein(nn, 0.05, 0.01 * 0.99, 0.99) <= 0.01][0]
+    n_bern = nn[conc.bernstein(nn, 0.05, bern_var, bern_c) <= 0.01][0]
     return np.array([n_cheb, n_hoef, n_bern], dtype=float)
 
 
@@ -38,13 +38,22 @@ EXERCISES = [
         label="appa-ex-2",
         kind="array",
         solution=_poll_sizes,
-        atol=0.5,
-        rtol=0.0,
+        integer=True,
+        alternatives=[
+            # Bernstein's constants are open in the statement: the range bound c = 1 of an
+            # answer in [0, 1], or the variance bound sigma^2 <= p, costs one more answer (each
+            # of the three combinations gives the same size)
+            (lambda: _poll_sizes(bern_var=0.01, bern_c=1.0),
+             "Right, with the looser admissible constants in Bernstein's inequality (the range "
+             "bound c = 1 or the variance bound sigma^2 <= p); the centred answers X - p lie in "
+             "[-p, 1 - p] and have variance p(1 - p), and those constants need one answer "
+             "fewer (LKC Theorem A.115)."),
+        ],
         asks="[n_Chebyshev, n_Hoeffding, n_Bernstein]: the three sample sizes of the poll "
              "(integers).",
         hint="Scan n: Chebyshev with variance 1/4, two-sided Hoeffding 2 exp(-2 n eps^2), "
              "Bernstein with sigma^2 = p(1 - p), c = 1 - p at p = 0.01 (LKC Theorems A.110, "
-             "A.112, A.113).",
+             "A.112, A.115).",
         mistakes=[
             (lambda: _poll_sizes(hoeffding_two_sided=False),
              "Your Hoeffding size is too small: the poll needs both tails, 2 exp(-2 n eps^2) "

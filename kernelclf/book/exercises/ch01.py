@@ -24,8 +24,7 @@ EXERCISES = [
         label="ch01-ex-3",
         kind="array",
         solution=lambda: _n_needed(0.02, (0.05, 0.001)),
-        atol=0.5,
-        rtol=0.0,
+        integer=True,
         asks="[n for delta = 0.05, n for delta = 0.001]: the smallest integers n with "
              "sqrt(ln(1/delta) / (2 n)) <= 0.02.",
         hint="Solve sqrt(ln(1/δ)/(2n)) ≤ ε for n and round up to an integer "

@@ -19,7 +19,7 @@ EXERCISES = [
         kind="number",
         # 8 GB / 8 bytes = 1e9 numbers for 1000 images: 1e6 features per image (LKC Table 2.1)
         solution=lambda: _largest_fitting_p(8e9 / 8 / 1000),
-        atol=0.1,
+        integer=True,
         asks="the largest degree p (an integer from 1 to 7) whose explicit complete-polynomial "
              "features of 1000 images with N = 256 fit into 8 GB at 8 bytes per number.",
         hint="Count the features with C(N + p, p) (feature_dimension(256, p, complete=True), "

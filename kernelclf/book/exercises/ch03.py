@@ -30,17 +30,18 @@ EXERCISES = [
         hint="Follow one update: how do ⟨c·x, c·w⟩ and its sign change? Then see how ς and γ* "
              "scale (Novikoff's theorem, LKC Theorem 2.31).",
         mistakes=[
-            ("multiplied by c^2", "ς grows by c, but so does the margin γ*: the ratio ς/γ* "
-                                  "does not move (LKC Theorem 2.31)."),
-            ("divided by c^2", "The margin γ* grows by c, but so does the radius ς: the ratio "
-                               "ς/γ* does not move (LKC Theorem 2.31)."),
+            ("multiplied by c^2", "ς grows by the factor c, right; now follow the margin γ*: "
+                                  "how does min_i y_i⟨x_i, w⟩/‖w‖ change when every x_i is "
+                                  "multiplied by c (LKC Theorem 2.31)?"),
+            ("divided by c^2", "The margin γ* grows by the factor c, right; now follow the "
+                               "radius ς = max_i ‖x_i‖ (LKC Theorem 2.31)."),
         ],
     ),
     Exercise(
         label="ch03-ex-4",
         kind="number",
         solution=_distinct_permutation_solutions,
-        atol=0.5,
+        integer=True,
         asks="the number of distinct perceptron solutions over all 5040 orders of the sample "
              "X7, y7 of the exercise (an integer).",
         hint="Run `perceptron_on_permutation` on every order from itertools.permutations(range(7)) "

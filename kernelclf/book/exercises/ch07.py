@@ -35,8 +35,10 @@ EXERCISES = [
         mistakes=[
             ("map", "The plug-in pi(f_hat) ignores the latent variance altogether, so it is the "
                     "least accurate, furthest off where the variance is large (LKC eq. 3.22)."),
-            ("mackay", "MacKay's probit rescaling is a one-term approximation; the combination "
-                       "of five error functions (Williams and Barber) is much closer."),
+            ("mackay", "MacKay's probit rescaling replaces the average by one rescaled "
+                       "sigmoid; the other predictive that uses the latent variance fits the "
+                       "logistic more closely. Compute the largest absolute difference to the "
+                       "numerical average for all three (LKC eq. 3.22)."),
         ],
     ),
 ]

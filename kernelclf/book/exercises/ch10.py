@@ -6,43 +6,65 @@ import numpy as np
 from kernelclf.book.exercises._core import Exercise
 
 
+def _pentagon_lines():
+    # the chapter's pentagon and its 36 area-halving lines <n_k, p> = b_k (RM §18.2)
+    from kernelclf.bayespoint.polygon import polygon_bisector, polygon_centroid
+
+    poly = np.array([[0, 0], [6, 0], [7, 0.8], [2.0, 2.2], [-0.6, 1.2]])
+    cen, _ = polygon_centroid(poly)
+    normals = np.array([[np.cos(a), np.sin(a)] for a in np.linspace(0, np.pi, 36, endpoint=False)])
+    offsets = np.array([polygon_bisector(poly, n) for n in normals])
+    return cen, normals, offsets
+
+
 def _minimax_distance():
-    # the worked solution of ch10-ex-3: grid search around the centroid of the chapter's pentagon
-    from kernelclf.bayespoint.polygon import polygon_bisector, polygon_centroid
+    # the exact answer of ch10-ex-3: min t over (p, t) with -t <= <n_k, p> - b_k <= t, a
+    # linear program (RM §18.2, Fig. 18.2); a grid search only approaches it from above
+    from scipy.optimize import linprog
 
-    poly = np.array([[0, 0], [6, 0], [7, 0.8], [2.0, 2.2], [-0.6, 1.2]])
-    cen, _ = polygon_centroid(poly)
-    normals = np.array([[np.cos(a), np.sin(a)] for a in np.linspace(0, np.pi, 36, endpoint=False)])
-    offsets = np.array([polygon_bisector(poly, n) for n in normals])
-    gx, gy = np.meshgrid(np.linspace(cen[0] - 0.5, cen[0] + 0.5, 201),
-                         np.linspace(cen[1] - 0.5, cen[1] + 0.5, 201))
-    P = np.c_[gx.ravel(), gy.ravel()]
-    return float(np.abs(P @ normals.T - offsets).max(axis=1).min())
+    _, normals, offsets = _pentagon_lines()
+    k = len(offsets)
+    A = np.r_[np.c_[normals, -np.ones(k)], np.c_[-normals, -np.ones(k)]]
+    res = linprog([0.0, 0.0, 1.0], A_ub=A, b_ub=np.r_[offsets, -offsets],
+                  bounds=[(None, None)] * 3, method="highs")
+    if res.status != 0:
+        raise RuntimeError(f"the minimax LP failed: {res.message}")
+    return float(res.fun)
 
 
-def _centroid_distance():
-    from kernelclf.bayespoint.polygon import polygon_bisector, polygon_centroid
+def _centroid_distance(reduce=np.max):
+    cen, normals, offsets = _pentagon_lines()
+    return float(reduce(np.abs(normals @ cen - offsets)))
 
-    poly = np.array([[0, 0], [6, 0], [7, 0.8], [2.0, 2.2], [-0.6, 1.2]])
-    cen, _ = polygon_centroid(poly)
-    normals = np.array([[np.cos(a), np.sin(a)] for a in np.linspace(0, np.pi, 36, endpoint=False)])
-    offsets = np.array([polygon_bisector(poly, n) for n in normals])
-    return float(np.abs(normals @ cen - offsets).max())
+
+#: the peak of f(x) = arccos(x)/pi - (1 - x)/2: f'(x) = 0 at x* = sqrt(1 - 4/pi^2) (BPM Lemma 14)
+_X_STAR = float(np.sqrt(1 - 4 / np.pi**2))
+
+
+def _gap(x):
+    return float(np.arccos(x) / np.pi - (1 - x) / 2)
 
 
 def _sup_gap_above(eps):
-    x = np.linspace(eps, 1, 200_001)[1:]
-    return float(np.max(np.arccos(x) / np.pi - (1 - x) / 2))
+    # the supremum over x in (eps, 1]: the peak when eps < x*, else f(eps) (f falls after x*)
+    return _gap(max(eps, _X_STAR))
+
+
+_THETA = 0.8
+_Q = _THETA / np.pi   # BPM Lemma 13: the disagreement probability at angle theta
 
 
 EXERCISES = [
     Exercise(
         label="ch10-ex-2",
         kind="number",
-        solution=0.8 / np.pi,
-        atol=2e-3,
+        solution=_Q,
+        # a Monte Carlo fraction from n inputs has standard deviation sqrt(q (1 - q) / n)
+        samples=10_000,
+        sd=float(np.sqrt(_Q * (1 - _Q))),
         asks="the fraction of spherically distributed inputs on which two unit vectors at "
-             "angle θ = 0.8 disagree (a number in [0, 1]).",
+             "angle θ = 0.8 disagree (a number in [0, 1]: a Monte Carlo estimate from at least "
+             "10 000 inputs, or the exact value).",
         hint="Project the inputs onto the plane of w and v: the two boundary lines cut the "
              "circle into four arcs, and two of them carry different labels (BPM Lemma 13, "
              "Fig. 11).",
@@ -58,15 +80,22 @@ EXERCISES = [
         label="ch10-ex-3",
         kind="number",
         solution=_minimax_distance,
-        atol=3e-3,
+        # no point does better than the minimum; a grid search lands slightly above it
+        rtol=(1e-3, 1e-2),
+        atol=0.0,
         asks="the smallest achievable largest distance to the 36 area-halving lines of the "
              "chapter's pentagon (a number).",
         hint="Minimise, over points p, the largest |⟨n_k, p⟩ − b_k| over the 36 halving lines "
-             "(normal n_k, offset b_k from polygon_bisector); a fine grid around the centroid "
-             "is enough (RM §18.2, Fig. 18.2).",
+             "(normal n_k, offset b_k from polygon_bisector): a small linear program in (p, t), "
+             "or a search around the centroid. Every point's largest distance is at least the "
+             "minimax value, so a coarse search lands above it (RM §18.2, Fig. 18.2).",
         mistakes=[
             (_centroid_distance, "That is the centroid's largest distance: the minimax point is "
-                                 "another point, found by minimising over a grid (RM Fig. 18.2)."),
+                                 "another point; minimise the largest distance over all "
+                                 "points p (RM Fig. 18.2)."),
+            (lambda: _centroid_distance(np.mean),
+             "That is the centroid's mean distance to the 36 lines; the exercise asks for the "
+             "smallest largest distance, min over p of max over k of |⟨n_k, p⟩ − b_k|."),
             (0.0, "Zero would mean one point lies on every halving line; RM Fig. 18.2 shows "
                   "that they do not all meet, so search for the best point instead."),
         ],
@@ -75,17 +104,20 @@ EXERCISES = [
         label="ch10-ex-4",
         kind="number",
         solution=lambda: _sup_gap_above(0.1),
-        atol=1e-3,
+        # the exact peak value; a grid of 100 points on (0.1, 1] is within 1e-4 of it
+        rtol=2e-4,
+        atol=0.0,
         asks="the largest gap arccos(x)/π − (1 − x)/2 over all inner products x > ε = 0.1 "
              "(a number).",
-        hint="The gap f(x) peaks at x* = √(1 − 4/π²) ≈ 0.7712; for ε below x* the supremum is "
-             "the peak value (BPM Lemma 14, erratum E13).",
+        hint="Find where f(x) = arccos(x)/π − (1 − x)/2 peaks (set f'(x) = 0) and ask whether "
+             "that point lies above ε; the supremum over x > ε is f there, or f(ε) if the peak "
+             "lies below ε (BPM Lemma 14, erratum E13).",
         mistakes=[
-            (lambda: float(np.arccos(0.1) / np.pi - 0.45),
-             "That is f(ε) itself — the printed κ of BPM Lemma 14 (erratum E13): inner "
-             "products above ε reach the peak at x* ≈ 0.7712, where f is larger."),
+            (lambda: _gap(0.1),
+             "That is f(ε) itself, the printed κ of BPM Lemma 14 (erratum E13): inner products "
+             "above ε reach the peak of f, where f is larger."),
             (0.11, "0.11 is the paper's rounded constant, not the supremum itself: evaluate "
-                   "f at its peak x* = √(1 − 4/π²) (BPM Fig. 12)."),
+                   "f at its peak (BPM Fig. 12)."),
         ],
     ),
 ]

@@ -47,7 +47,7 @@ EXERCISES = [
         label="ch11-ex-3",
         kind="number",
         solution=1,
-        atol=0.5,
+        integer=True,
         asks="the number of training errors of the soft billiard's solution (lambda = 0.1) "
              "counted with the ORIGINAL kernel, y_i (G alpha)_i <= 0 (an integer).",
         hint="Count y_i (G alpha)_i <= 0 with the Gram matrix G of the original kernel, as a "

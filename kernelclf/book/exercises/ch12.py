@@ -66,7 +66,7 @@ EXERCISES = [
         label="ch12-ex-4",
         kind="number",
         solution=1 - 0.9 * 0.03 / 0.08,
-        atol=2e-3,
+        rtol=1e-6,
         asks="the share of the errors removed when rejecting 10 % of the test points brings "
              "the error on the kept points from 8 % to 3 % (a number in [0, 1]).",
         hint="Count errors, not rates: before, 0.08 n; after, 0.03 of the 0.9 n kept points "

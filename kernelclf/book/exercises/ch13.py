@@ -64,7 +64,7 @@ EXERCISES = [
         label="ch13-ex-4",
         kind="number",
         solution=30,
-        atol=0.5,
+        integer=True,
         asks="the largest number of training points that can lie strictly outside the band "
              "|f| <= t at the optimum of eq. 15 with m = 150 and nu = 5 (an integer).",
         hint="In the dual of eq. 15 each multiplier of a band constraint is capped at D nu / m and "

@@ -21,8 +21,7 @@ EXERCISES = [
         label="ch14-ex-2",
         kind="array",
         solution=_sample_sizes,
-        atol=2.0,
-        rtol=0.0,
+        integer=True,
         asks="[m_VC, m_PAC]: the smallest m for which Remark 4.11 gives eps_VC <= 0.1, then the "
              "smallest m for which eq. 4.15 with eq. 4.19 gives a risk <= 0.1 (theta = 10, "
              "delta = 0.05).",
@@ -42,7 +41,7 @@ EXERCISES = [
         label="ch14-ex-4",
         kind="number",
         solution=14,
-        atol=0.5,
+        integer=True,
         asks="the number of labelings (of 16) that linear classifiers without bias in R^3 "
              "realise on four points in general position (an integer).",
         hint="Count with shattering.count_labelings(shattering.labelings_lp(four, bias=False)) "

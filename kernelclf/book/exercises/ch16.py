@@ -29,7 +29,7 @@ EXERCISES = [
         label="ch16-ex-1",
         kind="number",
         solution=_first_m,
-        atol=0.5,
+        integer=True,
         asks="the smallest m at which eq. 5.12 with d = m, Gamma = 0.95, delta = 0.05 falls "
              "below one (an integer).",
         hint="Evaluate pac_bayes_margin.pac_bayes_margin_bound(m, 0.95, 0.05) on m = 3, 4, ... and "
@@ -50,14 +50,18 @@ EXERCISES = [
         solution="eq. 15 without 2 ln l",
         asks="which variant gives a number below 0.7 for vol(V) = 100 * 2^-100, l = 100, "
              "eps = 0.05: one of " + ", ".join(repr(v) for v in VARIANTS) + ".",
-        hint="Evaluate TR eq. 15 and eq. 17 with ln(1/vol) = 100 ln 2 - ln 100 (bayes_point."
-             "tr_gibbs_bound, tr_bayes_version_space_bound), then eq. 15 without 2 ln l "
-             "(TR §4, erratum E18).",
+        hint="Evaluate every variant at ln(1/vol) = 100 ln 2 - ln 100 and compare it with 0.7: "
+             "the printed ones with bayes_point.tr_gibbs_bound and "
+             "tr_bayes_version_space_bound, a modified one by writing out the terms of its "
+             "equation yourself (TR §4, erratum E18).",
         mistakes=[
-            ("eq. 15 (Gibbs)", "TR eq. 15 gives 0.78, above 0.7: the 2 ln l term of TR §4 "
-                               "still has to go."),
-            ("eq. 17 (Bayes)", "TR eq. 17 carries the factor 2 of the Bayes classifier and "
-                               "gives 1.56: trivial, not below 0.7 (TR §4)."),
+            ("eq. 15 (Gibbs)", "Evaluate TR eq. 15 as printed (bayes_point.tr_gibbs_bound) at "
+                               "these values: it does not get below 0.7 (TR §4)."),
+            ("eq. 17 (Bayes)", "TR eq. 17 carries the factor 2 of the Bayes classifier; "
+                               "evaluate it (bayes_point.tr_bayes_version_space_bound): it is "
+                               "not even below one here (TR §4)."),
+            ("none of them", "The printed forms both stay above 0.7, but the list has a third "
+                             "variant: write out its terms and evaluate it too (TR §4)."),
         ],
     ),
 ]
