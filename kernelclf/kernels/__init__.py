@@ -70,14 +70,14 @@ from .strings import (
     subsequence_features,
     subsequence_kernel_levels,
 )
-from .vector import RBF, Linear, Mahalanobis, Polynomial, as_kernel, scale_sigma
+from .vector import RBF, Linear, Mahalanobis, Polynomial, as_kernel, scale_gamma, scale_sigma
 from .whitened import WhitenedKernel
 
 __all__ = [
     "Kernel", "Linear", "Polynomial", "RBF", "Mahalanobis", "Constant", "Sum", "Product", "Scaled",
     "Normalized", "Exponential", "InducedRBF", "CallableKernel", "as_kernel", "is_psd",
     "min_eigenvalue", "center_gram", "normalize_gram", "add_diagonal", "feature_space_distances",
-    "WhitenedKernel", "scale_sigma", "n_rows", "take_rows", "check_strings", "Gram", "as_gram",
+    "WhitenedKernel", "scale_sigma", "scale_gamma", "n_rows", "take_rows", "check_strings", "Gram", "as_gram",
     "ColumnCache", "ColumnSlots", "Replicated", "IndefiniteKernelError", "gram_checks", "set_gram_checks",
     "get_gram_checks", "check_gram", "cross_gram", "DegenerateKernelWarning", "GramMemoryError",
     "check_memory", "available_memory", "set_memory_limit", "get_memory_limit", "memory_limit",
