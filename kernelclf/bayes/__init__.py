@@ -21,13 +21,13 @@ from .gp import (
     softplus,
     stable_sigmoid,
 )
-from .gp_regression import ARDRBF, GaussianProcessRegressor
+from .gp_regression import ARDRBF, GaussianProcessRegressor, TargetOffsetWarning
 from .rvm import RelevanceVectorClassifier
 from .rvm_evidence import marginal_weight_prior
 from .rvm_regression import RelevanceVectorRegressor
 
 __all__ = [
-    "ARDRBF", "GaussianProcessRegressor", "GaussianProcessClassifier", "laplace_mode",
+    "ARDRBF", "GaussianProcessRegressor", "TargetOffsetWarning", "GaussianProcessClassifier", "laplace_mode",
     "stable_sigmoid", "softplus", "class_likelihood", "sigmoid_loss", "hinge_likelihood",
     "RelevanceVectorRegressor", "RelevanceVectorClassifier", "marginal_weight_prior",
     "FisherDiscriminant", "KernelFisherDiscriminant", "fisher_criterion",
