@@ -38,6 +38,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..base import KERNEL_CONSTRAINT, Int, KernelMixin, Real
 from ..kernels.closure import Kernel, _check_vectors
 from ..kernels.gram_guard import DegenerateKernelWarning, IndefiniteKernelError
+from ..kernels.hyper import gram_and_gradient, kernel_theta, kernel_with_theta
 from ..kernels.vector import check_length_scales, scale_sigma, squared_distances
 from ..progress import fit_progress
 
@@ -165,8 +166,7 @@ def _cholesky(A, kernel, what):
 
 
 def _kernel_theta(kernel):
-    return np.asarray(kernel.theta, dtype=float) if hasattr(kernel, "gram_and_gradient") \
-        else np.empty(0)
+    return kernel_theta(kernel)
 
 
 class GaussianProcessRegressor(KernelMixin, RegressorMixin, BaseEstimator):
@@ -178,11 +178,12 @@ class GaussianProcessRegressor(KernelMixin, RegressorMixin, BaseEstimator):
     The log evidence (LKC p. 86) is
     ``-1/2 (m ln 2 pi + ln|G + sigma_t^2 I| + t' (G + sigma_t^2 I)^-1 t)``.
 
-    With ``optimize=True`` the evidence is maximised over ``ln sigma_t^2`` and,
-    when the kernel is an :class:`ARDRBF`, over its log amplitude and log length
-    scales (ARD, LKC Ex. 3.11–3.12), with L-BFGS-B and the analytic gradient
-    ``1/2 tr((alpha alpha' - C^-1) dC/d theta)`` (LKC App. A.96–A.97).
-    Other kernels are kept fixed and only the noise is adapted.
+    With ``optimize=True`` the evidence is maximised over ``ln sigma_t^2`` and the
+    kernel's log hyperparameters (:mod:`kernelclf.kernels.hyper`: an :class:`ARDRBF`'s
+    log amplitude and log length scales, ARD, LKC Ex. 3.11–3.12; an ``RBF``'s width,
+    the factor of ``c * k``, the parts of sums and products), with L-BFGS-B and the
+    analytic gradient ``1/2 tr((alpha alpha' - C^-1) dC/d theta)`` (LKC App.
+    A.96–A.97). Other kernels are kept fixed and only the noise is adapted.
 
     Cost in the number ``m`` of training examples: the fit is one Cholesky factorisation,
     O(m^3) time, and holds about 3 ``m x m`` float arrays (the Gram matrix, ``G +
@@ -202,7 +203,7 @@ class GaussianProcessRegressor(KernelMixin, RegressorMixin, BaseEstimator):
     kernel : Kernel, str, callable or None
         Covariance function; ``None`` means ``ARDRBF(sigma='scale')`` (one length scale
         from the training inputs, scikit-learn's ``gamma='scale'``). String kernels on lists
-        of strings are accepted (only the noise is then adapted by ``optimize``).
+        of strings are accepted (their parameters stay fixed under ``optimize``).
     noise : float > 0
         Noise variance sigma_t^2 (initial value when ``optimize=True``).
     optimize : bool
@@ -263,8 +264,8 @@ class GaussianProcessRegressor(KernelMixin, RegressorMixin, BaseEstimator):
     def _evidence(self, kernel, log_noise, X, t, eval_gradient):
         noise = np.exp(log_noise)
         m = len(t)
-        if eval_gradient and hasattr(kernel, "gram_and_gradient"):
-            K, dK = kernel.gram_and_gradient(X)
+        if eval_gradient:
+            K, dK = gram_and_gradient(kernel, X)
         else:
             K, dK = kernel(X), np.empty((m, m, 0))
         C = K.copy()
@@ -293,7 +294,7 @@ class GaussianProcessRegressor(KernelMixin, RegressorMixin, BaseEstimator):
         if theta is None:
             theta = np.concatenate([_kernel_theta(self.kernel_), [np.log(self.noise_)]])
         theta = np.asarray(theta, dtype=float)
-        kern = self.kernel_.with_theta(theta[:-1]) if len(theta) > 1 else self.kernel_
+        kern = kernel_with_theta(self.kernel_, theta[:-1])
         return self._evidence(kern, theta[-1], self.X_fit_, self.y_fit_, eval_gradient)
 
     def fit(self, X, y):
@@ -322,14 +323,18 @@ class GaussianProcessRegressor(KernelMixin, RegressorMixin, BaseEstimator):
                            total=None if self.optimize else 2)
         try:
             bar.set_postfix_str("Gram matrix")
-            # the numerical guard on the starting kernel (and the memory check)
-            gram = self._training_gram(X, copies=copies)
+            # the numerical guard on the starting kernel (and the memory check); when the
+            # evidence may move the kernel, its degeneracy is judged on the kernel chosen
+            gram, start = _guarded(lambda: self._training_gram(X, copies=copies),
+                                   keep=not self.optimize)
             if self.optimize:
                 bar.set_postfix_str("evidence maximisation")
                 kernel, noise = self._maximise_evidence(kernel, noise, X, y, lo, hi, bar)
                 if kernel is not self.kernel_:
                     self.kernel_ = kernel
-                    gram = self._optimised_gram(X, y, noise)
+                    gram = self._optimised_gram(X, y, noise, blame_targets=not start)
+                else:
+                    _reissue(start)
             else:
                 bar.update()
             bar.set_postfix_str("Cholesky factor")
@@ -346,28 +351,31 @@ class GaussianProcessRegressor(KernelMixin, RegressorMixin, BaseEstimator):
             - 0.5 * len(y) * np.log(2 * np.pi))
         return self
 
-    def _optimised_gram(self, X, y, noise):
+    def _optimised_gram(self, X, y, noise, blame_targets=True):
         """The Gram matrix of the optimised kernel. Its guard's warning about a degenerate
         matrix would blame the inputs, which passed it with the starting kernel: the
-        evidence chose this kernel, so the warning names the targets instead."""
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", DegenerateKernelWarning)
-            gram = self._training_gram(X)
+        evidence chose this kernel, so the warning names the targets instead (unless the
+        starting kernel was degenerate too: then the guard's own warning stands)."""
+        gram, caught = _guarded(lambda: self._training_gram(X), keep=False)
+        if not blame_targets:
+            _reissue(caught)
+            return gram
         for w in caught:
-            if not issubclass(w.category, DegenerateKernelWarning):
-                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-                continue
-            kind = "constant" if "numerically constant" in str(w.message) else "the identity"
+            text = str(w.message)
+            kind = ("nearly constant" if "is nearly constant" in text else
+                    "numerically constant" if "numerically constant" in text else
+                    "numerically the identity")
             what = ("explains the targets as noise around the prior mean (its predictions "
                     "stay near " + ("the targets' mean" if self.normalize_y else "0") + ")"
-                    if kind == "the identity" else "cannot tell the training inputs apart")
+                    if kind.endswith("identity") else
+                    "barely tells the training inputs apart (a nearly constant function)")
             raw = np.asarray(y) * self._y_train_std + self._y_train_mean
             advice = ("Pass normalize_y=True (the prior then takes the targets' mean and "
                       "scale), try n_restarts > 0 or tighter bounds." if not self.normalize_y
                       else "Try n_restarts > 0 or tighter bounds.")
             warnings.warn(
                 f"evidence maximisation chose the kernel {self.kernel_!r} with noise "
-                f"{noise:.3g}, whose training Gram matrix is numerically {kind}: the "
+                f"{noise:.3g}, whose training Gram matrix is {kind}: the "
                 f"model {what}. The inputs are not the cause (the starting kernel "
                 f"{self.kernel_start_!r} was usable on them); the evidence found no "
                 f"structure in the targets (mean {np.mean(raw):.3g}, standard deviation "
@@ -376,12 +384,11 @@ class GaussianProcessRegressor(KernelMixin, RegressorMixin, BaseEstimator):
         return gram
 
     def _maximise_evidence(self, kernel, noise, X, y, lo, hi, bar=None):
-        has_grad = hasattr(kernel, "gram_and_gradient")
         theta0 = np.concatenate([_kernel_theta(kernel), [np.log(noise)]])
         lo, hi = np.log(lo), np.log(hi)
 
         def objective(theta):
-            kern = kernel.with_theta(theta[:-1]) if has_grad else kernel
+            kern = kernel_with_theta(kernel, theta[:-1])
             val, grad = self._evidence(kern, theta[-1], X, y, True)
             if bar is not None:
                 bar.update()
@@ -400,7 +407,7 @@ class GaussianProcessRegressor(KernelMixin, RegressorMixin, BaseEstimator):
             if best is None or res.fun < best.fun:
                 best = res
         theta = best.x
-        kern = kernel.with_theta(theta[:-1]) if has_grad else kernel
+        kern = kernel_with_theta(kernel, theta[:-1])
         return kern, float(np.exp(theta[-1]))
 
     def predict(self, X, return_std=False, include_noise=True):
@@ -420,6 +427,25 @@ class GaussianProcessRegressor(KernelMixin, RegressorMixin, BaseEstimator):
         if include_noise:
             var = var + self.noise_
         return mean, np.sqrt(np.maximum(var, 0.0)) * scale
+
+
+def _guarded(make, keep):
+    """``(make(), degeneracy warnings)``: the guard's :class:`DegenerateKernelWarning` are
+    collected instead of shown (all shown, and none returned, when ``keep``); any other
+    warning is shown at once."""
+    if keep:
+        return make(), []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DegenerateKernelWarning)
+        out = make()
+    held = [w for w in caught if issubclass(w.category, DegenerateKernelWarning)]
+    _reissue([w for w in caught if not issubclass(w.category, DegenerateKernelWarning)])
+    return out, held
+
+
+def _reissue(caught):
+    for w in caught:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
 def _warn_offset(y, optimize):
