@@ -72,6 +72,8 @@ from .margin import (
     RelaxedRMM,
     SigmaSVM,
     SupportVectorMachine,
+    SupportVectorRegression,
+    UniversumSVM,
 )
 from .multiclass import DAGClassifier, OneVsOneClassifier, OneVsRestClassifier
 from .neighbors import KernelNearestCentroid, KernelNearestNeighbors
@@ -86,7 +88,8 @@ __all__ = [
     "FisherKernel",
     # estimators (chapters 01-13)
     "KernelNearestNeighbors", "KernelNearestCentroid", "Perceptron", "KernelPerceptron",
-    "SupportVectorMachine", "NuSupportVectorMachine", "LeaveOneOutMachine",
+    "SupportVectorMachine", "NuSupportVectorMachine", "SupportVectorRegression", "UniversumSVM",
+    "LeaveOneOutMachine",
     "AdaptiveMarginMachine", "RelativeMarginMachine", "RelaxedRMM", "SigmaSVM",
     "GaussianProcessRegressor", "GaussianProcessClassifier", "RelevanceVectorRegressor",
     "RelevanceVectorClassifier", "FisherDiscriminant", "KernelFisherDiscriminant",
