@@ -57,7 +57,7 @@ PAGES = [
      ["runner", "bpm", "rmm", "rmm_benchmarks", "rmm_text", "cli"]),
     ("api_core", "Package, contract and utilities", None,
      ["kernelclf", "kernelclf.base", "kernelclf.optim", "kernelclf.progress",
-      "kernelclf.discovery"]),
+      "kernelclf.discovery", "kernelclf.compile"]),
 ]
 TOOLING = ["kernelclf.book", "kernelclf.book.reader", "kernelclf.book.lite",
            "kernelclf.book.widgets"]

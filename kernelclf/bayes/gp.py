@@ -318,9 +318,9 @@ class GaussianProcessClassifier(BinaryKernelClassifier):
             _guarded(lambda: self._training_gram(X, ridge=self.noise, copies=5 + n_theta),
                      keep=False)
             self.kernel_, _ = maximise_laplace_evidence(
-                self.kernel_, X, y_pm, noise=self.noise, bounds=bounds,
+                self.kernel_, X, y_pm, self._find_mode, noise=self.noise, bounds=bounds,
                 n_restarts=self.n_restarts_optimizer, random_state=self.random_state,
-                optimizer=self.optimizer, tol=self.tol, max_iter=self.max_iter)
+                optimizer=self.optimizer)
         G = self._training_gram(X, ridge=self.noise, copies=3).full()
         bar = fit_progress(len(y_pm), total=self.max_iter + 1, unit="step",
                            desc="GP classification, Laplace (Newton)")
@@ -364,9 +364,12 @@ class GaussianProcessClassifier(BinaryKernelClassifier):
         K, dK = gram_and_gradient(kernel, self.X_fit_)
         if self.noise:
             K = K + self.noise * np.eye(len(K))
-        lml, grad, _ = laplace_evidence(K, self.y_fit_, dK if eval_gradient else None,
-                                        tol=self.tol, max_iter=self.max_iter)
+        lml, grad = laplace_evidence(K, self.y_fit_, self._find_mode(K, self.y_fit_),
+                                     dK if eval_gradient else None)
         return (lml, grad) if eval_gradient else lml
+
+    def _find_mode(self, G, y):
+        return laplace_mode(G, y, tol=self.tol, max_iter=self.max_iter)
 
     def latent_mean(self, X):
         """Laplace posterior mean ``sum_i alpha_i k(x_i, x)`` of the latent value (eq. 3.22)."""

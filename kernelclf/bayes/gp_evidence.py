@@ -42,7 +42,7 @@ from ..kernels.hyper import gram_and_gradient, kernel_theta, kernel_with_theta
 __all__ = ["laplace_evidence", "maximise_laplace_evidence"]
 
 
-def laplace_evidence(G, y, dG=None, tol=1e-10, max_iter=100):
+def laplace_evidence(G, y, mode, dG=None):
     """The Laplace log evidence at the covariance ``G`` (and its gradient).
 
     Parameters
@@ -51,24 +51,22 @@ def laplace_evidence(G, y, dG=None, tol=1e-10, max_iter=100):
         Latent covariance of the training points (kernel Gram matrix plus any noise).
     y : ndarray (m,)
         Labels in {-1, +1}.
+    mode : dict
+        The mode of the Laplace approximation for ``G`` and ``y``, as
+        :func:`kernelclf.bayes.gp.laplace_mode` returns it.
     dG : ndarray (m, m, p), optional
         ``dG / d theta_j`` stacked on the last axis; with it the gradient is returned.
-    tol, max_iter
-        Of the Newton iteration that finds the mode (:func:`~kernelclf.bayes.gp.laplace_mode`).
 
     Returns
     -------
-    (log_evidence, gradient or None, mode) where ``mode`` is the dict of
-    :func:`~kernelclf.bayes.gp.laplace_mode`.
+    (log_evidence, gradient or None)
     """
-    from .gp import laplace_mode
-
     y = np.asarray(y, dtype=float)
-    res = laplace_mode(G, y, tol=tol, max_iter=max_iter)
+    res = mode
     alpha, t, L, w = res["alpha"], res["t"], res["L"], res["sqrt_p"]
     lml = float(log_expit(y * t).sum() - 0.5 * alpha @ t - np.log(np.diag(L)).sum())
     if dG is None:
-        return lml, None, res
+        return lml, None
     pi = res["pi"]
     y01 = (y + 1.0) / 2.0
     R = w[:, None] * cho_solve((L, True), np.diag(w), check_finite=False)
@@ -80,13 +78,15 @@ def laplace_evidence(G, y, dG=None, tol=1e-10, max_iter=100):
         explicit = 0.5 * alpha @ D @ alpha - 0.5 * np.einsum("ij,ji->", R, D)
         b = D @ (y01 - pi)
         grad[j] = explicit + s @ (b - G @ (R @ b))
-    return lml, grad, res
+    return lml, grad
 
 
-def maximise_laplace_evidence(kernel, X, y, noise=0.0, bounds=(1e-5, 1e5), n_restarts=0,
-                              random_state=None, optimizer="fmin_l_bfgs_b", tol=1e-10,
-                              max_iter=100):
+def maximise_laplace_evidence(kernel, X, y, find_mode, noise=0.0, bounds=(1e-5, 1e5),
+                              n_restarts=0, random_state=None, optimizer="fmin_l_bfgs_b"):
     """The kernel whose Laplace evidence is largest, by L-BFGS-B on the log hyperparameters.
+
+    ``find_mode(G, y)`` returns the mode of the Laplace approximation
+    (:func:`kernelclf.bayes.gp.laplace_mode` with the classifier's ``tol`` and ``max_iter``).
 
     Starts from ``kernel`` (its parameters fixed from the data first, see
     :mod:`kernelclf.kernels.hyper`) and from ``n_restarts`` log-uniform draws in
@@ -111,8 +111,7 @@ def maximise_laplace_evidence(kernel, X, y, noise=0.0, bounds=(1e-5, 1e5), n_res
     def objective(theta, eval_gradient=True):
         try:
             K, dK = covariance(theta)
-            lml, grad, _ = laplace_evidence(K, y, dK if eval_gradient else None, tol=tol,
-                                            max_iter=max_iter)
+            lml, grad = laplace_evidence(K, y, find_mode(K, y), dK if eval_gradient else None)
         except (np.linalg.LinAlgError, ValueError, FloatingPointError):
             return (1e25, np.zeros_like(theta)) if eval_gradient else 1e25
         if not np.isfinite(lml):
