@@ -407,8 +407,9 @@ def _check_degenerate(R, rows, cols, d_rows, d_cols, n_total, kernel, X):
             text = (f"The typical squared distance between inputs is {d2:.3g} (median over "
                     f"{pairs} random pairs)")
             if isinstance(sigma, float):
-                text += (f", against 2 sigma^2 = {2 * sigma ** 2:.3g} for sigma = {sigma:.3g}: "
-                         f"the kernel is about exp(-{d2 / (2 * sigma ** 2):.3g}) there")
+                text += (f", against 2 sigma^2 = {2 * sigma * sigma:.3g} for sigma = "
+                         f"{sigma:.3g}: the kernel is about exp(-{d2 / (2 * sigma) / sigma:.3g}) "
+                         "there")
             parts.append(text + ".")
     if isinstance(sigma, float) and dist is not None and dist[0] > 0:
         from .vector import scale_sigma

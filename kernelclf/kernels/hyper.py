@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from .closure import Constant, Product, Scaled, Sum, _check_vectors
-from .vector import RBF, squared_distances
+from .vector import RBF, _rbf_like, squared_distances
 
 __all__ = ["kernel_theta", "kernel_with_theta", "gram_and_gradient", "hyperparameter_names"]
 
@@ -82,11 +82,8 @@ def kernel_with_theta(kernel, theta):
     theta = np.asarray(theta, dtype=float)
     if _own(kernel):
         return kernel.with_theta(theta)
-    if isinstance(kernel, RBF):
-        sigma = float(np.exp(theta[0]))
-        if kernel.get_params()["gamma"] is not None:       # keep the user's parameterisation
-            return RBF(gamma=0.5 / sigma ** 2)
-        return RBF(sigma=sigma)
+    if isinstance(kernel, RBF):                # (in the user's parameterisation)
+        return _rbf_like(kernel, float(np.exp(theta[0])))
     if isinstance(kernel, Constant):
         return Constant(float(np.exp(theta[0]))) if len(theta) else kernel
     if isinstance(kernel, Scaled):

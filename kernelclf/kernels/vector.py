@@ -123,7 +123,14 @@ class Polynomial(Kernel):
         :func:`scale_gamma`); any other polynomial kernel is returned as it is."""
         if self._check() != _SCALE:
             return self
-        return Polynomial(self.degree, self.offset, gamma=scale_gamma(_as_vectors(X)))
+        X = _as_vectors(X)
+        gamma = scale_gamma(X)
+        if not np.finfo(float).tiny <= gamma < np.inf:
+            raise ValueError(
+                f"gamma='scale' is 1 / (N Var(X)) = {gamma:.3g} for these inputs (they reach "
+                f"|x| = {float(np.max(np.abs(X))):.3g}), not a usable scale; rescale the inputs "
+                "(e.g. StandardScaler) or give gamma as a number")
+        return Polynomial(self.degree, self.offset, gamma=gamma)
 
     def _inner(self, X, Y):
         """``gamma <x, y>`` for all pairs (the plain product when ``gamma = 1``)."""
@@ -226,6 +233,21 @@ def _width_value(value, name):
     return float(value)
 
 
+def _gamma_of(sigma):
+    """``1 / (2 sigma^2)`` without an ``OverflowError`` (0 or inf when out of range)."""
+    return (0.5 / sigma) / sigma
+
+
+def _rbf_like(kernel, sigma):
+    """``RBF`` of width ``sigma`` in the parameterisation ``kernel`` was given in (``gamma``
+    when it was, and when ``gamma`` is a normal float at this width; else ``sigma``)."""
+    if kernel.get_params()["gamma"] is not None:
+        gamma = _gamma_of(sigma)
+        if np.finfo(float).tiny <= gamma < np.inf:
+            return RBF(gamma=gamma)
+    return RBF(sigma=sigma)
+
+
 class RBF(Kernel):
     """Gaussian RBF kernel ``exp(-||x - x'||^2 / (2 sigma^2))`` (LKC Table 2.1).
 
@@ -292,7 +314,7 @@ class RBF(Kernel):
         if self._gamma is not None and self._sigma is None and not isinstance(self._gamma, str):
             return _width_value(self._gamma, "gamma")
         w = self._width()
-        return w if w == _SCALE else 0.5 / w ** 2
+        return w if w == _SCALE else _gamma_of(w)
 
     @gamma.setter
     def gamma(self, value):
@@ -321,10 +343,7 @@ class RBF(Kernel):
         any other RBF is returned as it is."""
         if self._width() != _SCALE:
             return self
-        sigma = scale_sigma(X)
-        if self._gamma is not None:
-            return RBF(gamma=0.5 / sigma ** 2)
-        return RBF(sigma=sigma)
+        return _rbf_like(self, scale_sigma(X))
 
     def _gram(self, X, Y):
         sigma = self._sigma_for(X, Y)
