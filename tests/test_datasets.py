@@ -718,3 +718,22 @@ def test_catalogue_is_the_registry_the_loader_reads():
     assert catalogue.dataset_names() == kd.dataset_names()
     with pytest.raises(ValueError, match="unknown data set"):
         catalogue.get_spec("no-such-set")
+
+
+def test_sklearn_keys_without_the_data_home(tmp_path):
+    """The Bunch keys of :mod:`kernelclf.datasets._bunch` on synthetic file contents."""
+    from kernelclf.datasets import _bunch
+
+    prov = tmp_path / "PROVENANCE.md"
+    prov.write_text("# where it came from\n", encoding="utf-8")
+    X = np.arange(12.0).reshape(4, 3)
+    keys = _bunch.sklearn_keys("toy", {"X": X, "y": np.array([1, -1, 1, -1])}, "a toy",
+                               str(prov))
+    assert keys["data"] is X and list(keys["feature_names"]) == ["x0", "x1", "x2"]
+    assert list(keys["target_names"]) == [-1, 1] and keys["frame"] is None
+    assert keys["DESCR"] == "a toy\n\n# where it came from\n"
+    parts = _bunch.sklearn_keys("two", {"X_train": X[:3], "y_train": np.array([0, 1, 2]),
+                                        "X_test": X[3:], "y_test": np.array([1])}, "t", None)
+    assert np.array_equal(parts["data"], X) and parts["target"].tolist() == [0, 1, 2, 1]
+    none = _bunch.sklearn_keys("splits", {"X_train": np.zeros((2, 3, 4))}, "s", None)
+    assert none["data"] is None and none["target_names"] is None
