@@ -203,6 +203,16 @@ def _row_digest(X, r):
     return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
 
 
+def _two_columns(y):
+    """Whether ``y`` has several columns (an array's shape, or a list of rows), without
+    converting anything else (objects that only pretend to be arrays stay untouched)."""
+    shape = getattr(y, "shape", None)
+    if shape is None and isinstance(y, (list, tuple)) and len(y) \
+            and isinstance(y[0], (list, tuple, np.ndarray)):
+        shape = (len(y), len(y[0]))
+    return shape is not None and len(shape) == 2 and shape[1] > 1
+
+
 def _multilabel_refusal(name, y):
     """The message for a 2-D ``y``: one label per example only (no multilabel fits)."""
     from sklearn.utils.multiclass import type_of_target
@@ -236,7 +246,7 @@ class _MulticlassBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     def _validate_fit(self, X, y):
         """Validate parameters and sample; set ``classes_``; return ``(X, y_idx)``."""
         self._validate_params()
-        if np.ndim(y) == 2 and np.shape(y)[1] > 1:
+        if _two_columns(y):
             raise ValueError(_multilabel_refusal(type(self).__name__, y))
         if self._takes_strings():
             if hasattr(self, "n_features_in_"):

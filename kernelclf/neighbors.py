@@ -95,9 +95,12 @@ class KernelNearestNeighbors(_MulticlassKernelClassifier):
     def fit(self, X, y):
         """Store the training sample."""
         if isinstance(self.kernel, numbers.Integral) and not isinstance(self.kernel, bool):
-            raise TypeError(
-                f"KernelNearestNeighbors takes the kernel first, as the package's other "
-                f"estimators do: KernelNearestNeighbors({self.kernel!r}) reads "
+            from sklearn.utils._param_validation import InvalidParameterError
+
+            raise InvalidParameterError(
+                f"The 'kernel' parameter of KernelNearestNeighbors must be a kernel, got "
+                f"{self.kernel!r}: it takes the kernel first, as the package's other "
+                f"estimators do, so KernelNearestNeighbors({self.kernel!r}) reads "
                 f"{self.kernel!r} as the kernel. Pass the number of neighbours by keyword, "
                 f"KernelNearestNeighbors(n_neighbors={self.kernel!r})")
         X, self.y_fit_ = self._fit_preamble(X, y)

@@ -112,7 +112,7 @@ def test_no_bound_applies_says_why_and_what_to_report_instead():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         svc = report(SVC(kernel="rbf", gamma=0.5).fit(X, y), X, y)
-        assert "SupportVectorMachine" in svc.hint and "no bound applies: SVC" in svc.summary()
+        assert "kernelclf.margin" in svc.hint and "no bound applies: SVC" in svc.summary()
         # the advice: the package's SVM with SVC's parameters has bounds
         ours = report(SupportVectorMachine(RBF(gamma=0.5)).fit(X, y), X, y)
         assert any(r["applicable"] for r in ours) and ours.hint == ""

@@ -154,11 +154,11 @@ def _no_bound_hint(est, name):
                 "report(model.estimators_[0], X, (y == model.classes_[1]).astype(int))")
     expansion = "a kernel expansion (alpha_, X_fit_, kernel_) or a weight vector (coef_)"
     if type(est).__module__.split(".")[0] == "sklearn":
+        same = (" (for an SVC: the support vector machine of kernelclf.margin with the same C, "
+                "and RBF(gamma=...) for its gamma)" if "SVC" in type(est).__name__ else "")
         return (f"{name} is scikit-learn's: the bounds read {expansion} and what the "
-                "classifier is from the package's estimators (_bound_tags); fit the "
-                "package's estimator of the same method instead (for SVC: "
-                "kernelclf.SupportVectorMachine with the same C and kernel, "
-                "RBF(gamma=...) for SVC's gamma)")
+                "classifier is (_bound_tags) from the package's estimators; report the "
+                f"package's estimator of the same method instead{same}")
     return (f"the bounds read {expansion} and what the classifier is (its _bound_tags, "
             f"kernelclf.bounds.report_tags); {name} has neither")
 

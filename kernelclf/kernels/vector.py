@@ -235,7 +235,11 @@ def _width_value(value, name):
 
 def _gamma_of(sigma):
     """``1 / (2 sigma^2)`` without an ``OverflowError`` (0 or inf when out of range)."""
-    return (0.5 / sigma) / sigma
+    try:
+        square = sigma ** 2
+    except OverflowError:
+        return 0.0
+    return 0.5 / square if square > 0 else math.inf
 
 
 def _rbf_like(kernel, sigma):
