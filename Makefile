@@ -46,6 +46,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[fast,book,test]'
 	$(BIN)/python .ci/lab_settings.py
 	$(BIN)/python -m kernelclf.book.lite wheels >/dev/null
+	$(BIN)/python -m kernelclf.compile --quiet
 	touch $@
 
 # MathJax, require.js and the widget manager from npm, served by the site itself.

@@ -9,9 +9,11 @@ generated ``.ipynb`` is needed and none is written.  This relies on
 
 With ``KERNELCLF_NBVAL_SAVE=DIR`` (``make test`` sets it) every chapter whose cells all
 passed is also written, with the outputs nbval received and the kernel's widget state, to
-``DIR/<chapter>.ipynb``; ``.ci/nbval_cache.py`` then files these executions in the book
-build's jupyter-cache, so the build shows what nbval ran instead of running every chapter
-again (a chapter whose code cells differ from what nbval ran is executed by the build).
+``DIR/<chapter>.ipynb``, with the seconds its cells took in the notebook's metadata
+(``kernelclf.execution_seconds``); ``.ci/nbval_cache.py`` then files these executions, run
+times included, in the book build's jupyter-cache, so the build shows what nbval ran (and
+its execution report how long it took) instead of running every chapter again (a chapter
+whose code cells differ from what nbval ran is executed by the build).
 """
 import contextlib
 import json
@@ -74,12 +76,15 @@ def pytest_collect_file(file_path, parent):
 
 #: nbval reports of the chapter cells: node id -> passed (setup, call and teardown so far)
 _PASSED = {}
+#: node id -> seconds spent in the cell (setup, call and teardown), for the execution report
+_SECONDS = {}
 
 
 def pytest_runtest_logreport(report):
     if "::Cell " in report.nodeid:
         _PASSED[report.nodeid] = _PASSED.get(report.nodeid, True) and not report.failed \
             and not report.skipped
+        _SECONDS[report.nodeid] = _SECONDS.get(report.nodeid, 0.0) + float(report.duration)
 
 
 _WIDGET_STATE = """\
@@ -108,6 +113,11 @@ def _kernel_output(kernel, code, timeout=60):
             return "".join(text)
 
 
+def chapter_seconds(nodeids):
+    """Seconds nbval spent in the given cells (their setup, call and teardown)."""
+    return round(sum(_SECONDS.get(n, 0.0) for n in nodeids), 3)
+
+
 def _save_execution(nbfile, folder):
     """Write the executed chapter (every code cell passed and ran) as a notebook."""
     import nbformat
@@ -129,5 +139,7 @@ def _save_execution(nbfile, folder):
     state = json.loads(_kernel_output(nbfile.kernel, _WIDGET_STATE))
     if state:
         nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": state}
+    # the chapter's run time, shown by the book's execution report (.ci/nbval_cache.py)
+    nb.metadata["kernelclf"] = {"execution_seconds": chapter_seconds(c.nodeid for c in cells)}
     folder.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, str(folder / (Path(str(nbfile.fspath)).stem + ".ipynb")))

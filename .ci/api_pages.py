@@ -57,7 +57,7 @@ PAGES = [
      ["runner", "bpm", "rmm", "rmm_benchmarks", "rmm_text", "cli"]),
     ("api_core", "Package, contract and utilities", None,
      ["kernelclf", "kernelclf.base", "kernelclf.optim", "kernelclf.progress",
-      "kernelclf.discovery"]),
+      "kernelclf.discovery", "kernelclf.compile"]),
 ]
 TOOLING = ["kernelclf.book", "kernelclf.book.reader", "kernelclf.book.lite",
            "kernelclf.book.widgets"]
@@ -252,12 +252,24 @@ def chapter_line(chs):
     return ("Chapter: " if len(chs) == 1 else "Chapters: ") + links + ".\n\n"
 
 
-def section(modname, members, heading=True, docstring=True):
+def import_line(modname):
+    return f"Import these names from `{modname}` (`from {modname} import ...`).\n\n"
+
+
+def from_family(family, members):
+    """Whether every member is the same object under the family's name (a re-export)."""
+    fam = importlib.import_module(family)
+    return all(getattr(fam, n, None) is o for n, k, o, h in members)
+
+
+def section(modname, members, heading=True, docstring=True, own_import=False):
     mod = importlib.import_module(modname)
     out = []
     if heading:
         out.append(f"## `{modname}`\n\n")
         out.append(chapter_line(chapters(mod)))
+        if own_import and members:
+            out.append(import_line(modname))
     out.append("```{eval-rst}\n")
     out.append(f".. automodule:: {modname}\n   :no-members:\n\n" if docstring
                else f".. currentmodule:: {modname}\n\n")
@@ -285,6 +297,7 @@ def top_level_section():
 
 def page(stem, title, family, modules):
     out = [f"(api-{stem[4:].replace('_', '-')})=\n# API: {title}\n\n{INTRO[stem]}\n\n"]
+    own = set()
     if family:
         fam = importlib.import_module(family)
         import pkgutil
@@ -292,8 +305,25 @@ def page(stem, title, family, modules):
                  if not i.name.startswith("_")]
         modules = [m for m in modules if m in found] + sorted(set(found) - set(modules))
         subs = [f"{family}.{s}" for s in modules]
-        out.append(f"Import these names from `{family}` (`from {family} import ...`). Each is "
-                   "documented under the module that defines it, with that module's chapter.\n\n")
+        # a module whose names are not all re-exported by the family names its own import
+        own = {m for m in subs if own_members(m) and not from_family(family, own_members(m))}
+        if not own:
+            out.append(f"Import these names from `{family}` (`from {family} import ...`). "
+                       "Each is documented under the module that defines it, with that "
+                       "module's chapter.\n\n")
+        elif len(own) < len([m for m in subs if own_members(m)]):
+            out.append(f"Import these names from `{family}` (`from {family} import ...`), "
+                       "except where a module's section names its own module. Each is "
+                       "documented under the module that defines it, with that module's "
+                       "chapter.\n\n")
+        else:
+            example = next(m for m in subs if m in own)
+            first, short = own_members(example)[0][0], example.rsplit(".", 1)[1]
+            out.append(f"Import each name from the module its section names (`from {example} "
+                       f"import {first}`, or `from {family} import {short}` and then "
+                       f"`{short}.{first}`); the names of the `{family}` section itself "
+                       f"from `{family}`. Each is documented under the module that defines "
+                       "it, with that module's chapter.\n\n")
         # family-level objects: defined in a private module, or data assigned in __init__
         fam_members = []
         for n in fam.__all__:
@@ -321,7 +351,8 @@ def page(stem, title, family, modules):
         if modname == "kernelclf":
             out.append(top_level_section())
             continue
-        out.append(section(modname, own_members(modname)))
+        out.append(section(modname, own_members(modname),
+                           own_import=family is not None and modname in own))
     if stem == "api_core":
         out.append("## The book's tooling\n\nThe modules behind the website and the notebooks "
                    "(they need the `book` extra); not part of the library's API.\n\n")

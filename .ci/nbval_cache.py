@@ -7,8 +7,10 @@ Usage: ``python .ci/nbval_cache.py SAVED_DIR CACHE_DIR [book]``
 source ``book/<chapter>.md`` read as the build reads it (myst-nb's reader): when the code
 cells are the same, the outputs are put on that notebook and it is cached under the hash
 jupyter-cache computes from its code cells, their metadata and the kernelspec. The build
-(``execute_notebooks: cache``) then finds it; a chapter edited since nbval ran hashes
-differently and is executed by the build itself, so no output is stale. The cache lives in
+(``execute_notebooks: cache``) then finds it, with the seconds nbval spent in the chapter
+(``conftest.py`` records them) as its run time for the execution report; a chapter edited
+since nbval ran hashes differently and is executed by the build itself, so no output is
+stale. The cache lives in
 ``_build`` and ``make book`` empties it; ``make test`` fills it from the nbval run it just made.
 """
 import sys
@@ -44,8 +46,9 @@ def main(saved, cache_dir, book="book"):
         if "widgets" in ran.metadata:
             nb.metadata["widgets"] = ran.metadata["widgets"]
         nb.metadata.pop("source_map", None)
+        seconds = ran.metadata.get("kernelclf", {}).get("execution_seconds")
         cache.cache_notebook_bundle(CacheBundleIn(nb, str(source.resolve()),
-                                                  data={"execution_seconds": None}),
+                                                  data={"execution_seconds": seconds}),
                                     check_validity=False, overwrite=True)
         filed.append(path.stem)
     print(f"nbval executions filed in {cache_dir}: {len(filed)} chapters"

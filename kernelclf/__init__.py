@@ -30,6 +30,7 @@ and beneath them :mod:`kernelclf.base` (the estimator contract), :mod:`kernelclf
 (reader notebooks, the in-browser lab, widgets) lives apart in :mod:`kernelclf.book`
 and needs the ``book`` extra.
 """
+from . import _compile_notice
 from .bayes import (
     ARDRBF,
     FisherDiscriminant,
@@ -72,11 +73,16 @@ from .margin import (
     RelaxedRMM,
     SigmaSVM,
     SupportVectorMachine,
+    SupportVectorRegression,
+    UniversumSVM,
 )
 from .multiclass import DAGClassifier, OneVsOneClassifier, OneVsRestClassifier
 from .neighbors import KernelNearestCentroid, KernelNearestNeighbors
 
 __version__ = "0.1.0"
+
+# a one-line notice while numba compiles the package's loops on first use
+_compile_notice.install()
 
 __all__ = [
     # kernels (chapters 02, 02b)
@@ -86,7 +92,8 @@ __all__ = [
     "FisherKernel",
     # estimators (chapters 01-13)
     "KernelNearestNeighbors", "KernelNearestCentroid", "Perceptron", "KernelPerceptron",
-    "SupportVectorMachine", "NuSupportVectorMachine", "LeaveOneOutMachine",
+    "SupportVectorMachine", "NuSupportVectorMachine", "SupportVectorRegression", "UniversumSVM",
+    "LeaveOneOutMachine",
     "AdaptiveMarginMachine", "RelativeMarginMachine", "RelaxedRMM", "SigmaSVM",
     "GaussianProcessRegressor", "GaussianProcessClassifier", "RelevanceVectorRegressor",
     "RelevanceVectorClassifier", "FisherDiscriminant", "KernelFisherDiscriminant",

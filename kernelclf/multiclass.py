@@ -60,7 +60,7 @@ from .base import Int, _check_strings
 from .kernels.rows import n_rows, take_rows
 
 __all__ = ["OneVsOneClassifier", "DAGClassifier", "OneVsRestClassifier", "rejection_errors",
-           "pairs", "pairwise_coupling"]
+           "pairs", "pairwise_coupling", "REJECTION_RATES"]
 
 _N_JOBS = [Int(None, None, closed="neither"), None]
 
@@ -72,6 +72,12 @@ def pairs(n_classes):
     ``OneVsOneClassifier``.
     """
     return [(i, j) for i in range(n_classes) for j in range(i + 1, n_classes)]
+
+
+#: the rejection rates of BPM Fig. 9 (0, 0.01, ..., 0.1): the default of
+#: :meth:`OneVsRestClassifier.rejection_curve`
+REJECTION_RATES = np.linspace(0.0, 0.1, 11)
+REJECTION_RATES.flags.writeable = False
 
 
 def rejection_errors(confidence, correct, fractions):
@@ -197,6 +203,34 @@ def _row_digest(X, r):
     return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
 
 
+def _two_columns(y):
+    """Whether ``y`` has several columns (an array's shape, or a list of rows), without
+    converting anything else (objects that only pretend to be arrays stay untouched)."""
+    shape = getattr(y, "shape", None)
+    if shape is None and isinstance(y, (list, tuple)) and len(y) \
+            and isinstance(y[0], (list, tuple, np.ndarray)):
+        shape = (len(y), len(y[0]))
+    return shape is not None and len(shape) == 2 and shape[1] > 1
+
+
+def _multilabel_refusal(name, y):
+    """The message for a 2-D ``y``: one label per example only (no multilabel fits)."""
+    from sklearn.utils.multiclass import type_of_target
+
+    try:
+        kind = type_of_target(y)
+    except ValueError:
+        kind = "unknown"
+    shape = np.shape(y)
+    what = ("a multilabel indicator matrix" if kind == "multilabel-indicator" else
+            f"a 2-D array ({kind} targets)")
+    return (f"{name} takes one label per example (a 1-D y); this y is {what} of shape "
+            f"{shape}. Unlike scikit-learn's OneVsRestClassifier it does not fit multilabel "
+            "targets: use sklearn.multiclass.OneVsRestClassifier(estimator) (one binary machine "
+            "per column of y, any estimator of this package) or "
+            "sklearn.multioutput.MultiOutputClassifier")
+
+
 class _MulticlassBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Validation, class encoding and tags shared by the three reductions."""
 
@@ -212,6 +246,8 @@ class _MulticlassBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     def _validate_fit(self, X, y):
         """Validate parameters and sample; set ``classes_``; return ``(X, y_idx)``."""
         self._validate_params()
+        if _two_columns(y):
+            raise ValueError(_multilabel_refusal(type(self).__name__, y))
         if self._takes_strings():
             if hasattr(self, "n_features_in_"):
                 del self.n_features_in_
@@ -641,14 +677,17 @@ class OneVsRestClassifier(_MulticlassBase):
         top2 = np.sort(F, axis=1)[:, -2:]
         return top2[:, 1] - top2[:, 0]
 
-    def rejection_curve(self, X, y, fractions, kind="max"):
+    def rejection_curve(self, X, y, fractions=None, kind="max"):
         """Error on the kept test points for each rejection rate (BPM §4.3, Fig. 9).
 
         Rejects the ``round(r n)`` points of ``X`` with the smallest :meth:`confidence`
         (``kind='max'`` is BPM's winning output) and returns the error rate of the
         predictions on the others, one value per ``r`` in ``fractions`` (see
-        :func:`rejection_errors`).
+        :func:`rejection_errors`). ``fractions=None`` is :data:`REJECTION_RATES`, the
+        rates of BPM Fig. 9 (0 to 10 % in steps of 1 %).
         """
+        if fractions is None:
+            fractions = REJECTION_RATES
         y = column_or_1d(y, warn=True)
         correct = self.predict(X) == y
         return rejection_errors(self.confidence(X, kind), correct, fractions)

@@ -65,11 +65,14 @@ class KernelNearestNeighbors(_MulticlassKernelClassifier):
 
     Parameters
     ----------
-    n_neighbors : int, default 1
-        Number of neighbours ``k`` that vote.
     kernel : kernel object, str, callable or None
         ``None`` means the linear kernel, i.e. Euclidean distance in input space
-        (see :func:`kernelclf.kernels.vector.as_kernel`). Cloned into ``kernel_``.
+        (see :func:`kernelclf.kernels.vector.as_kernel`). Cloned into ``kernel_``. The
+        first parameter, as in the package's other estimators (it used to be
+        ``n_neighbors``: pass that by keyword; a whole number given first is refused at
+        ``fit`` with this advice).
+    n_neighbors : int, default 1
+        Number of neighbours ``k`` that vote.
 
     Attributes
     ----------
@@ -85,12 +88,21 @@ class KernelNearestNeighbors(_MulticlassKernelClassifier):
     _parameter_constraints = {"n_neighbors": [Int(1, None, closed="left")],
                               "kernel": KERNEL_CONSTRAINT}
 
-    def __init__(self, n_neighbors=1, kernel=None):
-        self.n_neighbors = n_neighbors
+    def __init__(self, kernel=None, n_neighbors=1):
         self.kernel = kernel
+        self.n_neighbors = n_neighbors
 
     def fit(self, X, y):
         """Store the training sample."""
+        if isinstance(self.kernel, numbers.Integral) and not isinstance(self.kernel, bool):
+            from sklearn.utils._param_validation import InvalidParameterError
+
+            raise InvalidParameterError(
+                f"The 'kernel' parameter of KernelNearestNeighbors must be a kernel, got "
+                f"{self.kernel!r}: it takes the kernel first, as the package's other "
+                f"estimators do, so KernelNearestNeighbors({self.kernel!r}) reads "
+                f"{self.kernel!r} as the kernel. Pass the number of neighbours by keyword, "
+                f"KernelNearestNeighbors(n_neighbors={self.kernel!r})")
         X, self.y_fit_ = self._fit_preamble(X, y)
         m = len(self.y_fit_)
         if self.n_neighbors > m:

@@ -121,6 +121,66 @@ def test_load_documented_shapes(name, shared_home):
         assert sum("corn" in d["topics"] for d in train) == 181
 
 
+@pytest.mark.parametrize("name", ALL_NAMES)
+def test_load_has_scikit_learns_keys_and_return_X_y(name, shared_home):
+    """Issue 38: ``data``, ``target``, ``feature_names``, ``target_names``, ``DESCR`` and
+    ``frame`` as scikit-learn's loaders, ``return_X_y``; the book's keys stay."""
+    if not _present(name):
+        pytest.skip(f"{name} is not in {DATA}")
+    b = kd.load(name)
+    assert {"data", "target", "feature_names", "target_names", "DESCR", "frame"} <= set(b)
+    assert b.frame is None and b.DESCR.startswith(b.description)
+    assert Path(b.provenance).read_text(encoding="utf-8") in b.DESCR
+    if name in ("sonar_splits", "thyroid_splits", "reuters21578"):
+        assert b.data is None and b.target is None
+        with pytest.raises(ValueError, match="no single .data, target. pair"):
+            kd.load(name, return_X_y=True)
+        return
+    X, y = kd.load(name, return_X_y=True)
+    if "X" in b:
+        assert b.data is b.X and b.target is b.y
+        assert X is not None and np.array_equal(X, b.X) and np.array_equal(y, b.y)
+        assert list(b.feature_names) == (list(b.X_names) if "X_names" in b else
+                                         list(b.get("feature_names")))
+        assert len(b.feature_names) == b.X.shape[1]
+    elif name == "usps":
+        assert X.shape == (7291 + 2007, 256)
+        assert np.array_equal(X[:7291], b.X_train) and np.array_equal(X[7291:], b.X_test)
+        assert np.array_equal(y, np.r_[b.y_train, b.y_test])
+    elif name == "promoters":
+        assert X == b.sequences and np.array_equal(y, b.y) and b.feature_names is None
+        assert b.data is b.sequences and b.target is b.y
+    if "classes" in b:
+        assert b.target_names is b.classes
+    else:
+        assert list(b.target_names) == sorted(set(np.asarray(y).tolist()))
+    if name == "pima_diabetes":
+        assert list(b.feature_names)[:2] == ["pregnant", "glucose"]
+    if name == "sonar":
+        assert list(b.feature_names[:2]) == ["x0", "x1"]
+        assert list(b.target_names) == ["R (rock, y=-1)", "M (mine, y=+1)"]
+
+
+def test_load_as_frame(shared_home, monkeypatch):
+    if not _present("pima_diabetes"):
+        pytest.skip("pima_diabetes is not in the data home")
+    import sys
+
+    with monkeypatch.context() as m:          # without pandas: scikit-learn's advice
+        m.setitem(sys.modules, "pandas", None)
+        with pytest.raises(ImportError, match="needs pandas"):
+            kd.load("pima_diabetes", as_frame=True)
+    with pytest.raises(ValueError, match="table of numbers"):
+        kd.load("promoters", as_frame=True)
+    pd = pytest.importorskip("pandas")
+    b = kd.load("pima_diabetes", as_frame=True)
+    assert isinstance(b.data, pd.DataFrame) and isinstance(b.target, pd.Series)
+    assert list(b.frame.columns) == list(b.feature_names) + ["target"]
+    assert b.frame.shape == (768, 9) and np.array_equal(b.frame["target"], b.y)
+    X, y = kd.load("pima_diabetes", as_frame=True, return_X_y=True)
+    assert X.shape == (768, 8) and y.name == "target"
+
+
 def test_registry_checksums_match_provenance_files():
     """Every sha256 in the registry is the one printed in the folder's PROVENANCE.md."""
     if not DATA.is_dir():
@@ -658,3 +718,22 @@ def test_catalogue_is_the_registry_the_loader_reads():
     assert catalogue.dataset_names() == kd.dataset_names()
     with pytest.raises(ValueError, match="unknown data set"):
         catalogue.get_spec("no-such-set")
+
+
+def test_sklearn_keys_without_the_data_home(tmp_path):
+    """The Bunch keys of :mod:`kernelclf.datasets._bunch` on synthetic file contents."""
+    from kernelclf.datasets import _bunch
+
+    prov = tmp_path / "PROVENANCE.md"
+    prov.write_text("# where it came from\n", encoding="utf-8")
+    X = np.arange(12.0).reshape(4, 3)
+    keys = _bunch.sklearn_keys("toy", {"X": X, "y": np.array([1, -1, 1, -1])}, "a toy",
+                               str(prov))
+    assert keys["data"] is X and list(keys["feature_names"]) == ["x0", "x1", "x2"]
+    assert list(keys["target_names"]) == [-1, 1] and keys["frame"] is None
+    assert keys["DESCR"] == "a toy\n\n# where it came from\n"
+    parts = _bunch.sklearn_keys("two", {"X_train": X[:3], "y_train": np.array([0, 1, 2]),
+                                        "X_test": X[3:], "y_test": np.array([1])}, "t", None)
+    assert np.array_equal(parts["data"], X) and parts["target"].tolist() == [0, 1, 2, 1]
+    none = _bunch.sklearn_keys("splits", {"X_train": np.zeros((2, 3, 4))}, "s", None)
+    assert none["data"] is None and none["target_names"] is None

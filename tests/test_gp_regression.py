@@ -95,3 +95,79 @@ def test_gpr_evidence_maximisation_matches_sklearn():
                                                           abs=1e-5)
     assert ours.noise_ == pytest.approx(sk.kernel_.k2.noise_level, rel=1e-3)
     np.testing.assert_allclose(ours.kernel_.sigma[0], sk.kernel_.k1.k2.length_scale[0], rtol=1e-3)
+
+
+# ---------------------------------------------------------------------------
+# normalize_y and targets far from the prior's mean (issue 38)
+
+def test_normalize_y_is_scikit_learns():
+    """Fixed kernel: the same mean, standard deviation and (normalised) log evidence."""
+    from sklearn.gaussian_process import GaussianProcessRegressor as SkGPR
+    rng = np.random.default_rng(11)
+    X = rng.uniform(-3, 3, size=(40, 2))
+    t = 200.0 + 30.0 * np.sin(X[:, 0]) + 3.0 * rng.normal(size=40)
+    Xt = rng.uniform(-3, 3, size=(9, 2))
+    ours = GaussianProcessRegressor(ARDRBF(1.2, 0.8), noise=0.05, normalize_y=True).fit(X, t)
+    sk = SkGPR(ConstantKernel(0.8, "fixed") * SkRBF(1.2, "fixed"), alpha=0.05,
+               normalize_y=True).fit(X, t)
+    mean, std = ours.predict(Xt, return_std=True, include_noise=False)
+    sk_mean, sk_std = sk.predict(Xt, return_std=True)
+    np.testing.assert_allclose(mean, sk_mean, rtol=1e-10)
+    np.testing.assert_allclose(std, sk_std, rtol=1e-8)
+    assert ours.log_marginal_likelihood_ == pytest.approx(sk.log_marginal_likelihood_value_,
+                                                          rel=1e-10)
+    _, std_y = ours.predict(Xt, return_std=True)
+    np.testing.assert_allclose(std_y ** 2 - std ** 2, 0.05 * np.std(t) ** 2, rtol=1e-8)
+    # constant targets: divided by 1, as scikit-learn does
+    flat = GaussianProcessRegressor(ARDRBF(1.2), normalize_y=True).fit(X, np.full(40, 7.0))
+    np.testing.assert_allclose(flat.predict(Xt), 7.0)
+
+
+def _diabetes():
+    from sklearn.datasets import load_diabetes
+    from sklearn.model_selection import train_test_split
+    from sklearn.preprocessing import StandardScaler
+    X, y = load_diabetes(return_X_y=True)
+    Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, random_state=0)
+    sc = StandardScaler().fit(Xtr)
+    return sc.transform(Xtr), sc.transform(Xte), ytr, yte
+
+
+def test_diabetes_with_normalize_y_matches_scikit_learn():
+    """Standardised features, targets of mean 152 and sd 77: R^2 was -4.5 without the option."""
+    from sklearn.gaussian_process import GaussianProcessRegressor as SkGPR
+    from sklearn.gaussian_process.kernels import WhiteKernel
+    from sklearn.metrics import r2_score
+    Xtr, Xte, ytr, yte = _diabetes()
+    ours = GaussianProcessRegressor(optimize=True, normalize_y=True).fit(Xtr, ytr)
+    sk = SkGPR(ConstantKernel() * SkRBF() + WhiteKernel(), normalize_y=True,
+               random_state=0).fit(Xtr, ytr)
+    r2, r2_sk = r2_score(yte, ours.predict(Xte)), r2_score(yte, sk.predict(Xte))
+    assert r2 > 0.35 and r2 == pytest.approx(r2_sk, abs=0.01)
+    assert ours.log_marginal_likelihood_ == pytest.approx(sk.log_marginal_likelihood_value_,
+                                                          abs=0.05)
+
+
+def test_targets_far_from_zero_warn_and_name_the_targets():
+    from sklearn.metrics import r2_score
+
+    from kernelclf.bayes import TargetOffsetWarning
+    from kernelclf.kernels import DegenerateKernelWarning
+    Xtr, Xte, ytr, yte = _diabetes()
+    with pytest.warns(TargetOffsetWarning, match="normalize_y=True"):
+        with pytest.warns(DegenerateKernelWarning) as record:
+            collapsed = GaussianProcessRegressor(optimize=True).fit(Xtr, ytr)
+    assert r2_score(yte, collapsed.predict(Xte)) < 0     # the collapse the warnings explain
+    degenerate = [str(w.message) for w in record
+                  if issubclass(w.category, DegenerateKernelWarning)]
+    assert len(degenerate) == 1
+    assert "evidence maximisation" in degenerate[0] and "targets" in degenerate[0]
+    assert "normalize_y=True" in degenerate[0]
+    assert "standardise the inputs" not in degenerate[0]
+    assert "The inputs are not the cause" in degenerate[0]
+    # centred targets (or normalize_y) do not warn
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TargetOffsetWarning)
+        GaussianProcessRegressor().fit(Xtr, ytr - ytr.mean())
+        GaussianProcessRegressor(normalize_y=True).fit(Xtr, ytr)

@@ -246,6 +246,73 @@ def test_numerically_constant_gram_warns():
     assert len(found) == 1 and "given as a matrix" in str(found[0].message)
 
 
+def _standardised_cancer(m=200):
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.preprocessing import StandardScaler
+    X, y = load_breast_cancer(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    idx = np.random.default_rng(0).permutation(len(y))[:m]
+    return X[idx], y[idx]
+
+
+@pytest.mark.parametrize("precompute", [True, False])
+@pytest.mark.parametrize("sigma", [1e3, 1e4])
+def test_too_wide_rbf_gram_warns_nearly_constant(sigma, precompute):
+    """Issue 38: sigma = 1e3 or 1e4 on standardised data was silent. The fraction in the
+    message is the median over pairs of 1 - k_ij (checked against the full matrix)."""
+    Z, _ = _standardised_cancer()
+    found = _caught(lambda: Gram(RBF(sigma), Z, precompute=precompute))
+    assert len(found) == 1
+    msg = str(found[0].message)
+    assert "is nearly constant" in msg and f"RBF(sigma={sigma})" in msg
+    assert f"sigma = {np.sqrt(Z.shape[1] * Z.var() / 2):.3g} here" in msg
+    assert "standardise the inputs" not in msg       # they are standardised already
+    K = RBF(sigma)(Z)
+    gap = np.median(1 - K[~np.eye(len(Z), dtype=bool)])
+    stated = float(msg.split("by a fraction ")[1].split(" ")[0])
+    assert stated == pytest.approx(gap, rel=0.2)
+
+
+def test_too_wide_warning_explains_the_majority_vote_of_the_main_classifiers():
+    """The six main kernel classifiers predict the majority class at sigma = 1e3, and each
+    fit now says why; at sigma='scale' none warns and all beat the majority."""
+    from kernelclf import (
+        AdaptiveMarginMachine,
+        BayesPointMachine,
+        GaussianProcessClassifier,
+        KernelFisherDiscriminant,
+        RelevanceVectorClassifier,
+        SupportVectorMachine,
+    )
+    Z, t = _standardised_cancer(150)
+    majority = max(t.mean(), 1 - t.mean())
+    # (the GP classifier with a fixed kernel: it would otherwise choose the width itself)
+    makers = [SupportVectorMachine, lambda k: GaussianProcessClassifier(k, optimizer=None),
+              RelevanceVectorClassifier,
+              KernelFisherDiscriminant, lambda k: BayesPointMachine(k, random_state=0),
+              AdaptiveMarginMachine]
+    for make in makers:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            wide = make(RBF(1e3)).fit(Z, t)
+        near = [w for w in caught if issubclass(w.category, DegenerateKernelWarning)
+                and "nearly constant" in str(w.message)]
+        assert len(near) == 1, make
+        assert wide.score(Z, t) == pytest.approx(majority), make
+        good = _caught(lambda: make(RBF("scale")).fit(Z, t))
+        assert good == [], make
+        assert make(RBF("scale")).fit(Z, t).score(Z, t) > majority + 0.2, make
+
+
+def test_sensible_widths_and_kernels_without_a_width_do_not_warn_wide():
+    Z, _ = _standardised_cancer()
+    for sigma in ("scale", 2.0, 3.0, 10.0, 30.0, 100.0):
+        assert _caught(lambda: Gram(RBF(sigma), Z)) == [], sigma
+    # a linear kernel on inputs far from the origin looks alike too, but has no width
+    far = 1e3 + RNG.normal(size=(50, 3))
+    assert _caught(lambda: Gram(Linear(), far)) == []
+
+
 def test_usable_gram_matrices_do_not_warn_and_off_switches_the_check():
     """Widths around the data's scale pass (the threshold is an effective neighbour
     mass of 1/100 per row); so do string kernels and a 1-point matrix."""

@@ -459,7 +459,8 @@ def test_each_kernel_name_lives_in_the_module_of_its_subject():
 
     homes = {closure: ["Kernel", "Constant", "Sum", "Product", "Scaled", "Normalized",
                        "Exponential", "InducedRBF", "CallableKernel"],
-             vector: ["Linear", "Polynomial", "RBF", "Mahalanobis", "as_kernel", "scale_sigma"],
+             vector: ["Linear", "Polynomial", "RBF", "Mahalanobis", "as_kernel", "scale_sigma",
+                      "scale_gamma"],
              gram_ops: ["is_psd", "min_eigenvalue", "center_gram", "normalize_gram",
                         "add_diagonal", "feature_space_distances"],
              whitened: ["WhitenedKernel"]}
@@ -491,7 +492,12 @@ def test_kernel_operand_names_classes_callables_and_refusals():
         kernel_operand("sigmoid")
     with pytest.raises(TypeError, match="cannot use None"):
         Linear() + None
-    np.testing.assert_allclose((Linear() * "poly")(X, Y), (X @ Y.T) * (X @ Y.T) ** 2)
+    # 'poly' is SVC's default: degree 3, gamma = 1 / (N Var(X)) from the training inputs
+    gamma = 1.0 / (X.shape[1] * X.var())
+    np.testing.assert_allclose((Linear() * "poly")(X), (X @ X.T) * (gamma * X @ X.T) ** 3,
+                               rtol=1e-10)
+    np.testing.assert_allclose((Linear() * "poly").resolve(X)(X, Y),
+                               (X @ Y.T) * (gamma * X @ Y.T) ** 3, rtol=1e-10)
 
 
 def test_squared_feature_distances_are_the_squared_distances_of_the_gram_module():

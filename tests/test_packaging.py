@@ -93,12 +93,13 @@ def _imports():
 #: a lower layer, never of a higher one (issue 24)
 LAYERS = [
     ("kernelclf.optim", "kernelclf.progress", "kernelclf.datasets", "kernelclf._jit"),
+    ("kernelclf._compile_notice",),
     ("kernelclf.kernels",),
     ("kernelclf.base",),
     ("kernelclf.margin", "kernelclf.bayes", "kernelclf.neighbors"),
     ("kernelclf.bayespoint", "kernelclf.multiclass"),
     ("kernelclf.bounds",),
-    ("kernelclf.experiments", "kernelclf.discovery"),
+    ("kernelclf.experiments", "kernelclf.discovery", "kernelclf.compile"),
     ("kernelclf.book",),
     ("kernelclf",),
 ]

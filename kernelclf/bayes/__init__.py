@@ -6,6 +6,7 @@ also chapters 08 and 09.
 
 * :mod:`~kernelclf.bayes.gp_regression` - Gaussian process regression, the ARD kernel (LKC §3.2.1)
 * :mod:`~kernelclf.bayes.gp` - Gaussian process classification, Laplace approximation (LKC §3.2.2)
+* :mod:`~kernelclf.bayes.gp_evidence` - its Laplace evidence and evidence maximisation (LKC §3.2, B.7)
 * :mod:`~kernelclf.bayes.rvm_evidence` - the sparse Bayesian prior and solver steps of the RVMs (LKC §3.3)
 * :mod:`~kernelclf.bayes.rvm_regression` - relevance vector regression (LKC §3.3, Alg. 6)
 * :mod:`~kernelclf.bayes.rvm` - relevance vector classification (LKC §3.3, Alg. 7)
@@ -21,14 +22,16 @@ from .gp import (
     softplus,
     stable_sigmoid,
 )
-from .gp_regression import ARDRBF, GaussianProcessRegressor
+from .gp_evidence import laplace_evidence, maximise_laplace_evidence
+from .gp_regression import ARDRBF, GaussianProcessRegressor, TargetOffsetWarning
 from .rvm import RelevanceVectorClassifier
 from .rvm_evidence import marginal_weight_prior
 from .rvm_regression import RelevanceVectorRegressor
 
 __all__ = [
-    "ARDRBF", "GaussianProcessRegressor", "GaussianProcessClassifier", "laplace_mode",
+    "ARDRBF", "GaussianProcessRegressor", "TargetOffsetWarning", "GaussianProcessClassifier", "laplace_mode",
     "stable_sigmoid", "softplus", "class_likelihood", "sigmoid_loss", "hinge_likelihood",
     "RelevanceVectorRegressor", "RelevanceVectorClassifier", "marginal_weight_prior",
-    "FisherDiscriminant", "KernelFisherDiscriminant", "fisher_criterion",
+    "FisherDiscriminant", "KernelFisherDiscriminant", "fisher_criterion", "laplace_evidence",
+    "maximise_laplace_evidence",
 ]

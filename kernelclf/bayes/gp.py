@@ -39,8 +39,10 @@ from sklearn.utils._param_validation import StrOptions
 
 from ..base import KERNEL_CONSTRAINT, BinaryKernelClassifier, Int, Real
 from ..kernels.gram_guard import IndefiniteKernelError
+from ..kernels.hyper import kernel_theta, kernel_with_theta
 from ..kernels.vector import RBF
 from ..progress import fit_progress
+from .gp_evidence import laplace_evidence, maximise_laplace_evidence
 
 __all__ = ["GaussianProcessClassifier", "laplace_mode", "stable_sigmoid", "softplus",
            "class_likelihood", "sigmoid_loss", "hinge_likelihood"]
@@ -221,18 +223,39 @@ class GaussianProcessClassifier(BinaryKernelClassifier):
     :data:`kernelclf.progress.LONG_FIT_M` examples show the Newton steps
     (:func:`kernelclf.progress.fit_progress`).
 
+    The kernel's parameters are chosen, as in scikit-learn, by maximising the Laplace
+    approximation of the evidence (LKC §3.2, App. B.7;
+    :mod:`kernelclf.bayes.gp_evidence`) over their logarithms with L-BFGS-B
+    (``optimizer``), from the given values and ``n_restarts_optimizer`` random starts:
+    an ``RBF``'s width, the factor ``c`` of ``c * RBF(sigma)`` (scikit-learn's
+    ``ConstantKernel * RBF``), the parts of sums and products, an ``ARDRBF``'s amplitude
+    and length scales (:mod:`kernelclf.kernels.hyper`). As in scikit-learn, the default
+    kernel (``kernel=None``) stays fixed; ``kernel='rbf'`` is the same kernel with its
+    width optimised; ``optimizer=None`` keeps any kernel as given. Each evaluation of the
+    evidence runs the Newton iteration again, so an optimised fit costs tens of fits.
+
     Parameters
     ----------
     kernel : Kernel, str, callable or None
         Covariance function (``None``: ``RBF(sigma='scale')``, scikit-learn's
-        ``gamma='scale'`` width fixed from the training inputs).
+        ``gamma='scale'`` width fixed from the training inputs, and not optimised).
     noise : float >= 0
-        Added to the diagonal of the latent covariance.
+        Added to the diagonal of the latent covariance (not optimised).
     predictive : {'williams-barber', 'mackay', 'map'}
     tol : float >= 0
         Stop when ``||g|| / m < tol``.
     max_iter : int >= 1
         Newton iterations.
+    optimizer : 'fmin_l_bfgs_b', callable or None
+        How the evidence is maximised over the kernel's log parameters (scikit-learn's
+        parameter: a callable ``optimizer(obj_func, initial_theta, bounds)`` returns
+        ``(theta, value)``); ``None`` fixes the kernel.
+    n_restarts_optimizer : int >= 0
+        Extra runs of the optimiser from log-uniform random starts in ``bounds``.
+    bounds : (float, float)
+        Bounds of every optimised parameter on the natural scale.
+    random_state : int, RandomState or None
+        Seeds the random starts.
 
     Attributes
     ----------
@@ -241,7 +264,7 @@ class GaussianProcessClassifier(BinaryKernelClassifier):
         latent posterior mean (:meth:`latent_mean`), whose sign ``predict`` follows
         (eq. 3.22).
     kernel_ : Kernel
-        A clone of ``kernel``.
+        A clone of ``kernel``, with the optimised parameters.
     latent_mode_ : ndarray (m,)
         ``t_hat = G alpha_``.
     log_marginal_likelihood_ : float
@@ -259,21 +282,45 @@ class GaussianProcessClassifier(BinaryKernelClassifier):
         "predictive": [StrOptions({"williams-barber", "mackay", "map"})],
         "tol": [Real(0, None, closed="left")],
         "max_iter": [Int(1, None, closed="left")],
+        "optimizer": [StrOptions({"fmin_l_bfgs_b"}), callable, None],
+        "n_restarts_optimizer": [Int(0, None, closed="left")],
+        "bounds": [tuple, list],
+        "random_state": ["random_state"],
     }
     _default_kernel = functools.partial(RBF, sigma="scale")
 
     def __init__(self, kernel=None, noise=0.0, predictive="williams-barber", tol=1e-10,
-                 max_iter=100):
+                 max_iter=100, optimizer="fmin_l_bfgs_b", n_restarts_optimizer=0,
+                 bounds=(1e-5, 1e5), random_state=None):
         self.kernel = kernel
         self.noise = noise
         self.predictive = predictive
         self.tol = tol
         self.max_iter = max_iter
+        self.optimizer = optimizer
+        self.n_restarts_optimizer = n_restarts_optimizer
+        self.bounds = bounds
+        self.random_state = random_state
 
     def fit(self, X, y):
-        """Find the Laplace mode for training inputs ``X`` and two-class labels ``y``."""
+        """Find the Laplace mode for training inputs ``X`` and two-class labels ``y``
+        (after maximising the evidence over the kernel's parameters, see the class
+        docstring)."""
         X, y_pm = self._fit_binary(X, y)
         self.X_fit_, self.y_fit_ = X, y_pm
+        n_theta = len(kernel_theta(self.kernel_)) if self.kernel is not None else 0
+        if self.optimizer is not None and n_theta:
+            from .gp_regression import _check_bounds, _guarded
+
+            bounds = _check_bounds(self.bounds)
+            # the guard and the memory check on the starting kernel (whether the kernel is
+            # degenerate is judged on the one the evidence chooses, below)
+            _guarded(lambda: self._training_gram(X, ridge=self.noise, copies=5 + n_theta),
+                     keep=False)
+            self.kernel_, _ = maximise_laplace_evidence(
+                self.kernel_, X, y_pm, self._find_mode, noise=self.noise, bounds=bounds,
+                n_restarts=self.n_restarts_optimizer, random_state=self.random_state,
+                optimizer=self.optimizer)
         G = self._training_gram(X, ridge=self.noise, copies=3).full()
         bar = fit_progress(len(y_pm), total=self.max_iter + 1, unit="step",
                            desc="GP classification, Laplace (Newton)")
@@ -298,6 +345,31 @@ class GaussianProcessClassifier(BinaryKernelClassifier):
             log_expit(y_pm * res["t"]).sum() - 0.5 * res["alpha"] @ res["t"]
             - np.log(np.diag(res["L"])).sum())
         return self
+
+    def log_marginal_likelihood(self, theta=None, eval_gradient=False):
+        """The Laplace log evidence at the kernel's log parameters ``theta``
+        (:func:`kernelclf.kernels.hyper.kernel_theta` of ``kernel_``; ``None``: the fitted
+        value), and with ``eval_gradient=True`` its gradient (scikit-learn's method)."""
+        from sklearn.utils.validation import check_is_fitted
+
+        from ..kernels.hyper import gram_and_gradient
+
+        check_is_fitted(self, "alpha_")
+        if theta is None:
+            if eval_gradient:
+                theta = kernel_theta(self.kernel_)
+            else:
+                return self.log_marginal_likelihood_
+        kernel = kernel_with_theta(self.kernel_, np.asarray(theta, dtype=float))
+        K, dK = gram_and_gradient(kernel, self.X_fit_)
+        if self.noise:
+            K = K + self.noise * np.eye(len(K))
+        lml, grad = laplace_evidence(K, self.y_fit_, self._find_mode(K, self.y_fit_),
+                                     dK if eval_gradient else None)
+        return (lml, grad) if eval_gradient else lml
+
+    def _find_mode(self, G, y):
+        return laplace_mode(G, y, tol=self.tol, max_iter=self.max_iter)
 
     def latent_mean(self, X):
         """Laplace posterior mean ``sum_i alpha_i k(x_i, x)`` of the latent value (eq. 3.22)."""

@@ -26,8 +26,18 @@ from .billiard import (
     rho,
     slerp_add,
 )
-from .bpm import BayesPointMachine, perceptron_samples
+from .billiard_engines import ENGINES, select_engine
+from .bpm import AUTO_MARGIN, BayesPointMachine, perceptron_samples
 from .connector import ConnectorResult, minimal_connector
+from .diagrams import (
+    draw_chord_and_arc,
+    draw_minimal_connector,
+    draw_onion_flight,
+    draw_point_mirror,
+    draw_reflection,
+    draw_semi_transparent_mirror,
+    draw_spherical_addition,
+)
 from .polygon import (
     clip_polygon,
     polygon_billiard,
@@ -52,5 +62,8 @@ __all__ = [
     "polygon_inscribed_circle", "BilliardResult", "rho", "oplus", "slerp_add", "reflect",
     "kernel_billiard", "NotSeparableError", "STOPPING_RULES", "flipper", "light_trap",
     "onion_billiard", "flipper_bounce_estimate", "hoeffding_sample_size", "minimal_connector",
-    "ConnectorResult", "BayesPointMachine", "perceptron_samples",
+    "ConnectorResult", "BayesPointMachine", "perceptron_samples", "AUTO_MARGIN", "ENGINES",
+    "select_engine", "draw_chord_and_arc", "draw_reflection", "draw_point_mirror",
+    "draw_spherical_addition", "draw_semi_transparent_mirror", "draw_onion_flight",
+    "draw_minimal_connector",
 ]

@@ -88,16 +88,19 @@ class BoundReport(list):
         ``R_emp`` with ``sign(0)`` counted as an error.
     delta : float
         Confidence parameter of every bound.
+    hint : str
+        When no bound applies, why, and what to report instead (else ``''``).
     """
 
     def __init__(self, records=(), *, estimator="", tags=None, m=None, training_error=None,
-                 delta=None):
+                 delta=None, hint=""):
         super().__init__(records)
         self.estimator = estimator
         self.tags = dict(tags or {})
         self.m = m
         self.training_error = training_error
         self.delta = delta
+        self.hint = hint
 
     @property
     def tightest(self):
@@ -138,8 +141,26 @@ def _summary(records):
         last = f"{lead}; every bound that applies is trivial (>= 1)" + \
             ("" if m is None else f" at m = {m}")
     else:
-        last = f"{lead}; no bound applies"
+        hint = getattr(records, "hint", "")
+        last = f"{lead}; no bound applies" + (f": {hint}" if hint else "")
     return first + "\n" + last
+
+
+def _no_bound_hint(est, name):
+    """Why no bound applies to ``est`` (named ``name``), and what to report instead."""
+    if hasattr(est, "estimators_") and hasattr(est, "classes_"):
+        return (f"{name} is a multiclass wrapper, and the bounds are those of one binary "
+                "machine; with two classes report the machine inside it, "
+                "report(model.estimators_[0], X, (y == model.classes_[1]).astype(int))")
+    expansion = "a kernel expansion (alpha_, X_fit_, kernel_) or a weight vector (coef_)"
+    if type(est).__module__.split(".")[0] == "sklearn":
+        same = (" (for an SVC: the support vector machine of kernelclf.margin with the same C, "
+                "and RBF(gamma=...) for its gamma)" if "SVC" in type(est).__name__ else "")
+        return (f"{name} is scikit-learn's: the bounds read {expansion} and what the "
+                "classifier is (_bound_tags) from the package's estimators; report the "
+                f"package's estimator of the same method instead{same}")
+    return (f"the bounds read {expansion} and what the classifier is (its _bound_tags, "
+            f"kernelclf.bounds.report_tags); {name} has neither")
 
 
 def report(estimator, X, y, delta=0.05, D=0.5, skip_slow=False):
@@ -210,8 +231,9 @@ def report(estimator, X, y, delta=0.05, D=0.5, skip_slow=False):
     order = {name: i for i, name in enumerate(BOUND_NAMES)}
     records.sort(key=lambda r: order[r["name"]])
     assert [r["name"] for r in records] == BOUND_NAMES
+    hint = "" if any(r["applicable"] for r in records) else _no_bound_hint(est, c.label)
     return BoundReport(records, estimator=c.label, tags=c.tags, m=c.m, training_error=c.remp,
-                       delta=delta)
+                       delta=delta, hint=hint)
 
 
 def _fmt(v):

@@ -348,9 +348,11 @@ def _pac_bayes_records(c):
     n = c.linear_dimension()
     if n is not None:
         n = n + (1 if c.bias else 0)
+    # the feature space's dimension n (infinite for RBF kernels) and d = min(m, n) of eq. 5.12
     return [_rec(name, _pb.pac_bayes_margin_bound(c.m, G, c.delta, n),
-                 {"m": c.m, "Gamma": G, "n": n, "delta": c.delta},
-                 note="n = None: infinite feature space, d = m",
+                 {"m": c.m, "Gamma": G, "n": float("inf") if n is None else n,
+                  "d": c.m if n is None else min(c.m, n), "delta": c.delta},
+                 note="n = inf: infinite feature space, d = m",
                  why_inf=f"normalised margin Gamma = {_g(G)} <= 0")]
 
 

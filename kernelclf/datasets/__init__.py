@@ -4,7 +4,9 @@ Book chapter 01 (``book/01_introduction.md``); data sets of LKC, BPM, TR and RMM
 
 ``load(name)`` reads a registered data set from the data home (``$KERNELCLF_DATA``,
 else ``$XDG_CACHE_HOME/kernelclf`` or ``~/.cache/kernelclf``), checks its sha256
-and returns a :class:`sklearn.utils.Bunch`; it never downloads.  A missing set is
+and returns a :class:`sklearn.utils.Bunch` (with scikit-learn's keys ``data``,
+``target``, ``feature_names``, ``target_names``, ``DESCR``, ``frame``, and its
+``return_X_y`` and ``as_frame``); it never downloads.  A missing set is
 rebuilt from its public original with ``python -m kernelclf.datasets fetch NAME``
 (``list`` shows what is present).  Sources, checksums and conversions are those
 of each folder's ``PROVENANCE.md`` (see also the data folder's README.md).

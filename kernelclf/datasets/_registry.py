@@ -27,6 +27,8 @@ from pathlib import Path
 import numpy as np
 from sklearn.utils import Bunch
 
+from ._bunch import as_frame as to_frame
+from ._bunch import sklearn_keys
 from ._catalogue import REGISTRY, DataSet, Recipe, Source, dataset_names, get_spec  # noqa: F401 (re-exported)
 
 __all__ = [
@@ -211,7 +213,7 @@ def _fetch_from_lab(spec, folder):  # pragma: no cover - runs only inside Pyodid
             target.write_bytes(req.response.to_bytes())
 
 
-def load(name, data_home=None, verify=True):
+def load(name, data_home=None, verify=True, *, return_X_y=False, as_frame=False):
     """Load a registered data set from the data home (never downloads).
 
     Parameters
@@ -223,6 +225,12 @@ def load(name, data_home=None, verify=True):
     verify : bool, default True
         Check each file's sha256 against PROVENANCE (or the record written by
         ``fetch``); the result is cached per process for an unchanged file.
+    return_X_y : bool, default False
+        Return ``(data, target)`` instead of the Bunch, as scikit-learn's loaders do
+        (a ``ValueError`` for the sets without a single sample, see below).
+    as_frame : bool, default False
+        ``data`` as a ``pandas.DataFrame``, ``target`` as a ``pandas.Series`` and
+        ``frame`` both, as scikit-learn's loaders do (needs pandas; tables of numbers only).
 
     Returns
     -------
@@ -233,7 +241,11 @@ def load(name, data_home=None, verify=True):
         ``y``, ``ids``; ``reuters21578``: ``documents`` (list of dicts) and
         ``categories``.  Always also ``name``, ``description``, ``provenance``
         (path of ``PROVENANCE.md`` or ``None``), ``files``, ``origin``
-        (``'reference'``, ``'fetched'`` or ``'unverified'``).
+        (``'reference'``, ``'fetched'`` or ``'unverified'``), and scikit-learn's keys
+        ``data``, ``target``, ``feature_names``, ``target_names``, ``DESCR`` and
+        ``frame`` (:mod:`kernelclf.datasets._bunch`: ``data`` is ``X``; ``usps`` its
+        training rows then its test rows; ``None`` for the replicated splits and
+        Reuters).
 
     Raises
     ------
@@ -265,7 +277,19 @@ def load(name, data_home=None, verify=True):
     else:
         content = _read_reuters(main)
     prov = folder / "PROVENANCE.md"
-    return Bunch(**content, name=spec.name, description=spec.description,
-                 provenance=str(prov) if prov.is_file() else None,
-                 files=[str(p) for p in paths],
-                 origin="fetched" if "fetched" in origins else origins[0])
+    provenance = str(prov) if prov.is_file() else None
+    bunch = Bunch(**{**sklearn_keys(spec.name, content, spec.description, provenance),
+                     **content},
+                  name=spec.name, description=spec.description,
+                  provenance=provenance, files=[str(p) for p in paths],
+                  origin="fetched" if "fetched" in origins else origins[0])
+    if as_frame:
+        bunch = to_frame(bunch)
+    if not return_X_y:
+        return bunch
+    if bunch.data is None or bunch.target is None:
+        keys = sorted(k for k in content if k not in ("scale",))
+        raise ValueError(f"{spec.name!r} has no single (data, target) pair for return_X_y=True "
+                         f"(it holds {', '.join(keys)}): load it without return_X_y and use "
+                         "those keys")
+    return bunch.data, bunch.target

@@ -32,6 +32,14 @@ from .bpm import (
     table1_tasks,
 )
 from .cli import build_parser, main
+from .intro import (
+    CLUSTER_MEANS,
+    fit_mixture,
+    margin_geometry,
+    mixture_density,
+    preference_classes,
+    three_clusters,
+)
 from .rmm import (
     FIG1_REPORTED,
     MU_NEG,
@@ -45,6 +53,7 @@ from .rmm import (
     gaussians,
     mnist_pair,
     parallel_lines,
+    relative_margin,
     stretch_study,
     synthetic_B_curve,
     synthetic_errors,
@@ -94,5 +103,6 @@ __all__ = [
     "word_frequencies", "training_span", "text_pair_repeat", "text_rows", "format_text",
     "FIG1_REPORTED", "parallel_lines", "stretch_study", "synthetic_B_curve", "mnist_pair",
     "TABLE3_REPORTED", "universum_repeat", "universum_rows",
-    "build_parser", "main",
+    "build_parser", "main", "relative_margin", "CLUSTER_MEANS", "three_clusters", "fit_mixture",
+    "mixture_density", "preference_classes", "margin_geometry",
 ]

@@ -321,11 +321,11 @@ class Exponential(_Composite):
 
     def _gram(self, X, Y):
         _check_positive(self.sigma, "sigma")
-        return np.exp(self.kernel(X, Y) / self.sigma ** 2)
+        return np.exp(self.kernel(X, Y) / self.sigma / self.sigma)
 
     def diag(self, X):
         _check_positive(self.sigma, "sigma")
-        return np.exp(np.asarray(self.kernel.diag(X)) / self.sigma ** 2)
+        return np.exp(np.asarray(self.kernel.diag(X)) / self.sigma / self.sigma)
 
 
 class InducedRBF(_Composite):
@@ -342,7 +342,7 @@ class InducedRBF(_Composite):
     def _gram(self, X, Y):
         _check_positive(self.sigma, "sigma")
         d2 = squared_feature_distances(kernel_operand(self.kernel), X, Y)
-        return np.exp(-d2 / (2.0 * self.sigma ** 2))
+        return np.exp(-d2 / (2.0 * self.sigma) / self.sigma)
 
     def diag(self, X):
         _check_positive(self.sigma, "sigma")

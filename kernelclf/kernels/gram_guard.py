@@ -31,8 +31,12 @@ A :class:`kernelclf.kernels.gram.Gram` built on training data checks, once:
   numerically the identity (every input similar only to itself: the median over
   (at most 64 random) rows of ``sum_{j != i} |k_ij| / sqrt(k_ii k_jj)``, scaled up from
   the sample to all ``m`` inputs, is below ``1e-2``; e.g. ``RBF(sigma=1)`` on the raw 8x8 digits, whose
-  typical squared distance is about 2400) or numerically constant (all entries agree to
-  8 digits: a very wide kernel, or identical inputs). The warning names the kernel's
+  typical squared distance is about 2400), numerically constant (all entries agree to
+  8 digits: a very wide kernel, or identical inputs), or, for kernels with a width (RBF
+  kernels), nearly constant: the width is so large that typical pairs look alike (the
+  median over pairs of ``1 - k_ij / sqrt(k_ii k_jj)`` below ``1e-4``; e.g. ``RBF(sigma=1e3)``
+  on standardised data, where a classifier with its default regularisation predicts
+  the majority class). The warning names the kernel's
   ``sigma`` (RBF kernels), the median squared distance between inputs over a sample of
   pairs, and the width ``sigma='scale'`` would give.
 
@@ -72,6 +76,7 @@ _SLIGHT = 1e-8        # relative round-off allowed below zero
 _RANGE = (1e-100, 1e100)  # kernel values the solvers handle: products of two stay finite
 _IDENTITY = 1e-2      # median off-diagonal mass of a row (normalised) below this: identity
 _CONSTANT = 1e-8      # spread of the entries relative to the largest: constant
+_WIDE = 1e-4          # median of 1 - k_ij / sqrt(k_ii k_jj) below this: nearly constant
 _PAIRS = 1000         # pairs of inputs sampled for the typical squared distance
 _MEMORY = {"limit": "auto"}
 _QUIET = 64 * 2 ** 20  # 'auto' looks at the machine only for requests above this
@@ -82,7 +87,7 @@ class IndefiniteKernelError(ValueError):
 
 
 class DegenerateKernelWarning(RuntimeWarning):
-    """The training Gram matrix is numerically the identity or numerically constant."""
+    """The training Gram matrix is numerically the identity or (nearly) constant."""
 
 
 class GramMemoryError(MemoryError):
@@ -322,6 +327,19 @@ def _degeneracy_sample(m, random_state=0):
     return rows, cols
 
 
+def _typical_closeness(R, rows, cols, ir, ic, most=1024):
+    """The median over pairs ``i != j`` of the block of ``1 - k_ij / sqrt(k_ii k_jj)`` (at
+    most ``most`` columns of it): how far typical pairs are from looking identical."""
+    step = max(1, -(-len(cols) // most))
+    sub = slice(None, None, step)
+    C = R[:, sub] * ir[:, None] * ic[sub][None, :]
+    gap = 1.0 - C
+    gap[rows[:, None] == cols[sub][None, :]] = np.nan       # an input with itself
+    if np.all(np.isnan(gap)):
+        return None
+    return float(np.nanmedian(gap))
+
+
 def _check_degenerate(R, rows, cols, d_rows, d_cols, n_total, kernel, X):
     """Warn when the Gram matrix is numerically the identity or numerically constant,
     judged on its block ``R = G[rows][:, cols]`` with diagonals ``d_rows``, ``d_cols``
@@ -332,6 +350,8 @@ def _check_degenerate(R, rows, cols, d_rows, d_cols, n_total, kernel, X):
     top = max(hi, -lo)
     if top == 0.0:
         return
+    sigma = _rbf_sigma(kernel)
+    wide, kind = None, None
     if hi - lo <= _CONSTANT * top:
         kind = "constant"
         detail = (f"all its entries equal {float(R[0, 0]):.6g} to 8 digits, so the kernel "
@@ -340,6 +360,16 @@ def _check_degenerate(R, rows, cols, d_rows, d_cols, n_total, kernel, X):
         if not (np.all(d_rows > 0) and np.all(d_cols > 0)):
             return
         ir, ic = 1.0 / np.sqrt(d_rows), 1.0 / np.sqrt(d_cols)
+        if isinstance(sigma, float):
+            wide = _typical_closeness(R, rows, cols, ir, ic)
+    if wide is not None and wide < _WIDE:
+        kind = "nearly constant"
+        detail = (f"the kernel values of typical pairs of inputs differ from those of an input "
+                  f"with itself by a fraction {wide:.2g} (median over pairs), so the kernel "
+                  "barely tells the inputs apart: a classifier with its default "
+                  "regularisation may then predict the majority class for every input, and "
+                  "a regressor a nearly constant function")
+    elif kind is None:
         A = np.abs(R)
         # sum_{j != i} |k_ij| / sqrt(k_ii k_jj): a matrix-vector product, less each
         # row's own entry (rows and cols are sorted, so searchsorted finds it)
@@ -365,9 +395,9 @@ def _check_degenerate(R, rows, cols, d_rows, d_cols, n_total, kernel, X):
                   f"{float(C.max()):.2g}), so the model can memorise the training sample but "
                   "says almost nothing about new inputs")
     name = _kernel_name(kernel) if kernel is not None else "given as a matrix"
-    parts = [f"the training Gram matrix of the kernel {name} is numerically {kind}: {detail}."]
+    state = kind if kind == "nearly constant" else f"numerically {kind}"
+    parts = [f"the training Gram matrix of the kernel {name} is {state}: {detail}."]
     dist = _typical_sq_distance(X)
-    sigma = _rbf_sigma(kernel)
     if dist is not None:
         d2, pairs = dist
         if d2 == 0.0:
@@ -377,14 +407,17 @@ def _check_degenerate(R, rows, cols, d_rows, d_cols, n_total, kernel, X):
             text = (f"The typical squared distance between inputs is {d2:.3g} (median over "
                     f"{pairs} random pairs)")
             if isinstance(sigma, float):
-                text += (f", against 2 sigma^2 = {2 * sigma ** 2:.3g} for sigma = {sigma:.3g}: "
-                         f"the kernel is about exp(-{d2 / (2 * sigma ** 2):.3g}) there")
+                text += (f", against 2 sigma^2 = {2 * sigma * sigma:.3g} for sigma = "
+                         f"{sigma:.3g}: the kernel is about exp(-{d2 / (2 * sigma) / sigma:.3g}) "
+                         "there")
             parts.append(text + ".")
     if isinstance(sigma, float) and dist is not None and dist[0] > 0:
         from .vector import scale_sigma
 
+        other = ("; or a width nearer the typical distance between the inputs"
+                 if kind == "nearly constant" else "; or standardise the inputs")
         parts.append(f"Use sigma='scale' (scikit-learn's gamma='scale', what kernel='rbf' "
-                     f"uses): sigma = {scale_sigma(X):.3g} here; or standardise the inputs.")
+                     f"uses): sigma = {scale_sigma(X):.3g} here{other}.")
     elif dist is None or dist[0] > 0:
         parts.append("Rescale the inputs or choose kernel parameters under which different "
                      "inputs are somewhat similar (for RBF kernels: sigma='scale').")

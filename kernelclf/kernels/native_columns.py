@@ -64,8 +64,9 @@ def column_spec(gram):
     if kind is Linear:
         return LINEAR, np.ascontiguousarray(X.T), np.zeros(len(X)), 0.0, 1
     if kind is Polynomial:
-        kernel._check()
-        return (POLY, np.ascontiguousarray(X.T), np.zeros(len(X)), float(kernel.offset),
+        gamma = kernel._gamma_for(X)        # (gamma <x, x'>: the inputs scaled by sqrt(gamma))
+        Xs = X if gamma == 1.0 else X * math.sqrt(gamma)
+        return (POLY, np.ascontiguousarray(Xs.T), np.zeros(len(X)), float(kernel.offset),
                 int(kernel.degree))
     return _EMPTY
 

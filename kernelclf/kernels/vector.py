@@ -4,8 +4,9 @@ LKC §2.3, Table 2.1: the linear, polynomial, Gaussian RBF and Mahalanobis kerne
 vectors in R^N, each a :class:`~kernelclf.kernels.closure.Kernel` object (parameters in
 ``__init__``, ``kernel(X, Y)`` the Gram matrix, ``kernel.diag(X)``, cheap Gram columns for
 the SMO solvers), with scikit-learn's data-driven RBF width ``'scale'``
-(:func:`scale_sigma`). :func:`as_kernel` turns what the estimators accept as ``kernel``
-(``None``, ``'linear'``, ``'rbf'``, ``'poly'``, a callable, a kernel object) into a kernel.
+(:func:`scale_sigma`) and polynomial scale ``gamma='scale'`` (:func:`scale_gamma`).
+:func:`as_kernel` turns what the estimators accept as ``kernel`` (``None``, ``'linear'``,
+``'rbf'``, ``'poly'``, a callable, a kernel object) into a kernel.
 
 The closure rules that combine kernels are in :mod:`kernelclf.kernels.closure`, the
 operations on a Gram matrix (PSD test, centring, normalisation) in
@@ -23,7 +24,8 @@ from sklearn.utils.validation import check_array
 
 from .closure import KERNEL_NAMES, Kernel, _as_vectors, _check_positive, kernel_operand
 
-__all__ = ["Linear", "Polynomial", "RBF", "Mahalanobis", "as_kernel", "scale_sigma"]
+__all__ = ["Linear", "Polynomial", "RBF", "Mahalanobis", "as_kernel", "scale_sigma",
+           "scale_gamma"]
 
 
 class Linear(Kernel):
@@ -63,45 +65,97 @@ def _int_power(a, p):
 
 
 class Polynomial(Kernel):
-    """Polynomial kernel ``(<x, x'> + offset) ** degree`` (LKC Table 2.1).
+    """Polynomial kernel ``(gamma <x, x'> + offset) ** degree`` (LKC Table 2.1).
 
     ``offset = 0`` gives the p-th degree polynomial kernel whose feature space
     has dimension C(N+p-1, p); ``offset > 0`` the complete polynomial kernel of
-    dimension C(N+p, p) (LKC Example 2.22).
+    dimension C(N+p, p) (LKC Example 2.22). The scale ``gamma`` multiplies the inner
+    product, as in scikit-learn's ``SVC(kernel='poly')``: ``(gamma <x, x'> + coef0) **
+    degree``, so ``offset`` is ``SVC``'s ``coef0``. Scaling the inputs by ``sqrt(gamma)``
+    gives the same kernel, so LKC's kernel is ``gamma = 1``, the default here.
+
+    ``gamma='scale'`` is scikit-learn's data-driven ``gamma = 1 / (N Var(X))`` on the
+    training inputs (``N`` features): the inner products of typical inputs are then of
+    order one whatever the units of the inputs, so their powers neither explode nor
+    vanish. An estimator fixes it when it fits (:meth:`resolve`; its ``kernel_`` holds
+    the number); ``kernel(X)`` uses ``X`` itself, ``kernel(X, Y)`` needs :meth:`resolve`
+    first. The estimators' ``kernel='poly'`` is ``SVC``'s default polynomial kernel,
+    ``Polynomial(degree=3, gamma='scale', offset=0.0)``.
 
     Parameters
     ----------
     degree : int >= 1
     offset : float >= 0
+        The constant added to the scaled inner product (``SVC``'s ``coef0``).
+    gamma : float > 0 or 'scale'
+        The scale of the inner product (``SVC``'s ``gamma``).
     """
 
     psd_by_construction = True  # sums and products of kernels (LKC Thm. 2.20), checked in _check
 
-    def __init__(self, degree=2, offset=0.0):
+    def __init__(self, degree=2, offset=0.0, gamma=1.0):
         self.degree = degree
         self.offset = offset
+        self.gamma = gamma
 
     def _check(self):
         if (isinstance(self.degree, bool) or not isinstance(self.degree, numbers.Integral)
                 or self.degree < 1):
             raise ValueError(f"degree must be an integer >= 1, got {self.degree!r}")
         _check_positive(self.offset, "offset", strict=False)
+        return _width_value(self.gamma, "gamma")
+
+    def _gamma_for(self, X, Y=None):
+        """The scale for inputs ``X`` (and ``Y``): ``'scale'`` is taken from ``X`` only
+        when the Gram matrix is that of ``X`` with itself."""
+        gamma = self._check()
+        if gamma == _SCALE:
+            if Y is not None and Y is not X:
+                raise ValueError(
+                    f"{self!r} takes its scale from the training inputs: an estimator fixes "
+                    "it when it fits (see its kernel_), and kernel(X) uses X; for "
+                    "kernel(X, Y) call kernel.resolve(X_train) first")
+            gamma = scale_gamma(X)
+        return gamma
+
+    def resolve(self, X):
+        """``Polynomial(gamma='scale')`` with the scale fixed from ``X`` (see
+        :func:`scale_gamma`); any other polynomial kernel is returned as it is."""
+        if self._check() != _SCALE:
+            return self
+        X = _as_vectors(X)
+        gamma = scale_gamma(X)
+        if not np.finfo(float).tiny <= gamma < np.inf:
+            raise ValueError(
+                f"gamma='scale' is 1 / (N Var(X)) = {gamma:.3g} for these inputs (they reach "
+                f"|x| = {float(np.max(np.abs(X))):.3g}), not a usable scale; rescale the inputs "
+                "(e.g. StandardScaler) or give gamma as a number")
+        return Polynomial(self.degree, self.offset, gamma=gamma)
+
+    def _inner(self, X, Y):
+        """``gamma <x, y>`` for all pairs (the plain product when ``gamma = 1``)."""
+        gamma = self._gamma_for(X, Y)
+        G = X @ Y.T
+        if gamma != 1.0:
+            G *= gamma
+        return G
 
     def _gram(self, X, Y):
-        self._check()
-        return _int_power(X @ Y.T + self.offset, int(self.degree))
+        return _int_power(self._inner(X, Y) + self.offset, int(self.degree))
 
     def column_function(self, X):
-        """One column ``(X x_i + offset) ** degree``, the inputs validated once."""
-        self._check()
+        """One column ``(gamma X x_i + offset) ** degree``, the inputs validated once."""
         Xv, _ = self._validate(X, None)
+        gamma = self._gamma_for(Xv)
         offset, degree = float(self.offset), int(self.degree)
-        return lambda i: _int_power(Xv @ Xv[i] + offset, degree)
+        if gamma == 1.0:
+            return lambda i: _int_power(Xv @ Xv[i] + offset, degree)
+        return lambda i: _int_power(gamma * (Xv @ Xv[i]) + offset, degree)
 
     def diag(self, X):
-        self._check()
         X, _ = self._validate(X, None)
-        return (np.einsum("ij,ij->i", X, X) + self.offset) ** self.degree
+        gamma = self._gamma_for(X)
+        return (gamma * np.einsum("ij,ij->i", X, X) + self.offset) ** self.degree
 
 
 def scale_sigma(X):
@@ -145,6 +199,27 @@ def scale_sigma(X):
     return top * math.sqrt(X.shape[1] * var / 2.0)
 
 
+def scale_gamma(X):
+    """scikit-learn's ``gamma='scale'``, ``1 / (N Var(X))``, for the polynomial kernel.
+
+    The same rule as :func:`scale_sigma` (``gamma = 1 / (2 sigma^2)``), computed as it is
+    without over- or underflow for inputs at any finite scale (scikit-learn's
+    ``X.var()`` overflows above about ``1e154``); constant inputs give
+    ``1 / max|x|^2`` (scikit-learn: ``gamma = 1``).
+
+    Parameters
+    ----------
+    X : array of shape (m, N)
+        Training inputs (2-D, finite).
+
+    Returns
+    -------
+    float
+    """
+    sigma = scale_sigma(X)
+    return (0.5 / sigma) / sigma
+
+
 _SCALE = "scale"
 
 
@@ -156,6 +231,25 @@ def _width_value(value, name):
         raise ValueError(f"{name} must be a number > 0 or 'scale', got {value!r}")
     _check_positive(value, name)
     return float(value)
+
+
+def _gamma_of(sigma):
+    """``1 / (2 sigma^2)`` without an ``OverflowError`` (0 or inf when out of range)."""
+    try:
+        square = sigma ** 2
+    except OverflowError:
+        return 0.0
+    return 0.5 / square if square > 0 else math.inf
+
+
+def _rbf_like(kernel, sigma):
+    """``RBF`` of width ``sigma`` in the parameterisation ``kernel`` was given in (``gamma``
+    when it was, and when ``gamma`` is a normal float at this width; else ``sigma``)."""
+    if kernel.get_params()["gamma"] is not None:
+        gamma = _gamma_of(sigma)
+        if np.finfo(float).tiny <= gamma < np.inf:
+            return RBF(gamma=gamma)
+    return RBF(sigma=sigma)
 
 
 class RBF(Kernel):
@@ -224,7 +318,7 @@ class RBF(Kernel):
         if self._gamma is not None and self._sigma is None and not isinstance(self._gamma, str):
             return _width_value(self._gamma, "gamma")
         w = self._width()
-        return w if w == _SCALE else 0.5 / w ** 2
+        return w if w == _SCALE else _gamma_of(w)
 
     @gamma.setter
     def gamma(self, value):
@@ -253,10 +347,7 @@ class RBF(Kernel):
         any other RBF is returned as it is."""
         if self._width() != _SCALE:
             return self
-        sigma = scale_sigma(X)
-        if self._gamma is not None:
-            return RBF(gamma=0.5 / sigma ** 2)
-        return RBF(sigma=sigma)
+        return _rbf_like(self, scale_sigma(X))
 
     def _gram(self, X, Y):
         sigma = self._sigma_for(X, Y)
@@ -366,8 +457,10 @@ def squared_distances(X, Y):
     return d2
 
 
+#: ``'poly'`` is ``SVC``'s default polynomial kernel: degree 3, ``gamma='scale'``, ``coef0 = 0``
+_SVC_POLY = functools.partial(Polynomial, degree=3, offset=0.0, gamma=_SCALE)
 KERNEL_NAMES.update({"linear": Linear, "rbf": functools.partial(RBF, sigma=_SCALE),
-                     "poly": Polynomial, "polynomial": Polynomial})
+                     "poly": _SVC_POLY, "polynomial": _SVC_POLY})
 
 
 def as_kernel(kernel):
@@ -375,8 +468,9 @@ def as_kernel(kernel):
     kernel object.
 
     ``None`` means ``Linear()``; the names are ``'linear'``, ``'rbf'``
-    (``RBF(sigma='scale')``, scikit-learn's default width) and ``'poly'``
-    (``Polynomial()``); a callable ``f(X, Y)`` is wrapped in
+    (``RBF(sigma='scale')``, scikit-learn's default width) and ``'poly'`` (or
+    ``'polynomial'``: ``Polynomial(degree=3, gamma='scale')``, ``SVC(kernel='poly')``'s
+    default kernel); a callable ``f(X, Y)`` is wrapped in
     :class:`~kernelclf.kernels.closure.CallableKernel`. A kernel *class* (``RBF`` instead
     of ``RBF()``) is refused with a ``TypeError``.
     """

@@ -46,6 +46,8 @@ from .separability import (
 )
 from .smo import DualDivergenceError, SMOResult, solve_smo
 from .svm import SupportVectorMachine
+from .svr import SupportVectorRegression
+from .universum import UniversumSVM
 
 __all__ = [
     "NotSeparableError", "SeparabilityUndecidedError", "MarginBounds", "Separability",
@@ -54,5 +56,5 @@ __all__ = [
     "SMOResult", "solve_smo", "DualDivergenceError", "SupportVectorMachine",
     "NuSupportVectorMachine", "fit_platt_sigmoid", "LeaveOneOutMachine", "AdaptiveMarginMachine",
     "RMMResult", "solve_rmm", "solve_rmm_qp", "kkt_violations", "rmm_bound",
-    "RelativeMarginMachine", "RelaxedRMM", "SigmaSVM",
+    "RelativeMarginMachine", "RelaxedRMM", "SigmaSVM", "SupportVectorRegression", "UniversumSVM",
 ]
