@@ -34,3 +34,9 @@ def test_says_reads_powers_of_ten_as_the_page_types_them():
         says(2.5e-3, "2.4 \u00d7 10\u207b\u00b3")
     with pytest.raises(AssertionError):
         says(1.6e-3, "10\u207b\u00b3")
+
+
+def test_says_has_no_absolute_slack_for_tiny_numbers():
+    says(1.04e-12, "1e-12")
+    with pytest.raises(AssertionError):
+        says(3e-10, "1e-12")

@@ -67,7 +67,7 @@ def _powered_value(text):
     return (-value if sign else value), 0.5 * 10.0 ** (e - len(frac or ""))
 
 
-def says(value, text, slack=1e-9):
+def says(value, text, slack=0.0):
     """Assert that ``value`` is the number typed as ``text`` (to the digits it is typed with).
 
     Returns ``value`` so a check can be chained; raises :class:`AssertionError` naming both
