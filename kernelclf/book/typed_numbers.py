@@ -1,6 +1,6 @@
 """Typed numbers of the book's pages: each one computed, quoted, a parameter or structural.
 
-Book chapter 00 (``book/00_preface.md``, how the book is checked: ``make numbers``). No
+Book chapter 00 (``book/00_preface.md``): how the book is checked (``make numbers``). No
 source formula: this is the book's checking tool.
 
 Every number token typed in a notebook page's prose (Markdown cells, directive titles and
