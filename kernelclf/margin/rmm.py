@@ -202,8 +202,9 @@ class RelativeMarginMachine(_RMMBase):
         The output bound. ``None`` gives the SVM. With ``B_mode='absolute'``
         ``B`` is the bound itself and must be > 1 (a ``ValueError`` otherwise);
         any ``B >= theta = max_i |f_SVM(x_i)|`` reproduces the SVM (same ``C``).
-        With ``B_mode='relative'``, ``B = kappa`` in ``(0, 1]`` places the bound on
-        the paper's grid ``1 + (theta - 1) kappa`` (RMM §5.2/§5.7: ``kappa = k/K``);
+        With ``B_mode='relative'``, ``B = kappa`` in ``(0, 1]`` places the bound at
+        ``1 + (theta - 1) kappa``, the form of the bounds B1, B2, B3 of RMM §5.7
+        (``kappa = 1/2, 1/4, 1/10``; the paper lists no other grid for B);
         ``kappa = 1`` is the SVM, ``kappa -> 0`` the tightest bound. The SVM is
         then fitted first (on the same Gram matrix) and warm-starts the RMM. When
         ``theta <= 1`` no bound above 1 is active and the SVM is returned.
