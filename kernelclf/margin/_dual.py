@@ -10,7 +10,8 @@ the equality groups, the map of variables to examples) in ``_dual_problem``; eve
 else is written once, here:
 
 * the fit: validation (parameters, inputs, labels or targets), the training Gram matrix
-  (whole, or columns on demand for large samples), the solver
+  (whole, or columns on demand for large samples; or the matrix passed with
+  ``kernel='precomputed'``), the solver
   (:func:`~kernelclf.margin._dual_problem.solve_dual`, SMO or the quadratic program), the
   convergence warning;
 * the fitted attributes, with scikit-learn's ``SVC`` names and meaning: ``alpha_`` (the
@@ -22,6 +23,15 @@ else is written once, here:
   (:func:`~kernelclf.margin._dual_problem.equality_multipliers`, libsvm's rule, for the SMO;
   :func:`~kernelclf.margin._dual_problem.interior_multipliers` for the quadratic program);
 * the decision function ``f(x) = sum_{i in SV} alpha_i k(x_i, x) + b``.
+
+``kernel='precomputed'`` (as ``SVC``): ``fit`` takes the ``m x m`` Gram matrix of the
+training examples and ``predict`` / ``decision_function`` the ``n x m`` matrix of kernel
+values between the test and the training examples; the estimator is then "pairwise" for
+scikit-learn's cross-validation. ``X_fit_`` is the training Gram matrix and
+``support_vectors_`` its rows of the support vectors, so that
+``decision_function(support_vectors_)`` gives their outputs (``SVC`` keeps an empty array
+there). Unlike ``SVC``, the matrix passes the package's Gram guard
+(:mod:`kernelclf.kernels.gram_guard`: finite, symmetric, positive semi-definite).
 """
 from __future__ import annotations
 
@@ -30,15 +40,21 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import StrOptions
+from sklearn.utils.validation import validate_data
 
 from ..base import KERNEL_CONSTRAINT, BinaryKernelClassifier, KernelMixin
+from ..kernels.gram import Gram
 from ..kernels.rows import n_rows, take_rows
 from ._dual_problem import solve_dual
 
 __all__ = ["DUAL_KERNEL_CONSTRAINT", "DualKernelMachine", "DualClassifier", "DualRegressor"]
 
-#: the ``kernel`` parameter of a dual machine
-DUAL_KERNEL_CONSTRAINT = list(KERNEL_CONSTRAINT)
+#: the ``kernel`` parameter of a dual machine: :data:`kernelclf.base.KERNEL_CONSTRAINT` or
+#: ``'precomputed'``
+DUAL_KERNEL_CONSTRAINT = [
+    StrOptions(c.options | {"precomputed"}) if isinstance(c, StrOptions) else c
+    for c in KERNEL_CONSTRAINT]
 
 # the whole Gram matrix up to this many examples (else columns on demand, cached)
 _PRECOMPUTE_MAX = 200
@@ -62,18 +78,57 @@ class DualKernelMachine(KernelMixin, BaseEstimator):
     #: the interior-point solution's support: ``|alpha_i| > _qp_support * max |alpha|``
     _qp_support = 1e-5
 
+    # -- kernel='precomputed' -----------------------------------------------------
+    def _precomputed(self):
+        return isinstance(self.kernel, str) and self.kernel == "precomputed"
+
+    def _fit_kernel(self):
+        if self._precomputed():
+            self.kernel_ = "precomputed"
+            return self.kernel_
+        return super()._fit_kernel()
+
+    def _takes_strings(self):
+        return False if self._precomputed() else super()._takes_strings()
+
+    def _validate_X(self, X, reset):
+        if not self._precomputed():
+            return super()._validate_X(X, reset)
+        m = self.X_fit_.shape[0]
+        if np.ndim(X) == 2 and np.shape(X)[1] != m:
+            raise ValueError(
+                f"kernel='precomputed': X must be the kernel matrix between the test points "
+                f"and the {m} training points ({m} columns), got shape {np.shape(X)}")
+        return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
+
+    def _check_square(self, X):
+        if self._precomputed() and X.shape[0] != X.shape[1]:
+            raise ValueError(
+                "kernel='precomputed': X must be the square Gram matrix of the training "
+                f"examples (m x m), got a {X.shape[0]} x {X.shape[1]} matrix")
+
     def _train_part(self, X, idx):
-        """Examples ``idx`` of validated training inputs."""
-        return take_rows(X, idx)
+        """Examples ``idx`` of validated training inputs (for a precomputed kernel: the
+        rows and the columns ``idx`` of the Gram matrix)."""
+        return X[np.ix_(idx, idx)] if self._precomputed() else take_rows(X, idx)
 
     def _test_part(self, X, rows, train):
-        """Examples ``rows`` as test inputs of a machine fitted on the examples ``train``."""
-        return take_rows(X, rows)
+        """Examples ``rows`` as test inputs of a machine fitted on the examples ``train``
+        (for a precomputed kernel: rows ``rows``, columns ``train``)."""
+        return X[np.ix_(rows, train)] if self._precomputed() else take_rows(X, rows)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self._precomputed()
+        return tags
 
     # -- the fit ------------------------------------------------------------------
     def _gram(self, X):
-        """The training Gram matrix: whole for small samples or the quadratic program,
-        else columns on demand from the cache (:class:`kernelclf.kernels.gram.Gram`)."""
+        """The training Gram matrix: the given one (``kernel='precomputed'``), whole for
+        small samples or the quadratic program, else columns on demand from the cache
+        (:class:`kernelclf.kernels.gram.Gram`)."""
+        if self._precomputed():
+            return Gram(G=X)
         pre = self._route() == "qp" or n_rows(X) <= _PRECOMPUTE_MAX or \
             not isinstance(X, np.ndarray)
         return self._training_gram(X, precompute=pre, cache_mb=self.cache_mb)
@@ -166,15 +221,18 @@ class DualKernelMachine(KernelMixin, BaseEstimator):
         sv = self.support_
         if len(sv) == 0:
             return np.full(n_rows(X), self.intercept_)
-        return self._kernel_rows(X, take_rows(self.X_fit_, sv)) @ self.alpha_[sv] + \
-            self.intercept_
+        K = X[:, sv] if self._precomputed() else \
+            self._kernel_rows(X, take_rows(self.X_fit_, sv))
+        return K @ self.alpha_[sv] + self.intercept_
 
 class DualClassifier(DualKernelMachine, BinaryKernelClassifier):
     """A binary dual machine: labels ``classes_`` mapped to -1/+1, ``decision_function``,
     ``support_`` in ``SVC``'s order, ``n_support_`` per class."""
 
     def _validate_training(self, X, y):
-        return self._fit_binary(X, y)
+        X, y = self._fit_binary(X, y)
+        self._check_square(X)
+        return X, y
 
     def _fit(self, X, y, sample_weight=None):
         X, y = self._validate_training(X, y)
@@ -207,7 +265,9 @@ class DualRegressor(RegressorMixin, DualKernelMachine):
     def _validate_training(self, X, y):
         self._validate_params()
         self._fit_kernel()
-        return self._validate_Xy(X, y, y_numeric=True)
+        X, t = self._validate_Xy(X, y, y_numeric=True)
+        self._check_square(X)
+        return X, t
 
     def _fit(self, X, y):
         X, t = self._validate_training(X, y)

@@ -39,7 +39,11 @@ class NuSupportVectorMachine(_PlattScaling, DualClassifier):
 
     Parameters
     ----------
-    kernel : kernel, name or callable (default linear)
+    kernel : kernel, name, callable or 'precomputed' (default linear)
+        ``'precomputed'`` (as scikit-learn's ``SVC``): ``fit`` takes the ``m x m`` Gram
+        matrix of the training examples, ``decision_function`` and ``predict`` the
+        ``n x m`` kernel matrix between test and training examples; ``X_fit_`` is then the
+        training Gram matrix and ``support_vectors_`` its rows of the support vectors.
     nu : float in (0, 1]
         Upper bound on the fraction of margin errors and lower bound on the
         fraction of support vectors (when ``rho > 0``).

@@ -157,7 +157,11 @@ class RelativeMarginMachine(_RMMBase):
 
     Parameters
     ----------
-    kernel : kernel object, name or callable, default None (linear)
+    kernel : kernel object, name, callable or 'precomputed', default None (linear)
+        ``'precomputed'`` (as scikit-learn's ``SVC``): ``fit`` takes the ``m x m`` Gram
+        matrix of the training examples, ``decision_function`` and ``predict`` the
+        ``n x m`` kernel matrix between test and training examples; ``X_fit_`` is then the
+        training Gram matrix and ``support_vectors_`` its rows of the support vectors.
     C : float > 0
         Soft-margin constant (``1/2 ||w||^2 + C sum xi_i``, as
         :class:`kernelclf.margin.svm.SupportVectorMachine`).

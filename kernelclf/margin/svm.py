@@ -82,7 +82,11 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
 
     Parameters
     ----------
-    kernel : kernel object, name or callable, default None (linear)
+    kernel : kernel object, name, callable or 'precomputed', default None (linear)
+        ``'precomputed'`` (as scikit-learn's ``SVC``): ``fit`` takes the ``m x m`` Gram
+        matrix of the training examples, ``decision_function`` and ``predict`` the
+        ``n x m`` kernel matrix between test and training examples; ``X_fit_`` is then the
+        training Gram matrix and ``support_vectors_`` its rows of the support vectors.
     C : float > 0, default 1.0
         Soft-margin constant in the usual scaling. Hinge loss:
         ``1/2 ||w||^2 + C sum xi_i``, i.e. ``C = 1/(2 lambda m)`` in the book's

@@ -62,8 +62,12 @@ class SupportVectorRegression(DualRegressor):
 
     Parameters
     ----------
-    kernel : kernel object, name or callable, default None (linear)
-        The kernel ``k``; cloned into ``kernel_`` at ``fit``.
+    kernel : kernel object, name, callable or 'precomputed', default None (linear)
+        The kernel ``k``; cloned into ``kernel_`` at ``fit``. ``'precomputed'`` (as
+        scikit-learn's ``SVR``): ``fit`` takes the ``m x m`` Gram matrix of the training
+        examples, ``predict`` the ``n x m`` kernel matrix between test and training
+        examples; ``X_fit_`` is then the training Gram matrix and ``support_vectors_`` its
+        rows of the support vectors.
     C : float > 0, default 1.0
         Penalty of the epsilon-insensitive loss.
     epsilon : float >= 0, default 0.1
@@ -134,6 +138,8 @@ class SupportVectorRegression(DualRegressor):
         return self._fit(X, y)
 
     def _gram(self, X):
+        if self._precomputed():
+            return super()._gram(X)
         # the solvers hold a (2m x 2m) matrix, i.e. 4 Gram-sized arrays, plus K
         return self._training_gram(X, copies=6)
 
