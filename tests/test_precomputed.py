@@ -160,3 +160,40 @@ def test_precomputed_shapes_give_clear_errors():
     for Est in (SigmaSVM, UniversumSVM):       # these need the kernel function itself
         with pytest.raises(InvalidParameterError, match="'kernel' parameter"):
             Est(kernel="precomputed").fit(K, y)
+
+
+# ---------------------------------------------------------------- coef_ of the linear kernel
+
+def test_coef_matches_svc_svr_and_nusvc_linear():
+    X, y, Xt, _ = _split(150, 40, seed=7)
+    ours = SupportVectorMachine(kernel="linear", C=0.5, tol=1e-8).fit(X, y)
+    sk = SVC(kernel="linear", C=0.5, tol=1e-8).fit(X, y)
+    assert ours.coef_.shape == sk.coef_.shape == (1, 2)
+    np.testing.assert_allclose(ours.coef_, sk.coef_, rtol=1e-5)
+    np.testing.assert_allclose(Xt @ ours.coef_[0] + ours.intercept_,
+                               ours.decision_function(Xt), atol=1e-12)
+    # (nu m / 2 not whole: a free multiplier in each class fixes rho, as in NuSVC)
+    nu = NuSupportVectorMachine(nu=0.37, tol=1e-9).fit(X, y)          # default: linear
+    nsk = NuSVC(kernel="linear", nu=0.37, tol=1e-9).fit(X, y)
+    np.testing.assert_allclose(nu.coef_ / nu.rho_, nsk.coef_, rtol=2e-3)
+    t = X @ np.array([1.0, -2.0]) + 0.1 * np.random.default_rng(0).normal(size=len(X))
+    svr = SupportVectorRegression(C=2.0, epsilon=0.05, tol=1e-8).fit(X, t)
+    ssk = SVR(kernel="linear", C=2.0, epsilon=0.05, tol=1e-8).fit(X, t)
+    np.testing.assert_allclose(svr.coef_, ssk.coef_, rtol=1e-5)
+    for est in (RelativeMarginMachine(C=2.0, B=1.5), RelaxedRMM(C=2.0),
+                UniversumSVM(C=2.0)):
+        est.fit(X, y)
+        np.testing.assert_allclose(Xt @ est.coef_[0] + est.intercept_,
+                                   est.decision_function(Xt), atol=1e-10)
+
+
+def test_coef_only_for_the_linear_kernel():
+    X, y, _, _ = _split(60, 0, seed=8)
+    assert not hasattr(SupportVectorMachine(kernel="linear"), "coef_")      # not fitted
+    for est in (SupportVectorMachine(RBF(0.5)), SupportVectorMachine("precomputed"),
+                SigmaSVM(C=1.0), SupportVectorRegression(kernel="rbf")):
+        Xf = X @ X.T if est.kernel == "precomputed" else X
+        est.fit(Xf, y.astype(float) if isinstance(est, SupportVectorRegression) else y)
+        with pytest.raises(AttributeError, match="only available when using a linear kernel"):
+            est.coef_
+        assert not hasattr(est, "coef_")

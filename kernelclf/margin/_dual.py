@@ -22,7 +22,8 @@ else is written once, here:
 * the threshold, from the multipliers of the equalities
   (:func:`~kernelclf.margin._dual_problem.equality_multipliers`, libsvm's rule, for the SMO;
   :func:`~kernelclf.margin._dual_problem.interior_multipliers` for the quadratic program);
-* the decision function ``f(x) = sum_{i in SV} alpha_i k(x_i, x) + b``.
+* the decision function ``f(x) = sum_{i in SV} alpha_i k(x_i, x) + b`` and, for the linear
+  kernel, the weight vector ``coef_ = w = sum_i alpha_i x_i`` (as ``SVC.coef_``).
 
 ``kernel='precomputed'`` (as ``SVC``): ``fit`` takes the ``m x m`` Gram matrix of the
 training examples and ``predict`` / ``decision_function`` the ``n x m`` matrix of kernel
@@ -41,11 +42,12 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import StrOptions
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..base import KERNEL_CONSTRAINT, BinaryKernelClassifier, KernelMixin
 from ..kernels.gram import Gram
 from ..kernels.rows import n_rows, take_rows
+from ..kernels.vector import Linear
 from ._dual_problem import solve_dual
 
 __all__ = ["DUAL_KERNEL_CONSTRAINT", "DualKernelMachine", "DualClassifier", "DualRegressor"]
@@ -224,6 +226,21 @@ class DualKernelMachine(KernelMixin, BaseEstimator):
         K = X[:, sv] if self._precomputed() else \
             self._kernel_rows(X, take_rows(self.X_fit_, sv))
         return K @ self.alpha_[sv] + self.intercept_
+
+    @property
+    def coef_(self):
+        """The weight vector ``w = sum_i alpha_[i] x_i`` of the linear kernel, a ``(1, d)``
+        array as scikit-learn's ``SVC.coef_`` (so ``f(x) = x w' + intercept_``); for any
+        other kernel ``w`` lives in its feature space and this is an ``AttributeError``."""
+        check_is_fitted(self, "alpha_")
+        if not isinstance(self.kernel_, Linear):
+            raise AttributeError(
+                f"coef_ is only available when using a linear kernel; this "
+                f"{type(self).__name__} was fitted with kernel {self.kernel_!r}, whose weight "
+                "vector lives in the kernel's feature space (its expansion is dual_coef_ on "
+                "support_vectors_)")
+        sv = self.support_
+        return (self.alpha_[sv] @ self.X_fit_[sv])[None, :]
 
 class DualClassifier(DualKernelMachine, BinaryKernelClassifier):
     """A binary dual machine: labels ``classes_`` mapped to -1/+1, ``decision_function``,

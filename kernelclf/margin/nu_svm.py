@@ -75,6 +75,9 @@ class NuSupportVectorMachine(_PlattScaling, DualClassifier):
     support_vectors_, n_support_ : ``X[support_]`` and the count per class, as ``NuSVC``
     rho_ : float, the margin parameter ``rho``
     intercept_ : float
+    coef_ : (1, d) array
+        Linear kernel only: ``w = sum_i alpha_i y_i x_i`` (book scaling;
+        ``NuSVC.coef_ = coef_ / rho_``).
     dual_objective_ : float, ``-1/2 alpha' Y G Y alpha`` (book scaling)
     probA_, probB_ : float, Platt's sigmoid (``probability=True`` only)
     margin_, X_fit_, kernel_, classes_, n_iter_

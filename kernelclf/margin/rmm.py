@@ -211,6 +211,9 @@ class RelativeMarginMachine(_RMMBase):
     support_vectors_ : array or list
         ``X[support_]``, as ``SVC``.
     intercept_ : float
+    coef_ : (1, d) array
+        Linear kernel only (else ``AttributeError``): ``w = sum_i v_i x_i``, as
+        ``SVC.coef_``.
     dual_objective_ : float
         Value of eq. 12 (equals :meth:`primal_objective` at the optimum).
     B_ : float

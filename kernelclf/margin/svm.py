@@ -159,6 +159,9 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
     intercept_ : float
         Threshold ``b`` (0 when ``fit_bias=False``); ``SVC.intercept_`` holds the same
         number in a ``(1,)`` array.
+    coef_ : (1, d) array
+        Linear kernel only (else ``AttributeError``): ``w = sum_i alpha_i y_i x_i``, as
+        ``SVC.coef_``.
     dual_objective_ : float
         Dual value ``sum alpha_i - 1/2 alpha' (Y G Y + R) alpha`` (``R = diag(1/C_i)``
         for the squared hinge, else 0); equals scikit-learn's / libsvm's dual.

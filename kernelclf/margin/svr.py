@@ -97,6 +97,9 @@ class SupportVectorRegression(DualRegressor):
         ``beta`` on the support vectors (scikit-learn's ``SVR`` layout).
     intercept_ : float
         The bias ``b`` (0 when ``fit_bias=False``).
+    coef_ : ndarray (1, d)
+        Linear kernel only (else ``AttributeError``): ``w = sum_i beta_i x_i``, as
+        ``SVR.coef_``.
     support_ : ndarray of int
         Indices of the support vectors in increasing order (SMO: ``beta_i != 0``, as
         libsvm; QP: ``|beta_i| > 1e-7 C``).

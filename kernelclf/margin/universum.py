@@ -73,6 +73,9 @@ class UniversumSVM(DualClassifier):
     support_vectors_ : array or list
         ``X_fit_[support_]``.
     intercept_ : float
+    coef_ : (1, d) array
+        Linear kernel only (else ``AttributeError``): ``w = sum_j alpha_j x_j`` over
+        ``X_fit_``.
     X_fit_, n_universum_, dual_objective_, n_iter_, converged_, kernel_, classes_
     """
 
