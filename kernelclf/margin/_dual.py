@@ -166,7 +166,8 @@ class DualKernelMachine(KernelMixin, BaseEstimator):
 
     # -- the fitted attributes ----------------------------------------------------
     def _support_mask(self, coef, sol):
-        """Support vectors: ``alpha_i != 0`` (SMO), ``|alpha_i| > 1e-5 max |alpha|`` (QP)."""
+        """Support vectors: ``alpha_i != 0`` (SMO), ``|alpha_i| > _qp_support max |alpha|``
+        (QP, whose multipliers are never exactly 0)."""
         if sol.route == "qp":
             return np.abs(coef) > self._qp_support * max(float(np.abs(coef).max(initial=0.0)),
                                                          1e-300)
@@ -202,7 +203,7 @@ class DualKernelMachine(KernelMixin, BaseEstimator):
             hint = "max_iter or tol" if "max_iter" in self.get_params() else "tol"
             warnings.warn(f"{type(self).__name__} stopped after {self.n_iter_} iterations "
                           f"before reaching the tolerance tol={self.tol:g}; the model is not "
-                          f"optimal (raise {hint})", ConvergenceWarning, stacklevel=4)
+                          f"optimal (raise {hint})", ConvergenceWarning, stacklevel=5)
 
     def _store_extra(self, X, y, problem, sol):
         """The machine's own fitted attributes (none here)."""
@@ -241,6 +242,7 @@ class DualKernelMachine(KernelMixin, BaseEstimator):
                 "support_vectors_)")
         sv = self.support_
         return (self.alpha_[sv] @ self.X_fit_[sv])[None, :]
+
 
 class DualClassifier(DualKernelMachine, BinaryKernelClassifier):
     """A binary dual machine: labels ``classes_`` mapped to -1/+1, ``decision_function``,

@@ -3,8 +3,8 @@
 The dual problem of a kernel machine, its two solvers and its threshold.
 
 LKC §2.4 and App. B.5 (the SVM duals), App. D (the quadratic program); Chang & Lin (2011),
-*LIBSVM: a library for support vector machines*, §2 (one dual form for every machine) and
-§4.1.5 (the threshold); Shivaswamy & Jebara (2010), RMM eq. 12.
+*LIBSVM: a library for support vector machines* (one dual form for every machine, and the
+threshold); Shivaswamy & Jebara (2010), RMM eq. 12.
 
 Every dual kernel machine of the package states its dual as one problem::
 
@@ -120,14 +120,16 @@ class DualProblem:
 
     def outputs(self, a, gradient, m):
         """``(K coef)_i``, the outputs without threshold on the examples, read off the
-        gradient ``Q a - p`` (from the first variable of each example)."""
+        gradient ``Q a - p`` (from the first variable of each example; nan for an example
+        without variable)."""
         r = self.signs()
         shift = np.broadcast_to(np.asarray(self.shift, dtype=float), (self.n,))
         out = r * (gradient + self.p - shift * a)
         if self.points is not None:
-            first = np.full(m, -1, dtype=np.int64)
-            first[self.points[::-1]] = np.arange(self.n - 1, -1, -1)
-            out = out[first]
+            examples, first = np.unique(self.points, return_index=True)
+            full = np.full(m, np.nan)
+            full[examples] = out[first]
+            out = full
         return out / self.scale if self.scale != 1.0 else out
 
     def matrix(self, K):
@@ -162,7 +164,8 @@ class DualSolution:
         ``1/2 a'Qa - p'a``.
     multipliers : list of float
         The multiplier of each equality group (in the order of ``np.unique(groups)``),
-        from :func:`equality_multipliers`; empty without equalities.
+        from :func:`equality_multipliers` (SMO) or :func:`interior_multipliers` (QP);
+        empty without equalities.
     iterations : int
         SMO steps, or interior-point iterations.
     converged : bool
@@ -187,7 +190,7 @@ class DualSolution:
 
 
 def equality_multipliers(F, a, box, s, groups=None):
-    """The multiplier of each equality group by libsvm's rule (Chang & Lin 2011, §4.1.5).
+    """The multiplier of each equality group by libsvm's rule (Chang & Lin 2011).
 
     ``F_t = -s_t (Q a - p)_t`` equals the group's multiplier on every free variable
     (``0 < a_t < box_t``); their mean is returned, or, when no variable of the

@@ -23,7 +23,7 @@ lists the points with ``v_j != 0`` (those of ``classes_[0]`` first) and ``dual_c
 the ``(1, n_SV)`` array of their ``v_j``; with ``B = None`` (or a large ``B``) the RMM is
 the SVM and these equal ``SVC``'s.
 
-The dual (:func:`~kernelclf.margin.rmm_solver.rmm_problem`) and its fast solver
+The dual (``rmm_problem``) and its fast solver
 (:func:`~kernelclf.margin.rmm_solver.solve_rmm`) are in :mod:`kernelclf.margin.rmm_solver`;
 :func:`solve_rmm_qp` here solves the same dual as a quadratic programme (the reference the
 fast solver is tested against). The estimators state this dual; the fit, the threshold,
@@ -114,12 +114,11 @@ def rmm_bound(theta, k, K):
 # estimators
 # ---------------------------------------------------------------------------
 class _RMMBase(DualClassifier):
-    """The RMM family on the dual machines' base: the dual of :func:`rmm_problem
-    <kernelclf.margin.rmm_solver.rmm_problem>`, support ``v_i != 0``, the bounds'
-    multipliers ``beta_`` and the training outputs."""
+    """The RMM family on the dual machines' base: the dual of ``rmm_problem``, support
+    ``v_i != 0``, the bounds' multipliers ``beta_`` and the training outputs."""
 
     def _dual_problem(self, gram, y, w):
-        """The SVM dual (RMM eq. 5 with bias) in :func:`~kernelclf.margin.rmm_solver.rmm_problem`'s form."""
+        """The SVM dual (RMM eq. 5 with bias) in ``rmm_problem``'s form."""
         return rmm_problem(y, float(self.C), np.inf)
 
     def _support_mask(self, coef, sol):

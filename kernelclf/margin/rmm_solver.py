@@ -24,6 +24,9 @@ variable. It stops when the maximal KKT violation ``max_up F - min_low F`` is at
 ``tol``, which is the KKT list of RMM §3.3 with ``epsilon = tol`` (E19: the conditions
 for ``lam_i = 0`` read ``f_i <= B + epsilon``). With ``B = None`` (or no room for the
 bound multipliers) the problem is the SVM dual on the ``m`` variables ``alpha``.
+``rmm_problem`` states this dual in the form shared by the package's dual machines
+(``kernelclf.margin._dual_problem``), whose solver call and threshold :func:`solve_rmm`
+and the estimators of :mod:`kernelclf.margin.rmm` use.
 """
 from __future__ import annotations
 
@@ -38,7 +41,7 @@ from ._dual_problem import DualProblem, solve_dual
 from .smo import DualDivergenceError
 from .smo_compiled import HAVE_NUMBA
 
-__all__ = ["HAVE_NUMBA", "RMMResult", "solve_rmm", "rmm_problem"]
+__all__ = ["HAVE_NUMBA", "RMMResult", "solve_rmm"]
 
 
 @dataclass
