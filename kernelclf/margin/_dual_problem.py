@@ -47,7 +47,7 @@ import numpy as np
 
 from ..kernels.gram import Gram, Replicated
 from ..optim import solve_qp
-from .smo import solve_smo
+from .smo import HAVE_NUMBA, solve_smo
 
 __all__ = ["DualProblem", "DualSolution", "equality_multipliers", "interior_multipliers",
            "solve_dual"]
@@ -285,6 +285,14 @@ def _head_sums(w, wF):
     return np.concatenate([[0.0], np.cumsum(w)]), np.concatenate([[0.0], np.cumsum(wF)])
 
 
+class _Replicated(Replicated):
+    """:class:`~kernelclf.kernels.gram.Replicated` without the whole replicated matrix when
+    the compiled engine runs (it reads the base's columns; only the NumPy engine reads rows
+    of the whole matrix, whose copy would cost more than a small fit)."""
+
+    WHOLE_MB = 0.0 if HAVE_NUMBA else Replicated.WHOLE_MB
+
+
 def _smo_matrix(problem, gram):
     """The matrix handed to the SMO: the Gram itself, a replicated view of it, or the
     gathered matrix for any other map of variables to examples."""
@@ -294,7 +302,7 @@ def _smo_matrix(problem, gram):
     m = gram.diag.shape[0]
     copies = problem.n // m
     if copies * m == problem.n and np.array_equal(points, np.tile(np.arange(m), copies)):
-        return Replicated(gram, copies)
+        return _Replicated(gram, copies)
     return Gram(G=gram.full()[np.ix_(points, points)], check=False)
 
 

@@ -143,8 +143,9 @@ class SupportVectorRegression(DualRegressor):
     def _gram(self, X):
         if self._precomputed():
             return super()._gram(X)
-        # the solvers hold a (2m x 2m) matrix, i.e. 4 Gram-sized arrays, plus K
-        return self._training_gram(X, copies=6)
+        # the whole matrix (its columns on demand would be other last bits: another SMO
+        # path); the QP holds a (2m x 2m) matrix, i.e. 4 Gram-sized arrays, plus K
+        return self._training_gram(X, copies=6, precompute=True)
 
     def _max_iter(self, m):
         return None                     # the SMO's own cap
