@@ -62,6 +62,11 @@ DUAL_KERNEL_CONSTRAINT = [
 _PRECOMPUTE_MAX = 200
 
 
+def _default_max_iter(m):
+    """The SMO's iteration cap of a dual machine on ``m`` examples (``max_iter=None``)."""
+    return 100_000 + 100 * m
+
+
 class DualKernelMachine(KernelMixin, BaseEstimator):
     """Base of the dual kernel machines (module docstring).
 
@@ -140,9 +145,10 @@ class DualKernelMachine(KernelMixin, BaseEstimator):
         return "qp" if getattr(self, "solver", self._default_solver) == "qp" else "smo"
 
     def _max_iter(self, m):
-        """The SMO's iteration cap for ``m`` examples (default ``100_000 + 100 m``)."""
+        """The SMO's iteration cap for ``m`` examples (``max_iter``, by default
+        :func:`_default_max_iter`)."""
         max_iter = getattr(self, "max_iter", None)
-        return 100_000 + 100 * m if max_iter is None else int(max_iter)
+        return _default_max_iter(m) if max_iter is None else int(max_iter)
 
     def _solve_problem(self, problem, gram, **kw):
         """Solve a :class:`~kernelclf.margin._dual_problem.DualProblem` with this machine's
