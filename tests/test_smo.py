@@ -545,3 +545,86 @@ def test_the_readme_quotes_the_recorded_svm_benchmark():
         for c, cell in zip(cs, row[1:]):
             assert cell == f"{moons[int(row[0]), c]:.2f}"
     assert f"commit {bench.header['provenance']['commit'][:7]}" in part
+
+
+# -- issue 37: a shrink that leaves no variable active --------------------------------
+def _engines():
+    return ["numpy"] + (["compiled"] if smo.HAVE_NUMBA else [])
+
+
+@pytest.mark.parametrize("engine", _engines())
+@pytest.mark.parametrize("kernel", [Linear(), RBF(1.0)], ids=["linear", "rbf"])
+def test_a_shrink_that_empties_the_active_set_ends_at_the_optimum(engine, kernel):
+    """Two points of opposite labels: after one step both sit at a bound the shrink sets
+    aside, and no variable is left active (the NumPy engine crashed there: "argmax of an
+    empty sequence"). As libsvm, the loop then reconstructs the gradient and checks the
+    full problem. The optimum in closed form: ``a_1 = a_2 = min(C, 2 / ||x_1 - x_2||^2)``
+    in feature space."""
+    C = 1.0
+    capped = 0
+    for seed in range(14):
+        X = np.random.default_rng(seed).normal(size=(2, 2))
+        y = np.array([1.0, -1.0])
+        K = kernel(X)
+        res = solve_smo(np.ones(2), C, K, s=y, engine=engine, polish=True)
+        a = min(C, 2.0 / (K[0, 0] + K[1, 1] - 2.0 * K[0, 1]))
+        capped += a == C
+        assert res.converged
+        np.testing.assert_allclose(res.alpha, [a, a], rtol=1e-12)
+    assert capped >= 6                      # the case that shrinks everything: both at C
+
+
+@pytest.mark.parametrize("engine", _engines())
+def test_small_problems_with_duplicates_agree_across_engines(engine):
+    """Tiny samples (2 to 13 points, some with a repeated point, random labels): every
+    engine converges to cvxopt's optimum (the compiled one here also on the compacted
+    layout: a cache of 8 columns)."""
+    for seed in range(60):
+        rng = np.random.default_rng(seed)
+        m = int(rng.integers(2, 14))
+        X = rng.normal(size=(m, 2))
+        if m > 2 and seed % 2:
+            X[-1] = X[0]
+        y = rng.choice([-1.0, 1.0], m)
+        y[0] = -y[1]
+        C = float(rng.choice([0.1, 1.0, 100.0]))
+        kernel = Linear() if seed % 3 == 0 else RBF(1.0)
+        g = Gram(kernel, X, precompute=False, check=False,
+                 cache_mb=8.2 * 8 * m / 2 ** 20 if seed % 4 == 1 else 200.0)
+        res = solve_smo(np.ones(m), C, g, s=y, engine=engine, tol=1e-9)
+        K = kernel(X)
+        Q = y[:, None] * K * y[None, :]
+        qp = solve_qp(Q, -np.ones(m), A1=y[None, :], b1=[0.0], l=0.0, u=C, tol=1e-11)
+        assert res.converged
+        assert res.objective == pytest.approx(qp.objective, rel=1e-6, abs=1e-8)
+
+
+def test_estimators_fit_tiny_samples_with_the_numpy_engine(monkeypatch):
+    """The fits of issue 37 that crashed without numba (the NumPy engine forced): two
+    points with kernel='rbf', one-versus-one on 4 points in 3 classes, three points with
+    a duplicate; each against scikit-learn's SVC."""
+    from sklearn.multiclass import OneVsOneClassifier
+
+    from kernelclf.margin import SupportVectorMachine
+
+    monkeypatch.setattr(smo, "HAVE_NUMBA", False)
+    for seed in range(14):
+        X = np.random.default_rng(seed).normal(size=(2, 2))
+        ours = SupportVectorMachine("rbf").fit(X, [0, 1])
+        sk = SVC(kernel="rbf").fit(X, [0, 1])
+        np.testing.assert_allclose(ours.decision_function(X), sk.decision_function(X),
+                                   atol=1e-6)
+    y = [0, 1, 2, 2]
+    for seed in range(5):
+        X = np.random.default_rng(seed).normal(size=(4, 2))
+        for kernel, sk_kw in ((None, dict(kernel="linear")), ("rbf", {})):
+            ours = OneVsOneClassifier(SupportVectorMachine(kernel, tol=1e-10)).fit(X, y)
+            sk = OneVsOneClassifier(SVC(tol=1e-10, **sk_kw)).fit(X, y)
+            np.testing.assert_allclose(ours.decision_function(X), sk.decision_function(X),
+                                       atol=1e-6)
+    X3 = np.array([[0.0, 0.0], [1.0, 2.0], [1.0, 2.0]])
+    for y3 in ([0, 1, 1], [1, 0, 1]):
+        ours = SupportVectorMachine("rbf", C=10.0).fit(X3, y3)
+        sk = SVC(C=10.0).fit(X3, y3)
+        np.testing.assert_allclose(ours.decision_function(X3), sk.decision_function(X3),
+                                   atol=1e-6)

@@ -306,7 +306,9 @@ def _pairwise(p, C, s, groups, labels, getcol, Kd, alpha, F, tol, max_iter, shri
         lowa = low[active] if shrunk else low
         best = None
         gap = ninf
-        for gm in gmask:
+        # (shrinking can leave no variable active: then no pair, and the full problem
+        # is reconstructed and checked below, as libsvm does)
+        for gm in (gmask if Fa.size else ()):
             gma = gm[active] if shrunk else gm
             mu = upa & gma if len(gmask) > 1 else upa
             ml = lowa & gma if len(gmask) > 1 else lowa
