@@ -15,6 +15,12 @@ is one hash over every module of the package that compiles code (those mentionin
 The locators wrap numba's own (a ``NUMBA_CACHE_DIR``, the ``__pycache__`` beside the
 module, the user-wide cache); they are put in front of numba's list, which is not a
 public interface: if it is missing, numba's default caching applies unchanged.
+
+With the environment variable ``KERNELCLF_NO_NUMBA`` set to a non-empty value other than
+``0``, numba is hidden from the package even where it is installed: this module does not
+import it (``HAVE_NUMBA`` is False, there is no ``njit`` to import), so every module takes
+its NumPy twin, as in an install without numba (Pyodide, no ``fast`` extra). ``make test``
+runs the estimator tests once that way.
 """
 from __future__ import annotations
 
@@ -22,11 +28,16 @@ import hashlib
 import os
 from pathlib import Path
 
-try:
-    from numba import njit  # noqa: F401 - what the compiled modules import from here
-    HAVE_NUMBA = True
-except ImportError:  # pragma: no cover - Pyodide: ``from .._jit import njit`` then fails,
-    HAVE_NUMBA = False  # and the importing modules run their NumPy twins
+#: numba hidden from the package (the environment variable, read once at import)
+NO_NUMBA = os.environ.get("KERNELCLF_NO_NUMBA", "") not in ("", "0")
+
+HAVE_NUMBA = False
+if not NO_NUMBA:
+    try:
+        from numba import njit  # noqa: F401 - what the compiled modules import from here
+        HAVE_NUMBA = True
+    except ImportError:  # pragma: no cover - Pyodide: ``from .._jit import njit`` then
+        pass            # fails, and the importing modules run their NumPy twins
 
 __all__ = ["source_stamp"]
 

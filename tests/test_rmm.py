@@ -290,7 +290,7 @@ def _same_columns(gram):
     return gram
 
 
-@pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
+@pytest.mark.skipif(not HAVE_NUMBA, reason="needs numba (not installed, or hidden by KERNELCLF_NO_NUMBA)")
 @pytest.mark.parametrize("kind,kernel", CASES)
 @pytest.mark.parametrize("kappa", [None, 0.5, 0.15])
 def test_compiled_engine_takes_the_numpy_engines_steps(kind, kernel, kappa):
@@ -309,7 +309,7 @@ def test_compiled_engine_takes_the_numpy_engines_steps(kind, kernel, kappa):
     assert sum(kkt_violations(runs["compiled"], y, C, B if B else np.inf, eps=1e-5).values()) == 0
 
 
-@pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
+@pytest.mark.skipif(not HAVE_NUMBA, reason="needs numba (not installed, or hidden by KERNELCLF_NO_NUMBA)")
 def test_compiled_engine_with_ridge_bounds_and_warm_start():
     X, y = _data("moons", m=100, seed=8)
     C, B = 1.0, 1.6
@@ -335,7 +335,7 @@ def test_engine_is_checked(monkeypatch):
     assert solve_rmm(Gram(Linear(), X), y, 1.0, 2.0).converged
 
 
-@pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
+@pytest.mark.skipif(not HAVE_NUMBA, reason="needs numba (not installed, or hidden by KERNELCLF_NO_NUMBA)")
 def test_compiled_engine_after_switching_to_the_whole_matrix():
     """64 features: the compiled engine's slots switch to the whole matrix after a sixth of
     the columns; same optimum as the NumPy engine (columns throughout) and as cvxopt."""

@@ -263,7 +263,7 @@ def _twin_cases():
     }
 
 
-@pytest.mark.skipif(not smo.HAVE_NUMBA, reason="numba is not installed")
+@pytest.mark.skipif(not smo.HAVE_NUMBA, reason="needs numba (not installed, or hidden by KERNELCLF_NO_NUMBA)")
 @pytest.mark.parametrize("name", list(_twin_cases()))
 @pytest.mark.parametrize("tol", [1e-3, 1e-8])
 def test_compiled_and_numpy_engines_take_the_same_steps(name, tol):
@@ -281,7 +281,7 @@ def test_compiled_and_numpy_engines_take_the_same_steps(name, tol):
         assert a.rho == b.rho
 
 
-@pytest.mark.skipif(not smo.HAVE_NUMBA, reason="numba is not installed")
+@pytest.mark.skipif(not smo.HAVE_NUMBA, reason="needs numba (not installed, or hidden by KERNELCLF_NO_NUMBA)")
 def test_compiled_kernel_columns_agree_with_numpy_columns():
     """Columns computed inside the compiled loop (kernels.native_columns; few features)
     equal NumPy's to round-off: the same optimum at a tight tolerance."""
@@ -341,7 +341,7 @@ def _native_gram(X, cache_mb):
     return g
 
 
-@pytest.mark.skipif(not smo.HAVE_NUMBA, reason="numba is not installed")
+@pytest.mark.skipif(not smo.HAVE_NUMBA, reason="needs numba (not installed, or hidden by KERNELCLF_NO_NUMBA)")
 @pytest.mark.parametrize("case", ["L1 bias", "vector C", "diag shift", "nu bias", "nu no bias"])
 def test_the_compacted_layout_takes_the_same_steps(case, monkeypatch):
     """Issue 29: with compiled columns and a cache smaller than the sample, the SMO runs
@@ -398,7 +398,7 @@ def test_a_replicated_gram_takes_the_steps_of_the_whole_matrix(engine):
     from kernelclf.kernels import Replicated
 
     if engine == "compiled" and not smo.HAVE_NUMBA:
-        pytest.skip("numba is not installed")
+        pytest.skip("needs numba (not installed, or hidden by KERNELCLF_NO_NUMBA)")
     X, y = _data(12, m=80)
     K = RBF(0.8)(X)
     K = 0.5 * (K + K.T)                      # exactly symmetric: rows are columns
@@ -441,7 +441,7 @@ def test_the_two_variable_step_keeps_the_equality_and_the_box():
     assert smo_step.bound_flags(1, 0.5, 1.0) == (True, True)
 
 
-@pytest.mark.skipif(not smo.HAVE_NUMBA, reason="numba is not installed")
+@pytest.mark.skipif(not smo.HAVE_NUMBA, reason="needs numba (not installed, or hidden by KERNELCLF_NO_NUMBA)")
 def test_the_compiled_passes_choose_as_argmax_does():
     """smo_passes: the extremes, WSS 2's partner and the update equal their NumPy
     formulas, ties going to the first position (as np.argmax), on index lists and on
@@ -478,7 +478,7 @@ def test_the_compiled_passes_choose_as_argmax_does():
         assert np.array_equal(G1[rest], F[rest])
 
 
-@pytest.mark.skipif(not smo.HAVE_NUMBA, reason="numba is not installed")
+@pytest.mark.skipif(not smo.HAVE_NUMBA, reason="needs numba (not installed, or hidden by KERNELCLF_NO_NUMBA)")
 def test_the_compiled_exponential_is_within_an_ulp():
     """native_columns._exp (the vectorised exp of the compiled RBF columns) against
     libm's exp (math.exp): within one unit in the last place from 1 down through the
@@ -505,8 +505,10 @@ def test_the_numba_cache_is_stamped_with_every_compiled_module(tmp_path):
     """kernelclf._jit: a compiled function of the package is cached under the stamp of
     all compiled modules together (an edit to one recompiles its callers too); the
     stamp follows the files that mention njit, and only those."""
-    pytest.importorskip("numba")
     from kernelclf import _jit
+
+    if not _jit.HAVE_NUMBA:
+        pytest.skip("about numba's cache (numba not installed, or hidden by KERNELCLF_NO_NUMBA)")
     from kernelclf.margin import smo_passes
 
     assert _jit.INSTALLED
