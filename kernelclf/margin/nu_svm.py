@@ -17,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..base import KERNEL_CONSTRAINT, Int, Real
 from ..optim import solve_qp
-from .smo import solve_smo
+from .smo import default_max_iter, solve_smo
 from .svm import _SVMBase
 
 __all__ = ["NuSupportVectorMachine"]
@@ -131,7 +131,7 @@ class NuSupportVectorMachine(_SVMBase):
             bias, rho = self._rho_from_gradient(G, a, y, 1e-5)
             n_iter, converged = sol.iterations, True
         else:
-            max_iter = 100_000 + 100 * m if self.max_iter is None else int(self.max_iter)
+            max_iter = default_max_iter(m) if self.max_iter is None else int(self.max_iter)
             a0 = np.zeros(m)
             if self.fit_bias:
                 for cls in (pos, ~pos):

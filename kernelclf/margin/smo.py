@@ -33,10 +33,24 @@ KKT violation ``m(a) - M(a)`` (the gap between the two sets) drops to ``tol``
 (libsvm's default is ``1e-3``). Columns of ``K`` come from the package's
 Gram-access object (:class:`kernelclf.kernels.gram.Gram`: a precomputed matrix, or
 columns on demand in a least-recently-used cache).
-Every iteration costs O(m) work plus at most two kernel columns. Optional shrinking
-(libsvm's, Chang & Lin 2011, §5.1) restricts the selection and the gradient update to
-the variables that can still move; before stopping, the gradient of the shrunk ones is
-recomputed and the full problem checked again.
+Every iteration costs O(m) work plus at most two kernel columns.
+
+Shrinking (libsvm's, Chang & Lin 2011, §5.1; on by default): every ``min(m, 1000)``
+iterations, a variable at a bound whose gradient says it would only move further out is
+set aside, and the selection and the gradient update run on the others. Every variable
+comes back (the gradient of the set-aside ones reconstructed, and the full problem
+checked) when the shrunk problem has converged, as in libsvm; once, as in libsvm, when
+its gap first drops to ``10 tol``; and -- our addition -- when its gap has not reached a
+new low for ``PATIENCE`` (10) rounds. On low-rank kernels the shrunk problem can zigzag
+for a long time above ``10 tol`` while the set-aside variables violate the KKT conditions
+(m = 48, the kernel ``(<x, x'> + 1)^2``: the shrunk gap near 3e-3 for a million
+iterations, the full one 0.47); with the watch such fits take about the steps they take
+without shrinking. After any stop the reported ``gap`` is the full problem's.
+
+The loop stops at ``max_iter`` (default libsvm's limit ``max(10^7, 100 m)``; scikit-learn's
+``SVC`` has none), and, not converged and ``stalled``, at a pair step that changes
+neither variable: such a step is below the round-off of ``alpha`` (``tol`` finer than
+floating point resolves), and the same pair would come back for ever.
 
 Two engines take the same steps (the same iterates, bit for bit): NumPy vector
 operations (always available, e.g. in Pyodide), and loops compiled with numba
@@ -74,13 +88,14 @@ from .smo_compiled import HAVE_NUMBA
 from .smo_kkt import (
     _bias,
     _group_rho,
+    _kkt_gap,
     _newton_on_free,
     _newton_on_free_eq,
     _objective,
     _polish,
     _Reconstruction,
 )
-from .smo_step import TAU, bound_flags, pair_step
+from .smo_step import PATIENCE, TAU, bound_flags, pair_step
 
 __all__ = ["SMOResult", "solve_smo", "DualDivergenceError", "HAVE_NUMBA"]
 
@@ -112,6 +127,11 @@ class SMOResult:
         ``Q a - p``.
     rho : float
         Only for two groups: the margin parameter of the nu-SVM (else nan).
+    stalled : bool
+        The pairwise loop stopped before ``tol`` because a step changed nothing (the
+        step is below the round-off of ``alpha``: the same pair would be chosen for
+        ever); ``converged`` is then False. ``tol`` is finer than floating point
+        resolves for this problem.
     """
 
     alpha: np.ndarray
@@ -122,6 +142,14 @@ class SMOResult:
     converged: bool
     gradient: np.ndarray
     rho: float = float("nan")
+    stalled: bool = False
+
+
+def default_max_iter(m):
+    """libsvm's iteration limit for ``m`` variables, ``max(10^7, 100 m)`` (Chang & Lin's
+    ``svm.cpp``; scikit-learn's ``SVC(max_iter=-1)`` lifts it): the default of
+    :func:`solve_smo` and of the SVM estimators."""
+    return max(10_000_000, 100 * int(m))
 
 
 def solve_smo(p, C, gram, *, s=None, groups=None, equality=True, alpha0=None, tol=1e-3,
@@ -155,7 +183,7 @@ def solve_smo(p, C, gram, *, s=None, groups=None, equality=True, alpha0=None, to
     tol : float
         Stopping tolerance on the maximal KKT violation (libsvm: 1e-3).
     max_iter : int, optional
-        Iteration cap (default ``max(10_000_000, 100 m)``).
+        Iteration cap (default libsvm's ``max(10^7, 100 m)``, ``default_max_iter(m)``).
     shrinking : bool
         Use shrinking heuristics.
     alpha_bound : float
@@ -240,7 +268,7 @@ def solve_smo(p, C, gram, *, s=None, groups=None, equality=True, alpha0=None, to
         getcol = _wrap_columns(getter() if getter is not None else gram.column, q, r,
                                kernel_signs is not None)
     if max_iter is None:
-        max_iter = max(10_000_000, 100 * m)
+        max_iter = default_max_iter(m)
     alpha = np.zeros(m) if alpha0 is None else np.array(alpha0, dtype=float).ravel()
     if alpha.shape != (m,) or np.any(alpha < 0) or np.any(alpha > C):
         raise ValueError("alpha0 must lie in the box [0, C]")
@@ -290,9 +318,11 @@ def _pairwise(p, C, s, groups, labels, getcol, Kd, alpha, F, tol, max_iter, shri
     ninf, pinf = -np.inf, np.inf
     active = np.arange(m)
     shrunk = False
+    unshrunk = False            # libsvm's one-time unshrink at 10 tol is still to come
+    best_gap, stale = np.inf, 0     # the stagnation watch of the shrunk problem
     counter = min(m, 1000)
     it = 0
-    converged = False
+    converged = stalled = False
     gap = np.inf
     reconstruct = _Reconstruction(F, alpha, s, getcol)
     while it < max_iter:
@@ -300,6 +330,22 @@ def _pairwise(p, C, s, groups, labels, getcol, Kd, alpha, F, tol, max_iter, shri
             counter -= 1
             if counter == 0:
                 counter = min(m, 1000)
+                while True:         # back to all variables? (module notes, "Shrinking")
+                    g = _active_gap(F, up, low, gmask, active)
+                    if not unshrunk and g <= 10.0 * tol:
+                        unshrunk = True
+                        if not shrunk:
+                            break
+                    elif shrunk:
+                        best_gap, stale = (g, 0) if g < best_gap else (best_gap, stale + 1)
+                        if stale < PATIENCE:
+                            break
+                    else:
+                        break
+                    reconstruct(_inactive(active, m))
+                    active = np.arange(m)
+                    shrunk = False
+                    best_gap, stale = np.inf, 0
                 active, shrunk = _shrink(F, up, low, gmask, active, shrunk)
         Fa = F[active] if shrunk else F
         upa = up[active] if shrunk else up
@@ -345,6 +391,7 @@ def _pairwise(p, C, s, groups, labels, getcol, Kd, alpha, F, tol, max_iter, shri
                 reconstruct(_inactive(active, m))
                 active = np.arange(m)
                 shrunk = False
+                best_gap, stale = np.inf, 0
                 counter = min(m, 1000)
                 continue
             converged = gap <= tol or best is None
@@ -358,6 +405,19 @@ def _pairwise(p, C, s, groups, labels, getcol, Kd, alpha, F, tol, max_iter, shri
         quad = max(Kd[i] + Kd[j] - 2.0 * Kij, TAU)
         ai, aj = pair_step(ai, aj, Ci, Cj, Gi, Gj, quad, bool(s[i] != s[j]))
         dai, daj = ai - alpha[i], aj - alpha[j]
+        if dai == 0.0 and daj == 0.0:
+            # a step below round-off: nothing changes, and the same pair would come back
+            # for ever; check the full problem, then stop (not converged: tol is finer
+            # than floating point resolves here)
+            if shrunk:
+                reconstruct(_inactive(active, m))
+                active = np.arange(m)
+                shrunk = False
+                best_gap, stale = np.inf, 0
+                counter = min(m, 1000)
+                continue
+            stalled = True
+            break
         alpha[i], alpha[j] = ai, aj
         if shrunk:              # as libsvm: the gradient of the active variables only
             F[active] -= Ki[active] * (s[i] * dai)
@@ -374,7 +434,7 @@ def _pairwise(p, C, s, groups, labels, getcol, Kd, alpha, F, tol, max_iter, shri
             _newton_step(alpha, F, C, s, gmask, getcol, up, low)
     if shrunk:                  # stopped at max_iter
         reconstruct(_inactive(active, m))
-    return _pairwise_result(p, C, s, gmask, alpha, F, up, low, it, gap, converged)
+    return _pairwise_result(p, C, s, gmask, alpha, F, up, low, it, converged, stalled)
 
 
 def _newton_step(alpha, F, C, s, gmask, getcol, up, low):
@@ -435,7 +495,8 @@ def _pairwise_compiled(p, C, s, q, r, groups, labels, slots, getcol, Kd, alpha, 
         lambda: _newton_step(alpha, F, C, s, gmask, getcol, up, low))
     if code == _cc.UNBOUNDED:
         raise _diverged(it, alpha_bound)
-    return _pairwise_result(p, C, s, gmask, alpha, F, up, low, it, gap, code == _cc.DONE)
+    return _pairwise_result(p, C, s, gmask, alpha, F, up, low, it, code == _cc.DONE,
+                            code == _cc.STALLED)
 
 
 def _coordinate_compiled(p, C, s, q, r, slots, getcol, Kd, alpha, F, tol, max_iter,
@@ -448,14 +509,16 @@ def _coordinate_compiled(p, C, s, q, r, slots, getcol, Kd, alpha, F, tol, max_it
     if code == _cc.UNBOUNDED:
         raise _diverged(it, alpha_bound)
     return SMOResult(alpha=alpha, objective=_objective(alpha, F, s, p), bias=0.0,
-                     iterations=it, gap=float(gap), converged=code == _cc.DONE,
-                     gradient=-s * F)
+                     iterations=it, gap=_kkt_gap(F, alpha, C, s, None),
+                     converged=code == _cc.DONE, gradient=-s * F)
 
 
-def _pairwise_result(p, C, s, gmask, alpha, F, up, low, it, gap, converged):
+def _pairwise_result(p, C, s, gmask, alpha, F, up, low, it, converged, stalled=False):
+    """The result; its ``gap`` is the full problem's at the final point (after any stop,
+    the gradient of every variable is exact there)."""
     res = SMOResult(alpha=alpha, objective=_objective(alpha, F, s, p), bias=0.0,
-                    iterations=it, gap=float(gap), converged=converged,
-                    gradient=-s * F)
+                    iterations=it, gap=_kkt_gap(F, alpha, C, s, gmask), converged=converged,
+                    gradient=-s * F, stalled=stalled)
     if len(gmask) == 1:
         res.bias = _bias(F, alpha, C, s, up, low)
     else:
@@ -465,6 +528,14 @@ def _pairwise_result(p, C, s, gmask, alpha, F, up, low, it, gap, converged):
         res.bias = float(-(rpos - rneg) / 2.0)
         res.rho = float((rpos + rneg) / 2.0)
     return res
+
+
+def _active_gap(F, up, low, gmask, active):
+    """The largest KKT gap ``max F(up) - min F(low)`` of the groups over ``active``."""
+    act = np.zeros(F.size, dtype=bool)
+    act[active] = True
+    return max(np.max(F, where=up & gm & act, initial=-np.inf)
+               - np.min(F, where=low & gm & act, initial=np.inf) for gm in gmask)
 
 
 def _shrink(F, up, low, gmask, active, shrunk):
@@ -521,4 +592,5 @@ def _coordinate_descent(p, C, s, getcol, Kd, alpha, F, tol, max_iter, alpha_boun
         if alpha[t] > alpha_bound:
             raise _diverged(it, alpha_bound)
     return SMOResult(alpha=alpha, objective=_objective(alpha, F, s, p), bias=0.0,
-                     iterations=it, gap=float(gap), converged=converged, gradient=-s * F)
+                     iterations=it, gap=_kkt_gap(F, alpha, C, s, None), converged=converged,
+                     gradient=-s * F)

@@ -40,7 +40,8 @@ try:
 except ImportError:  # pragma: no cover - Pyodide
     HAVE_NUMBA = False
 
-__all__ = ["extremes", "extremes_all", "second", "second_all", "update", "update_all"]
+__all__ = ["extremes", "extremes_all", "second", "second_all", "update", "update_all",
+           "group_gap"]
 
 
 def extremes(F, up, low, idx, n):
@@ -112,6 +113,26 @@ def second_all(F, low, Ki, Kd, Kdi, gmax, n, score):
     return jb, bb
 
 
+def group_gap(F, up, low, grp, ng, idx, n, direct):
+    """The largest KKT gap ``max F(up) - min F(low)`` of the ``ng`` groups over the
+    variables ``idx[:n]`` (``direct``: over ``0..n-1``); -inf when no group has both."""
+    gap = -np.inf
+    for g in range(ng):
+        gmax = -np.inf
+        gmin = np.inf
+        for k in range(n):
+            t = k if direct else idx[k]
+            if grp[t] != g:
+                continue
+            if up[t] and F[t] > gmax:
+                gmax = F[t]
+            if low[t] and F[t] < gmin:
+                gmin = F[t]
+        if gmax - gmin > gap:
+            gap = gmax - gmin
+    return gap
+
+
 def update(F, Ki, Kj, ci, cj, idx, n):
     """``F_t <- (F_t - K_it c_i) - K_jt c_j`` for ``t`` in ``idx[:n]`` (the order of the
     NumPy loop's operations)."""
@@ -134,3 +155,4 @@ if HAVE_NUMBA:
     second_all = _njit(**_o)(second_all)
     update = _njit(**_o)(update)
     update_all = _njit(**_o)(update_all)
+    group_gap = _njit(cache=True, nogil=True, boundscheck=False)(group_gap)

@@ -27,8 +27,11 @@ except ImportError:  # pragma: no cover - Pyodide: the NumPy loops call the Pyth
 __all__ = ["pair_step", "bound_flags", "TAU"]
 
 TAU = 1e-12
+#: shrinking rounds without a new smallest gap of the shrunk problem before every
+#: variable is brought back (kernelclf.margin.smo, "Shrinking")
+PATIENCE = 10
 # return codes of the compiled loops
-DONE, MAXITER, NEED, NEWTON, UNBOUNDED, UNSHRINK = range(6)
+DONE, MAXITER, NEED, NEWTON, UNBOUNDED, UNSHRINK, STALLED = range(7)
 
 
 def pair_step(ai, aj, Ci, Cj, Gi, Gj, quad, opposite):

@@ -60,7 +60,7 @@ from ..kernels.rows import take_rows
 from ..optim import InfeasibleProblemError, solve_qp
 from .platt import _PlattScaling
 from .separability import is_separable
-from .smo import DualDivergenceError, solve_smo
+from .smo import DualDivergenceError, default_max_iter, solve_smo
 
 __all__ = ["SupportVectorMachine", "is_separable"]
 
@@ -128,7 +128,7 @@ class _SVMBase(_PlattScaling, BinaryKernelClassifier):
         self.n_iter_ = int(n_iter)
         self.converged_ = bool(converged)
         if not converged:
-            warnings.warn(f"{type(self).__name__} stopped after max_iter={n_iter} iterations "
+            warnings.warn(f"{type(self).__name__} stopped after {n_iter} iterations "
                           "before reaching the tolerance; the model is not optimal (raise "
                           "max_iter or tol)", ConvergenceWarning, stacklevel=3)
 
@@ -170,7 +170,8 @@ class SupportVectorMachine(_SVMBase):
         which variables sit at a bound;
         QP: gap tolerance handed to cvxopt (use ``tol <= 1e-8`` there).
     max_iter : int or None
-        SMO iteration cap (default ``100_000 + 100 m``).
+        SMO iteration cap (default: libsvm's ``max(10^7, 100 m)``; scikit-learn's ``SVC``
+        has none). A fit that stops there warns (``ConvergenceWarning``).
     cache_mb : float
         Kernel column cache for large samples.
     class_weight : dict, 'balanced' or None, default None
@@ -359,7 +360,7 @@ class SupportVectorMachine(_SVMBase):
             a, bias, obj, n_iter = self._fit_qp(gram.full(), y, box, shift, tol)
             converged = True
         else:
-            max_iter = 100_000 + 100 * m if self.max_iter is None else int(self.max_iter)
+            max_iter = default_max_iter(m) if self.max_iter is None else int(self.max_iter)
             hard = bool(self.hard_margin)
             bound = _ALPHA_BOUND if hard else np.inf
             # hard margin: a short first run; if it has not converged, an LP decides
