@@ -504,32 +504,6 @@ def test_the_compiled_exponential_is_within_an_ulp():
     assert np.isnan(w[0]) and w[1] == math.exp(-1.0)
 
 
-def test_the_numba_cache_is_stamped_with_every_compiled_module(tmp_path):
-    """kernelclf._jit: a compiled function of the package is cached under the stamp of
-    all compiled modules together (an edit to one recompiles its callers too); the
-    stamp follows the files that mention njit, and only those."""
-    from kernelclf import _jit
-
-    if not _jit.HAVE_NUMBA:
-        pytest.skip("about numba's cache (numba not installed, or hidden by KERNELCLF_NO_NUMBA)")
-    from kernelclf.margin import smo_passes
-
-    assert _jit.INSTALLED
-    locator = smo_passes.second._cache._impl.locator
-    assert getattr(type(locator), "_kernelclf", False)
-    assert locator.get_source_stamp() == _jit.source_stamp()
-    (tmp_path / "a.py").write_text("from numba import njit\n")
-    (tmp_path / "b.py").write_text("x = 1\n")
-    first = _jit.source_stamp(tmp_path)
-    _jit._STAMPS.clear()
-    (tmp_path / "b.py").write_text("x = 2\n")
-    assert _jit.source_stamp(tmp_path) == first
-    _jit._STAMPS.clear()
-    (tmp_path / "a.py").write_text("from numba import njit  # edited\n")
-    assert _jit.source_stamp(tmp_path) != first
-    _jit._STAMPS.clear()
-
-
 def test_the_readme_quotes_the_recorded_svm_benchmark():
     """The README's table of fit-time ratios is the committed record of
     ``python -m benchmarks.svm --record`` (which chapter 04 renders), to two decimals,
