@@ -739,3 +739,48 @@ def test_the_engines_take_the_same_steps_through_the_unshrinks(monkeypatch):
     for other in (b, c):
         assert a.converged and other.converged and a.iterations == other.iterations
         assert np.array_equal(a.alpha, other.alpha) and a.gap == other.gap
+
+
+# -- issue 37: solve_smo checks its inputs ----------------------------------------------
+_OK = dict(p=np.ones(3), C=1.0, gram=np.eye(3), s=np.array([1.0, -1.0, 1.0]))
+
+
+@pytest.mark.parametrize("change, message", [
+    (dict(p=np.array([1.0, np.nan, 1.0])), "p contains NaN"),
+    (dict(p=np.array([1.0, np.inf, 1.0])), "p contains infinity"),
+    (dict(p=np.ones((3, 1))), "p must be a non-empty vector"),
+    (dict(p=np.ones(0), gram=np.eye(0), s=np.ones(0)), "p must be a non-empty vector"),
+    (dict(tol=0.0), "tol == 0.0, must be > 0"),
+    (dict(tol=-1e-3), "tol == -0.001, must be > 0"),
+    (dict(tol=np.nan), "tol must be finite"),
+    (dict(tol=np.inf), "tol must be finite"),
+    (dict(tol="1e-3"), "tol must be an instance of"),
+    (dict(max_iter=0), "max_iter == 0, must be >= 1"),
+    (dict(max_iter=2.5), "max_iter must be an instance of"),
+    (dict(alpha0=np.array([2.0, 0.0, 0.0])), "alpha0 must be a feasible start"),
+    (dict(alpha0=np.array([-0.5, 0.0, 0.0])), "alpha0 must be a feasible start"),
+    (dict(alpha0=np.zeros(2)), "alpha0 must be a feasible start"),
+    (dict(alpha0=np.array([np.nan, 0.0, 0.0])), "alpha0 contains NaN"),
+    (dict(s=np.array([1.0, np.nan, 1.0])), "s must be a vector of \\+1/-1"),
+    (dict(s=np.array([1.0, 0.5, 1.0])), "s must be a vector of \\+1/-1"),
+    (dict(kernel_signs=np.array([1.0, -1.0])), "kernel_signs must be a vector"),
+    (dict(diag_shift=-0.1), "diag_shift must be >= 0"),
+    (dict(diag_shift=np.array([0.1, np.nan, 0.1])), "diag_shift contains NaN"),
+    (dict(groups=np.zeros(2)), "groups must be a vector of 3 labels"),
+    (dict(groups=np.array([0, 1, 2])), "at most two equality groups"),
+    (dict(alpha_bound=0.0), "alpha_bound == 0.0, must be > 0"),
+    (dict(newton_every=-1), "newton_every == -1, must be >= 0"),
+    (dict(shrinking="yes"), "shrinking must be an instance of"),
+    (dict(polish=1), "polish must be an instance of"),
+    (dict(C=np.array([1.0, np.nan, 1.0])), "upper bounds C must be > 0"),
+    (dict(gram=np.eye(4)), "the kernel matrix must be 3 x 3"),
+    (dict(engine="fast"), "engine must be"),
+])
+def test_solve_smo_refuses_bad_input(change, message):
+    """Each argument of the public solver is checked (scikit-learn's ``check_scalar`` and
+    ``assert_all_finite``), with a message that names it; a valid call goes through."""
+    kw = {**_OK, **change}
+    p, C, gram = kw.pop("p"), kw.pop("C"), kw.pop("gram")
+    with pytest.raises((ValueError, TypeError), match=message):
+        solve_smo(p, C, gram, **kw)
+    assert solve_smo(_OK["p"], _OK["C"], _OK["gram"], s=_OK["s"]).converged

@@ -78,9 +78,11 @@ repeated examples).
 """
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
+from sklearn.utils import assert_all_finite, check_scalar
 
 from ..kernels.gram import ColumnSlots, Gram, Replicated, as_gram
 from . import smo_compiled as _cc
@@ -216,18 +218,23 @@ def solve_smo(p, C, gram, *, s=None, groups=None, equality=True, alpha0=None, to
     -------
     SMOResult
     """
-    p = np.ascontiguousarray(p, dtype=float).ravel()
+    p = np.ascontiguousarray(p, dtype=float)
+    if p.ndim != 1 or p.size == 0:
+        raise ValueError(f"p must be a non-empty vector, got shape {p.shape}")
+    assert_all_finite(p, input_name="p")
     m = p.size
-    s = np.ones(m) if s is None else np.asarray(s, dtype=float).ravel()
-    if s.shape != (m,) or not np.all(np.abs(s) == 1):
-        raise ValueError("s must be a vector of +1/-1 of the same length as p")
-    C = np.asarray(C, dtype=float)
-    if C.ndim > 1 or (C.ndim == 1 and C.size != m):
-        raise ValueError(f"C must be a number or a vector of {m} upper bounds, got shape "
-                         f"{C.shape}")
-    C = np.broadcast_to(C, (m,)).copy()
-    if np.any(np.isnan(C)) or np.any(C <= 0):
-        raise ValueError("upper bounds C must be > 0")
+    s = np.ones(m) if s is None else _signs(s, m, "s")
+    C = _bounds(C, m)
+    tol = check_scalar(tol, "tol", numbers.Real, min_val=0, include_boundaries="neither")
+    if not np.isfinite(tol):
+        raise ValueError(f"tol must be finite, got {tol!r}")
+    if max_iter is not None:
+        max_iter = check_scalar(max_iter, "max_iter", numbers.Integral, min_val=1)
+    alpha_bound = check_scalar(alpha_bound, "alpha_bound", numbers.Real, min_val=0,
+                               include_boundaries="neither")
+    newton_every = check_scalar(newton_every, "newton_every", numbers.Integral, min_val=0)
+    for name, flag in (("equality", equality), ("shrinking", shrinking), ("polish", polish)):
+        check_scalar(flag, name, (bool, np.bool_))
     if engine not in ("auto", "compiled", "numpy"):
         raise ValueError(f"engine must be 'auto', 'compiled' or 'numpy', got {engine!r}")
     if engine == "compiled" and not HAVE_NUMBA:
@@ -236,11 +243,14 @@ def solve_smo(p, C, gram, *, s=None, groups=None, equality=True, alpha0=None, to
     Kd = np.asarray(gram.diag, dtype=float)
     if Kd.shape != (m,):
         raise ValueError(f"the kernel matrix must be {m} x {m}")
-    r = np.zeros(m) if diag_shift is None else np.broadcast_to(
-        np.asarray(diag_shift, dtype=float), (m,)).copy()
-    q = np.ones(m) if kernel_signs is None else np.asarray(kernel_signs, dtype=float).ravel()
-    if q.shape != (m,) or not np.all(np.abs(q) == 1):
-        raise ValueError("kernel_signs must be a vector of +1/-1 of the same length as p")
+    r = np.zeros(m)
+    if diag_shift is not None:
+        r = np.broadcast_to(np.asarray(diag_shift, dtype=float), (m,)).copy()
+        assert_all_finite(r, input_name="diag_shift")
+        if np.any(r < 0):
+            raise ValueError("diag_shift must be >= 0 (the matrix must stay positive "
+                             "semi-definite)")
+    q = np.ones(m) if kernel_signs is None else _signs(kernel_signs, m, "kernel_signs")
     Kd = Kd + r
     points = None
     if isinstance(gram, Replicated):    # (its base's ridge is repeated with it)
@@ -269,9 +279,13 @@ def solve_smo(p, C, gram, *, s=None, groups=None, equality=True, alpha0=None, to
                                kernel_signs is not None)
     if max_iter is None:
         max_iter = default_max_iter(m)
-    alpha = np.zeros(m) if alpha0 is None else np.array(alpha0, dtype=float).ravel()
-    if alpha.shape != (m,) or np.any(alpha < 0) or np.any(alpha > C):
-        raise ValueError("alpha0 must lie in the box [0, C]")
+    alpha = np.zeros(m)
+    if alpha0 is not None:
+        alpha = np.array(alpha0, dtype=float).ravel()
+        assert_all_finite(alpha, input_name="alpha0")
+        if alpha.shape != (m,) or np.any(alpha < 0) or np.any(alpha > C):
+            raise ValueError(f"alpha0 must be a feasible start: a vector of {m} numbers in "
+                             "the box [0, C]")
 
     # F_t = -s_t G_t with G = Q a - p, built from the non-zero starting values
     F = s * p
@@ -289,7 +303,9 @@ def solve_smo(p, C, gram, *, s=None, groups=None, equality=True, alpha0=None, to
         return res
     if groups is None:
         groups = np.zeros(m, dtype=int)
-    groups = np.asarray(groups).ravel()
+    groups = np.asarray(groups)
+    if groups.shape != (m,):
+        raise ValueError(f"groups must be a vector of {m} labels, got shape {groups.shape}")
     labels = np.unique(groups)
     if len(labels) > 2:
         raise ValueError("at most two equality groups are supported")
@@ -305,6 +321,26 @@ def solve_smo(p, C, gram, *, s=None, groups=None, equality=True, alpha0=None, to
                 getcols=slots.columns if slots is not None and points is None
                 and getcol is column else None)
     return res
+
+
+def _signs(v, m, name):
+    """A vector of ``m`` signs +1/-1 (checked)."""
+    v = np.asarray(v, dtype=float).ravel()
+    if v.shape != (m,) or not np.all(np.abs(v) == 1):      # (NaN is not +/-1)
+        raise ValueError(f"{name} must be a vector of +1/-1 of the same length as p")
+    return v
+
+
+def _bounds(C, m):
+    """The upper bounds as a vector: a number or ``m`` numbers ``> 0`` (``inf`` allowed)."""
+    C = np.asarray(C, dtype=float)
+    if C.ndim > 1 or (C.ndim == 1 and C.size != m):
+        raise ValueError(f"C must be a number or a vector of {m} upper bounds, got shape "
+                         f"{C.shape}")
+    C = np.broadcast_to(C, (m,)).copy()
+    if np.any(np.isnan(C)) or np.any(C <= 0):
+        raise ValueError("upper bounds C must be > 0")
+    return C
 
 
 def _pairwise(p, C, s, groups, labels, getcol, Kd, alpha, F, tol, max_iter, shrinking,

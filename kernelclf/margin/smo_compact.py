@@ -54,7 +54,7 @@ from .smo_step import (
 if HAVE_NUMBA:
     from .._jit import njit as _njit
 
-__all__ = ["run_compact"]
+__all__ = []          # engine internals of kernelclf.margin.smo.solve_smo
 
 
 def _empty_compact(cslot, cowner, cst):

@@ -21,7 +21,7 @@ Python is not needed for the columns, the gradient of the shrunk variables is
 reconstructed in compiled code too (:func:`kernelclf.margin.smo_compact._unshrink`).
 
 When the kernel's columns are computed in compiled code and the cache cannot hold all
-of them, :func:`run_pairwise` runs the third twin instead,
+of them, ``run_pairwise`` runs the third twin instead,
 :func:`kernelclf.margin.smo_compact._pair_compact` (the same steps on libsvm's
 compacted layout, where a column costs only its active entries).
 
@@ -70,7 +70,7 @@ try:
 except ImportError:  # pragma: no cover - Pyodide: solve_smo runs its NumPy loops
     HAVE_NUMBA = False
 
-__all__ = ["HAVE_NUMBA", "run_pairwise", "run_coordinate"]
+__all__ = []          # engine internals of kernelclf.margin.smo.solve_smo
 
 
 

@@ -6,15 +6,15 @@ Book chapter 04 (``book/04_support_vector_machines.md``); Fan, Chen & Lin (2005,
 Each iteration of the pairwise SMO (:mod:`kernelclf.margin.smo_compiled`,
 :mod:`kernelclf.margin.smo_compact`) makes three passes over the active variables:
 
-* :func:`extremes` -- the largest ``F_t`` over the "up" set (its first position: ``i``)
+* ``extremes`` -- the largest ``F_t`` over the "up" set (its first position: ``i``)
   and the smallest over the "low" set (their difference is the KKT gap);
-* :func:`second` -- WSS 2's partner ``j``: the largest ``b_t^2 / a_t`` over the low
+* ``second`` -- WSS 2's partner ``j``: the largest ``b_t^2 / a_t`` over the low
   variables with ``b_t = F_i - F_t > 0`` and the curvature ``a_t = K_ii + K_tt - 2 K_it``
   (at least ``TAU``);
-* :func:`update` -- ``F -= K_i c_i + K_j c_j`` after the step.
+* ``update`` -- ``F -= K_i c_i + K_j c_j`` after the step.
 
-:func:`extremes` serves every problem with one equality; :func:`second` and
-:func:`update` those without kernel signs and without a map to cached columns (a
+``extremes`` serves every problem with one equality; ``second`` and
+``update`` those without kernel signs and without a map to cached columns (a
 diagonal shift is in ``K_tt``; the loops correct ``F_i`` and ``F_j`` for it after the
 update). The loops keep their own passes for the others (two groups, signs, a map).
 The ``_all`` variants run over the first ``n`` variables directly (all active,
@@ -24,7 +24,7 @@ Written for the processor rather than for the reader: the up/low flags decide no
 by a branch (a variable outside the set scores -inf, +inf or 0), so the only branch
 left is "a new best", which is rarely taken and well predicted; the flags are close to
 random from one variable to the next, and branching on them cost a misprediction every
-few variables. :func:`second_all` scores into a buffer first, a pass the compiler
+few variables. ``second_all`` scores into a buffer first, a pass the compiler
 vectorises, divisions included. They are inlined into the loops. Ties go to the first
 position, as ``argmax`` does in the NumPy loop, so both engines choose the same pairs.
 """
@@ -40,8 +40,7 @@ try:
 except ImportError:  # pragma: no cover - Pyodide
     HAVE_NUMBA = False
 
-__all__ = ["extremes", "extremes_all", "second", "second_all", "update", "update_all",
-           "group_gap"]
+__all__ = []          # engine internals of kernelclf.margin.smo.solve_smo
 
 
 def extremes(F, up, low, idx, n):
