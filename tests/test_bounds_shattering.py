@@ -132,6 +132,43 @@ def test_sine_shatters_the_classical_points():
         assert count > math.exp(vc.growth_exact(m, theta))
 
 
+def _exact_sine_count(ks, step, w_max):
+    """Labelings of sign(sin(w x)) on x_i = k_i * step, |w| <= w_max, in exact arithmetic.
+
+    With theta = w * step / pi the sign of sin(w x_i) is (-1)^floor(k_i theta); it changes
+    at the rationals j / k_i, so one rational midpoint per interval lists every labeling.
+    """
+    from fractions import Fraction
+
+    t_max = Fraction(w_max * step / math.pi).limit_denominator(10**9)
+    crit = {Fraction(0), t_max}
+    for k in ks:
+        crit |= {Fraction(j, k) for j in range(1, int(t_max * k) + 1)}
+    crit = sorted(c for c in crit if c <= t_max)
+    labs = set()
+    for a, b in zip(crit[:-1], crit[1:]):
+        t = (a + b) / 2
+        lab = tuple(1 if (k * t.numerator // t.denominator) % 2 == 0 else -1 for k in ks)
+        labs |= {lab, tuple(-v for v in lab)}
+    return len(labs)
+
+
+@pytest.mark.parametrize("ks, step", [((5, 14, 23, 32, 41, 50), 0.02),   # linspace(0.1, 1, 6)
+                                      ((1, 2, 3, 4, 5, 6), 1.0), ((3, 7, 11), 0.1)])
+def test_sine_commensurate_points_against_exact_counts(ks, step):
+    """Evenly spaced points: many critical frequencies coincide, and rounding must not add
+    labelings. sin(w k step) repeats in w with period 2 pi / step, so beyond one period the
+    count stays at the one-period value (and 6 such points are never shattered)."""
+    x = np.array(ks, dtype=float) * step
+    period = 2 * np.pi / step
+    for w_max in [0.3 * period, period, 5 * period, 20 * period]:
+        got = S.count_labelings(S.labelings_sine(x, w_max))
+        assert got == _exact_sine_count(ks, step, w_max), (ks, w_max)
+    assert _exact_sine_count(ks, step, 20 * period) == _exact_sine_count(ks, step, period)
+    if len(ks) == 6:
+        assert _exact_sine_count(ks, step, period) < 2**6
+
+
 def test_sine_count_grows_with_frequency_range():
     x = np.linspace(0.1, 1, 6)
     counts = [S.count_labelings(S.labelings_sine(x, W)) for W in [5, 20, 50, 100]]

@@ -16,7 +16,7 @@ from sklearn.svm import SVC, NuSVC
 
 from kernelclf.datasets import make_moons, peer_moons
 from kernelclf.kernels import RBF, Linear, Polynomial
-from kernelclf.margin import is_separable, platt, svm
+from kernelclf.margin import _dual, is_separable, platt
 from kernelclf.margin.nu_svm import NuSupportVectorMachine
 from kernelclf.margin.svm import SupportVectorMachine
 
@@ -182,7 +182,7 @@ def test_hard_margin_conflicting_duplicates_raise_fast():
 def test_large_sample_uses_kernel_columns_and_matches_precomputed(monkeypatch):
     X, y = make_moons(400, random_state=6)
     a = SupportVectorMachine(RBF(0.5), tol=1e-8).fit(X, y)
-    monkeypatch.setattr(svm, "_PRECOMPUTE_MAX", 100)
+    monkeypatch.setattr(_dual, "_PRECOMPUTE_MAX", 100)
     b = SupportVectorMachine(RBF(0.5), tol=1e-8, cache_mb=1.0).fit(X, y)
     assert a.dual_objective_ == pytest.approx(b.dual_objective_, rel=1e-9)
 

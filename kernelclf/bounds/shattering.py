@@ -8,7 +8,9 @@ For a finite sample ``x`` the set of labelings (dichotomies) a class realises is
 so it can be listed exactly. For each class below the labeling only changes when a
 parameter crosses a finite set of *critical values*; evaluating the class once between
 every two consecutive critical values (and beyond the extremes) visits every labeling.
-That is the brute force: no sampling, no tolerance. An independent check,
+That is the brute force: no sampling, and no tolerance except one for the sine class
+(critical frequencies that coincide up to rounding are merged, see :func:`labelings_sine`).
+An independent check,
 :func:`labelings_lp`, asks a linear program for each of the ``2^m`` labelings.
 
 Classes (labels in ``{-1, +1}``; the boundary case ``sign(0)`` never arises because
@@ -164,6 +166,10 @@ def labelings_halfplanes(X, bias=True):
     return _unique_rows(np.vstack([L, -L])) if m else L
 
 
+#: relative distance below which two critical frequencies of the sine class are one
+_MERGE_RTOL = 1e-9
+
+
 def labelings_sine(x, w_max):
     """All labelings of ``x`` by ``sign(sin(w x))`` with ``|w| <= w_max`` (LKC Ex. 4.13.3).
 
@@ -171,7 +177,13 @@ def labelings_sine(x, w_max):
     evaluates one frequency strictly inside every interval between consecutive critical
     frequencies in ``(0, w_max]`` and mirrors to ``w < 0`` (``sin(-w x) = -sin(w x)``).
     Points equal to 0 would get ``sign(0) = 0`` and are rejected; ``w = 0`` is excluded
-    for the same reason.
+    for the same reason. Critical frequencies within a relative ``1e-9`` of each other are
+    treated as one: for commensurate points (``x_i / x_j`` rational, e.g. evenly spaced
+    points) many of them coincide exactly, and rounding would otherwise leave slivers
+    whose labeling has some ``sin(w x_i)`` equal to zero up to rounding (a spurious
+    labeling). Two genuinely distinct critical frequencies that close would be merged too
+    (their sliver's labeling lost); the tests compare with exact rational counts and with a
+    dense frequency grid.
 
     Parameters
     ----------
@@ -194,6 +206,12 @@ def labelings_sine(x, w_max):
         raise ValueError("w_max too large for an exact enumeration (over 2e6 critical values)")
     crit = np.concatenate([np.arange(1, k + 1) * np.pi / a for k, a in zip(counts, ax)] + [[0.0, w_max]])
     crit = np.unique(crit[(crit >= 0) & (crit <= w_max)])
+    # Critical frequencies k pi / x_i and l pi / x_j that are equal mathematically (x_i, x_j
+    # commensurate, e.g. evenly spaced points) differ by rounding only; a midpoint between
+    # two such values has sin(w x_i) = 0 up to rounding and a random sign, which adds
+    # labelings that no frequency realises. Values closer than a relative 1e-9 are merged.
+    keep = np.r_[True, np.diff(crit) > _MERGE_RTOL * crit[1:]]
+    crit = crit[keep]
     w = (crit[:-1] + crit[1:]) / 2.0
     labels = []
     for start in range(0, len(w), 100_000):                 # chunks keep memory small

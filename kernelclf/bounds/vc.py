@@ -244,8 +244,8 @@ def complexity_term(m, vartheta):
 
     It is ``growth_bound(2m, vartheta) / m`` for ``2m > vartheta``. At
     ``vartheta / m = 1/30`` (Vapnik's rule of thumb ``m / vartheta > 30``) it equals
-    ``(ln 60 + 1) / 30 = 0.1698``; the book's text says "less than 0.15", which is the
-    value slightly beyond ``m / vartheta = 35``.
+    ``(ln 60 + 1) / 30 = 0.1698``; the book's text says "less than 0.15", which holds only
+    from ``m / vartheta = 34.99`` on (the first integer ratio is 35).
     """
     m = check_m(m)
     vt = check_m(vartheta, "vartheta")

@@ -5,9 +5,11 @@ LKC §2.4.4 (eq. 2.52), App. B.5.4 and D.2.2; Schölkopf, Smola, Williamson & Ba
 ``(0, 1]`` replaces ``C``: it bounds the fraction of margin errors from above and the
 fraction of support vectors from below. Solved in libsvm's scaling ``a = m alpha`` by the
 SMO of :mod:`kernelclf.margin.smo` (its two-group form with a bias) or by
-:func:`kernelclf.optim.solve_qp`; Gram access, the decision function, the stored attributes
-and Platt's probabilities are shared with the C-SVM (:mod:`kernelclf.margin.svm`,
-:mod:`kernelclf.margin.platt`).
+:func:`kernelclf.optim.solve_qp`, both on the same problem (the equality ``sum a = nu m``,
+and one per class with a bias). The estimator states this dual; the fit, Gram access, the
+threshold (from the multipliers of the equalities), the decision function and the stored
+attributes come from the dual machines' base (``kernelclf.margin._dual``), Platt's
+probabilities from :mod:`kernelclf.margin.platt`, as for the C-SVM (:mod:`kernelclf.margin.svm`).
 """
 from __future__ import annotations
 
@@ -15,15 +17,15 @@ import numpy as np
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ..base import KERNEL_CONSTRAINT, Int, Real
-from ..optim import solve_qp
-from .smo import solve_smo
-from .svm import _SVMBase
+from ..base import Int, Real
+from ._dual import DUAL_KERNEL_CONSTRAINT, DualClassifier
+from ._dual_problem import DualProblem
+from .platt import _PlattScaling
 
 __all__ = ["NuSupportVectorMachine"]
 
 
-class NuSupportVectorMachine(_SVMBase):
+class NuSupportVectorMachine(_PlattScaling, DualClassifier):
     """nu-support vector machine (LKC eq. 2.52, App. B.5.4, D.2.2; Schölkopf et al. 2000).
 
     Primal: ``min 1/2 ||w||^2 - nu rho + (1/m) sum xi_i`` subject to
@@ -37,7 +39,11 @@ class NuSupportVectorMachine(_SVMBase):
 
     Parameters
     ----------
-    kernel : kernel, name or callable (default linear)
+    kernel : kernel, name, callable or 'precomputed' (default linear)
+        ``'precomputed'`` (as scikit-learn's ``SVC``): ``fit`` takes the ``m x m`` Gram
+        matrix of the training examples, ``decision_function`` and ``predict`` the
+        ``n x m`` kernel matrix between test and training examples; ``X_fit_`` is then the
+        training Gram matrix and ``support_vectors_`` its rows of the support vectors.
     nu : float in (0, 1]
         Upper bound on the fraction of margin errors and lower bound on the
         fraction of support vectors (when ``rho > 0``).
@@ -69,6 +75,9 @@ class NuSupportVectorMachine(_SVMBase):
     support_vectors_, n_support_ : ``X[support_]`` and the count per class, as ``NuSVC``
     rho_ : float, the margin parameter ``rho``
     intercept_ : float
+    coef_ : (1, d) array
+        Linear kernel only: ``w = sum_i alpha_i y_i x_i`` (book scaling;
+        ``NuSVC.coef_ = coef_ / rho_``).
     dual_objective_ : float, ``-1/2 alpha' Y G Y alpha`` (book scaling)
     probA_, probB_ : float, Platt's sigmoid (``probability=True`` only)
     margin_, X_fit_, kernel_, classes_, n_iter_
@@ -81,7 +90,7 @@ class NuSupportVectorMachine(_SVMBase):
     """
 
     _parameter_constraints = {
-        "kernel": KERNEL_CONSTRAINT,
+        "kernel": DUAL_KERNEL_CONSTRAINT,
         "nu": [Real(0, 1, closed="right")],
         "fit_bias": ["boolean"],
         "solver": [StrOptions({"smo", "qp"})],
@@ -104,11 +113,19 @@ class NuSupportVectorMachine(_SVMBase):
         self.probability = probability
         self.random_state = random_state
 
+    # the interior-point route's tolerance: min(tol, 1e-9); the SMO stops at tol, unpolished
+    _qp_tol_cap = 1e-9
+    _polish = False
+
     def fit(self, X, y):
         """Solve the nu-SVM dual for ``(X, y)`` (and Platt's sigmoid with
         ``probability=True``)."""
-        X, y = self._fit_binary(X, y)
-        tol = float(self.tol)
+        return self._fit(X, y)
+
+    def _dual_problem(self, gram, y, w):
+        """LKC eq. (2.52) in libsvm's scaling ``a = m alpha`` (``scale = m``): ``p = 0``,
+        box 1, ``sum a = nu m``; with a bias, one equality per class (``groups = y``), each
+        ``sum a = nu m / 2``; without, the labels folded into the kernel."""
         nu = float(self.nu)
         m = len(y)
         pos = y > 0
@@ -116,54 +133,33 @@ class NuSupportVectorMachine(_SVMBase):
             raise ValueError(
                 f"nu={nu} is infeasible for this sample: with a bias it must satisfy "
                 f"nu <= 2 min(m+, m-)/m = {2 * min(pos.sum(), (~pos).sum()) / m:.4f}")
-        gram = self._gram(X)
-        if self.solver == "qp":
-            K = gram.full()
-            H = (y[:, None] * K) * y[None, :]
-            if self.fit_bias:
-                sol = solve_qp(H, np.zeros(m), A1=np.vstack([y, np.ones(m)]), b1=[0.0, nu],
-                               l=0.0, u=1.0 / m, tol=min(tol, 1e-9))
-            else:
-                sol = solve_qp(H, np.zeros(m), A2=-np.ones((1, m)), b2=[-nu], l=0.0,
-                               u=1.0 / m, tol=min(tol, 1e-9))
-            a = np.clip(sol.x, 0.0, 1.0 / m) * m       # libsvm scaling
-            G = H @ a                                   # gradient of 1/2 a'Qa
-            bias, rho = self._rho_from_gradient(G, a, y, 1e-5)
-            n_iter, converged = sol.iterations, True
-        else:
-            max_iter = 100_000 + 100 * m if self.max_iter is None else int(self.max_iter)
-            a0 = np.zeros(m)
-            if self.fit_bias:
-                for cls in (pos, ~pos):
-                    a0[cls] = self._fill(nu * m / 2, cls.sum())
-                res = solve_smo(np.zeros(m), 1.0, gram, s=y, groups=y, alpha0=a0, tol=tol,
-                                max_iter=max_iter)
-                bias, rho = res.bias, res.rho
-            else:
-                # fold the labels into the kernel so that the single equality
-                # sum a = nu m has unit signs
-                a0[:] = self._fill(nu * m, m)
-                res = solve_smo(np.zeros(m), 1.0, gram, kernel_signs=y, alpha0=a0, tol=tol,
-                                max_iter=max_iter)
-                # rho = G_t on the free variables (all have y_t f_t = rho)
-                G = res.gradient
-                free = (res.alpha > 0) & (res.alpha < 1)
-                rho = float(G[free].mean()) if free.any() else float(
-                    np.min(G, where=res.alpha < 1, initial=np.inf))
-                bias = 0.0
-            a, n_iter, converged = res.alpha, res.iterations, res.converged
-        # back to the book's scaling alpha = a / m
-        alpha = a / m
-        if not self.fit_bias:
-            bias = 0.0
-        sv = np.flatnonzero(a > 0)
-        quad = float(a[sv] @ (y[sv] * (gram.columns(sv)[sv] @ (a[sv] * y[sv])))) / m ** 2
-        self.rho_ = float(rho) / m
-        self._finish(X, y, alpha, float(bias) / m, -0.5 * quad, quad, max(int(n_iter), 1),
-                     converged)
-        if self.probability:
-            self._fit_probability(X, self.classes_[(y > 0).astype(int)])
-        return self
+        a0 = np.zeros(m)
+        if self.fit_bias:
+            for cls in (pos, ~pos):
+                a0[cls] = self._fill(nu * m / 2, cls.sum())
+            return DualProblem(p=np.zeros(m), box=1.0, s=y, groups=y, alpha0=a0, scale=m)
+        a0[:] = self._fill(nu * m, m)
+        return DualProblem(p=np.zeros(m), box=1.0, s=np.ones(m), kernel_signs=y, alpha0=a0,
+                           scale=m)
+
+    def _bias_rho(self, problem, sol):
+        """libsvm's ``(b, rho)`` from the multipliers of the equalities (libsvm scaling):
+        with a bias ``mu_-, mu_+`` of the two classes give ``b = (mu_+ + mu_-)/2`` and
+        ``rho = (mu_- - mu_+)/2``; without, ``rho = -mu``."""
+        if self.fit_bias:
+            mu_neg, mu_pos = sol.multipliers
+            return (mu_pos + mu_neg) / 2.0, (mu_neg - mu_pos) / 2.0
+        return 0.0, -sol.multipliers[0]
+
+    def _threshold(self, problem, sol):
+        return self._bias_rho(problem, sol)[0] / problem.scale
+
+    def _store_extra(self, X, y, problem, sol):
+        super()._store_extra(X, y, problem, sol)
+        self.rho_ = float(self._bias_rho(problem, sol)[1]) / problem.scale
+        self.multipliers_ = self.alpha_ * y
+        self.w_norm_ = self._weight_norm(problem, sol)
+        self.margin_ = 1.0 / self.w_norm_ if self.w_norm_ > 0 else np.inf
 
     @staticmethod
     def _fill(total, n):
@@ -174,21 +170,6 @@ class NuSupportVectorMachine(_SVMBase):
         if full < n:
             v[full] = total - full
         return v
-
-    def _rho_from_gradient(self, G, a, y, eps):
-        """libsvm's (bias, rho) from the gradient of 1/2 a'Qa (a in [0, 1])."""
-        def r(mask):
-            free = mask & (a > eps) & (a < 1 - eps)
-            if free.any():
-                return float(G[free].mean())
-            ub = np.min(G, where=mask & (a <= eps), initial=np.inf)
-            lb = np.max(G, where=mask & (a >= 1 - eps), initial=-np.inf)
-            return float((ub + lb) / 2)
-        if not self.fit_bias:
-            rr = r(np.ones_like(a, dtype=bool))
-            return 0.0, rr
-        rp, rn = r(y > 0), r(y < 0)
-        return -(rp - rn) / 2.0, (rp + rn) / 2.0
 
     def margin_errors(self):
         """Fraction of training points with ``y_i f(x_i) < rho`` (the nu-property's

@@ -21,8 +21,6 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.utils._available_if import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from ..kernels.rows import take_rows
-
 __all__ = ["fit_platt_sigmoid"]
 
 # cross-validation folds for Platt scaling (libsvm's svm_binary_svc_probability)
@@ -110,9 +108,10 @@ def _probability_on(estimator):
 
 
 class _PlattScaling:
-    """Platt scaling for the SVM estimators (mixed into ``_SVMBase`` of
-    :mod:`kernelclf.margin.svm`): the sigmoid fit behind ``probability=True`` and the
-    ``predict_proba`` / ``predict_log_proba`` it offers."""
+    """Platt scaling for the SVM estimators (mixed into the C-SVM of
+    :mod:`kernelclf.margin.svm` and the nu-SVM of :mod:`kernelclf.margin.nu_svm`, dual
+    machines of ``kernelclf.margin._dual``): the sigmoid fit behind
+    ``probability=True`` and the ``predict_proba`` / ``predict_log_proba`` it offers."""
 
     def _fit_probability(self, X, labels, weights=None):
         """Platt scaling as in libsvm (Lin, Lin & Weng 2007): fit the sigmoid on the
@@ -145,11 +144,11 @@ class _PlattScaling:
                 continue
             kw = {} if weights is None else {"sample_weight": weights[tr]}
             try:
-                model = clone(sub).fit(take_rows(X, tr), labels[tr], **kw)
+                model = clone(sub).fit(self._train_part(X, tr), labels[tr], **kw)
             except ValueError as exc:
                 raise ValueError(f"probability=True: fold {k + 1} of the {_PLATT_FOLDS}-fold "
                                  f"cross-validation for Platt scaling failed: {exc}") from exc
-            f[te] = model.decision_function(take_rows(X, te))
+            f[te] = model.decision_function(self._test_part(X, te, tr))
         self.probA_, self.probB_ = fit_platt_sigmoid(f, y_pm)
 
     def _platt_logit(self, X):

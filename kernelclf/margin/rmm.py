@@ -23,36 +23,35 @@ lists the points with ``v_j != 0`` (those of ``classes_[0]`` first) and ``dual_c
 the ``(1, n_SV)`` array of their ``v_j``; with ``B = None`` (or a large ``B``) the RMM is
 the SVM and these equal ``SVC``'s.
 
-The fast dual solver (:func:`~kernelclf.margin.rmm_solver.solve_rmm`) is in
-:mod:`kernelclf.margin.rmm_solver`; :func:`solve_rmm_qp` here solves the same dual as a
-quadratic programme (the reference the fast solver is tested against).
+The dual (``rmm_problem``) and its fast solver
+(:func:`~kernelclf.margin.rmm_solver.solve_rmm`) are in :mod:`kernelclf.margin.rmm_solver`;
+:func:`solve_rmm_qp` here solves the same dual as a quadratic programme (the reference the
+fast solver is tested against). The estimators state this dual; the fit, the threshold,
+the stored attributes and the decision function come from the dual machines' base
+(``kernelclf.margin._dual``), shared with the SVMs. The relaxed RMM solves several duals
+(a bisection on its bound ``t``) and completes the interior-point solution by a linear
+programme; the Sigma-SVM is the SVM's dual on a whitened kernel.
 """
 from __future__ import annotations
 
-import warnings
+from dataclasses import replace
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import StrOptions
 
-from ..base import KERNEL_CONSTRAINT, BinaryKernelClassifier, Int, Real
+from ..base import KERNEL_CONSTRAINT, Int, Real
 from ..kernels.gram import Gram
-from ..kernels.rows import take_rows
 from ..kernels.whitened import WhitenedKernel
-from ..optim import solve_lp, solve_qp
+from ..optim import solve_lp
+from ._dual import DUAL_KERNEL_CONSTRAINT, DualClassifier
+from ._dual_problem import solve_dual
 
 __all__ = [
     "solve_rmm_qp", "kkt_violations", "rmm_bound", "RelativeMarginMachine", "RelaxedRMM",
     "SigmaSVM",
 ]
 
-from .rmm_solver import (
-    _PRECOMPUTE_MAX,
-    RMMResult,
-    _check_B,
-    _primal_bias,
-    solve_rmm,
-)
+from .rmm_solver import _check_B, rmm_problem, rmm_result
 
 
 def solve_rmm_qp(K, y, C, B, *, lam_ub=np.inf, budget=None, tol=1e-9):
@@ -68,41 +67,15 @@ def solve_rmm_qp(K, y, C, B, *, lam_ub=np.inf, budget=None, tol=1e-9):
     """
     K = np.asarray(K, dtype=float)
     y = np.asarray(y, dtype=float).ravel()
-    m = y.size
-    C = float(C)
-    if B is None and budget is None:
-        H = (y[:, None] * K) * y[None, :]
-        sol = solve_qp(H, -np.ones(m), A1=y[None, :], b1=[0.0], l=0.0, u=C, tol=tol)
-        alpha = np.clip(sol.x, 0.0, C)
-        lam = lams = np.zeros(m)
-        Bv, U = np.inf, 0.0
-    else:
-        Bv = 1.0 if budget is not None else float(B)
-        U = float(lam_ub)
-        s = np.concatenate([y, -np.ones(m), np.ones(m)])
-        K3 = np.tile(K, (3, 3))
-        H = K3 * np.outer(s, s)
-        c = np.concatenate([-np.ones(m), Bv * np.ones(m), Bv * np.ones(m)])
-        u = np.concatenate([np.full(m, C), np.full(2 * m, U)])
-        kw = {}
-        if budget is not None:
-            kw = {"A2": np.concatenate([np.zeros(m), np.ones(2 * m)])[None, :],
-                  "b2": [float(budget)]}
-        sol = solve_qp(H, c, A1=s[None, :], b1=[0.0], l=0.0, u=u, tol=tol, **kw)
-        z = np.clip(sol.x, 0.0, u)
-        alpha, lam, lams = z[:m], z[m:2 * m], z[2 * m:]
-    v = alpha * y - lam + lams
-    g = K @ v
+    Bv = np.inf if B is None else float(B)
+    problem = rmm_problem(y, float(C), Bv, float(lam_ub), budget=budget)
+    sol = solve_dual(problem, Gram(G=K, check=False), solver="qp", qp_tol=tol)
     if budget is None:
-        bias = _primal_bias(g, y, Bv)
-        obj = float(alpha.sum() - (0.0 if not np.isfinite(Bv) else Bv * (lam.sum() +
-                                                                           lams.sum()))
-                    - 0.5 * v @ g)
-    else:
-        bias = np.nan                      # completed by the caller (depends on t)
-        obj = float(alpha.sum() - (lam.sum() + lams.sum()) + float(budget) - 0.5 * v @ g)
-    return RMMResult(alpha=alpha, lam=lam, lam_star=lams, v=v, g=g, bias=float(bias),
-                     objective=obj, iterations=int(sol.iterations), gap=0.0, converged=True)
+        return rmm_result(problem, sol, y, Bv)
+    res = rmm_result(problem, sol, y, 1.0)
+    res.bias = np.nan                       # completed by the caller (depends on t)
+    res.objective += float(budget)
+    return res
 
 
 def kkt_violations(res, y, C, B, eps=1e-3, zero=0.0):
@@ -140,43 +113,32 @@ def rmm_bound(theta, k, K):
 # ---------------------------------------------------------------------------
 # estimators
 # ---------------------------------------------------------------------------
-class _RMMBase(BinaryKernelClassifier):
+class _RMMBase(DualClassifier):
+    """The RMM family on the dual machines' base: the dual of ``rmm_problem``, support
+    ``v_i != 0``, the bounds' multipliers ``beta_`` and the training outputs."""
 
-    def _gram(self, X, solver):
-        m = len(X) if not isinstance(X, np.ndarray) else X.shape[0]
-        pre = solver == "qp" or m <= _PRECOMPUTE_MAX or not isinstance(X, np.ndarray)
-        return self._training_gram(X, precompute=pre, cache_mb=self.cache_mb)
+    def _dual_problem(self, gram, y, w):
+        """The SVM dual (RMM eq. 5 with bias) in ``rmm_problem``'s form."""
+        return rmm_problem(y, float(self.C), np.inf)
 
-    def decision_function(self, X):
-        """``f(x) = sum_{j in support_} alpha_[j] k(x_j, x) + intercept_``."""
-        X = self._validate_test(X)
-        sv = self.support_
-        if len(sv) == 0:
-            return np.full(len(X), self.intercept_)
-        return self._kernel_rows(X, take_rows(self.X_fit_, sv)) @ self.alpha_[sv] + \
-            self.intercept_
+    def _support_mask(self, coef, sol):
+        return coef != 0
 
-    def _store(self, X, y, res, n_iter, converged):
-        self.X_fit_ = X
-        self.y_fit_ = y
-        self.multipliers_ = res.alpha
-        self.beta_ = np.column_stack([res.lam, res.lam_star])
-        self.alpha_ = res.v
-        self.intercept_ = float(res.bias)
-        self.dual_objective_ = float(res.objective)
-        sv = np.flatnonzero(res.v != 0)
-        # SVC's order: the support vectors of classes_[0], then those of classes_[1]
-        self.support_ = sv[np.argsort(y[sv] > 0, kind="stable")]
-        self.dual_coef_ = res.v[self.support_][None, :]
-        self.support_vectors_ = take_rows(X, self.support_)
-        self.n_iter_ = max(int(n_iter), 1)
-        self.converged_ = bool(converged)
-        self.train_outputs_ = res.g + res.bias
-        self.w_norm_ = float(np.sqrt(max(float(res.v @ res.g), 0.0)))
-        if not converged:
-            warnings.warn(f"{type(self).__name__} stopped after {n_iter} iterations before "
-                          "reaching the tolerance; raise max_iter or tol", ConvergenceWarning,
-                          stacklevel=3)
+    def _outputs(self, problem, sol, m):
+        """``(K v)_i`` and ``max_i |f(x_i)|`` of a solution."""
+        g = problem.outputs(sol.alpha, sol.gradient, m)
+        return g, float(np.max(np.abs(g + sol.bias)))
+
+    def _store_extra(self, X, y, problem, sol):
+        super()._store_extra(X, y, problem, sol)
+        m = len(y)
+        a = sol.alpha
+        self.multipliers_ = a[:m].copy()
+        self.beta_ = np.column_stack([a[m:2 * m], a[2 * m:]]) if a.size > m else \
+            np.zeros((m, 2))
+        g = problem.outputs(a, sol.gradient, m)
+        self.train_outputs_ = g + self.intercept_
+        self.w_norm_ = float(np.sqrt(max(float(self.alpha_ @ g), 0.0)))
 
     def primal_objective(self):
         """``1/2 ||w||^2 + C sum xi_i`` at the fitted ``(w, b)`` (eq. 11)."""
@@ -194,7 +156,11 @@ class RelativeMarginMachine(_RMMBase):
 
     Parameters
     ----------
-    kernel : kernel object, name or callable, default None (linear)
+    kernel : kernel object, name, callable or 'precomputed', default None (linear)
+        ``'precomputed'`` (as scikit-learn's ``SVC``): ``fit`` takes the ``m x m`` Gram
+        matrix of the training examples, ``decision_function`` and ``predict`` the
+        ``n x m`` kernel matrix between test and training examples; ``X_fit_`` is then the
+        training Gram matrix and ``support_vectors_`` its rows of the support vectors.
     C : float > 0
         Soft-margin constant (``1/2 ||w||^2 + C sum xi_i``, as
         :class:`kernelclf.margin.svm.SupportVectorMachine`).
@@ -245,18 +211,23 @@ class RelativeMarginMachine(_RMMBase):
     support_vectors_ : array or list
         ``X[support_]``, as ``SVC``.
     intercept_ : float
+    coef_ : (1, d) array
+        Linear kernel only (else ``AttributeError``): ``w = sum_i v_i x_i``, as
+        ``SVC.coef_``.
     dual_objective_ : float
         Value of eq. 12 (equals :meth:`primal_objective` at the optimum).
     B_ : float
         The absolute bound used (``inf`` for the SVM).
     theta_ : float
         ``max_i |f_SVM(x_i)|`` (only computed with ``B_mode='relative'``; else nan).
+    n_support_ : (2,) array of int
+        Support vectors per class, in the order of ``classes_`` (as ``SVC``).
     n_iter_, converged_, train_outputs_, X_fit_, kernel_, classes_
     """
 
     _bound_tags = {"family": "rmm", "margin": "soft", "bias": True}  # kernelclf.bounds.report_tags
     _parameter_constraints = {
-        "kernel": KERNEL_CONSTRAINT,
+        "kernel": DUAL_KERNEL_CONSTRAINT,
         "C": [Real(0, None, closed="neither")],
         "B": [Real(None, None), None],
         "B_mode": [StrOptions({"absolute", "relative"})],
@@ -286,35 +257,32 @@ class RelativeMarginMachine(_RMMBase):
             elif not 0 < float(self.B) <= 1:
                 raise ValueError(f"with B_mode='relative' B is the fraction kappa in (0, 1] "
                                  f"of the grid 1 + (theta - 1) kappa, got B={self.B!r}")
-        X, y = self._fit_binary(X, y)
-        solver = "smo" if self.solver == "auto" else self.solver
-        C = float(self.C)
-        gram = self._gram(X, solver)
-        K = gram.full() if solver == "qp" else None
+        return self._fit(X, y)
+
+    def _solve(self, X, y, w):
+        gram = self._gram(X)
+        m = len(y)
         self.theta_ = np.nan
-        start = {}
+        start = None
         if self.B is None:
             B = np.inf
         elif self.B_mode == "absolute":
             B = float(self.B)
         else:
-            svm = (solve_rmm_qp(K, y, C, None, tol=min(self.tol, 1e-8)) if solver == "qp"
-                   else solve_rmm(gram, y, C, None, tol=self.tol, max_iter=self.max_iter))
-            self.theta_ = float(np.max(np.abs(svm.g + svm.bias)))
+            svm_problem = self._dual_problem(gram, y, w)
+            svm = self._solve_problem(svm_problem, gram)
+            self.theta_ = self._outputs(svm_problem, svm, m)[1]
             # theta <= 1: every SVM output is inside the margin, so no bound B > 1 is
             # active and the RMM is the SVM for every B
             B = rmm_bound(self.theta_, float(self.B), 1.0)
             if not B > 1 or B >= self.theta_:
                 B = np.inf
-            start = {"alpha0": svm.alpha}
+            start = svm.alpha
         self.B_ = B
-        if solver == "qp":
-            res = solve_rmm_qp(K, y, C, None if np.isinf(B) else B, tol=min(self.tol, 1e-8))
-        else:
-            res = solve_rmm(gram, y, C, None if np.isinf(B) else B, tol=self.tol,
-                            max_iter=self.max_iter, **start)
-        self._store(X, y, res, res.iterations, res.converged)
-        return self
+        problem = rmm_problem(y, float(self.C), B)
+        if start is not None and problem.n > m:
+            start = np.concatenate([start, np.zeros(2 * m)])
+        return problem, self._solve_problem(problem, gram, alpha0=start)
 
 
 class RelaxedRMM(_RMMBase):
@@ -352,7 +320,7 @@ class RelaxedRMM(_RMMBase):
 
     _bound_tags = {"family": "relaxed_rmm", "margin": "soft", "bias": True}  # kernelclf.bounds.report_tags
     _parameter_constraints = {
-        "kernel": KERNEL_CONSTRAINT,
+        "kernel": DUAL_KERNEL_CONSTRAINT,
         "C": [Real(0, None, closed="neither")],
         "D": [Real(0, None, closed="neither")],
         "nu": [Real(0, None, closed="neither"), None],
@@ -375,23 +343,21 @@ class RelaxedRMM(_RMMBase):
 
     def fit(self, X, y):
         """Solve eq. 14 (``nu=None``) or eq. 15 for ``(X, y)``."""
-        X, y = self._fit_binary(X, y)
-        solver = "smo" if self.solver == "auto" else self.solver
+        return self._fit(X, y)
+
+    def _solve(self, X, y, w):
+        gram = self._gram(X)
         m = len(y)
         C, D = float(self.C), float(self.D)
         U = np.inf if self.nu is None else D * float(self.nu) / m
-        gram = self._gram(X, solver)
-        if solver == "qp":
-            res = solve_rmm_qp(gram.full(), y, C, None, lam_ub=U, budget=D,
-                               tol=min(self.tol, 1e-8))
-            b, t = self._complete(res.g, y)
-            res.bias = b
-            n_iter = res.iterations
-        else:
-            res, t, n_iter = self._bisect(gram, y, C, D, U)
-        self.t_ = float(t)
-        self._store(X, y, res, n_iter, res.converged)
-        return self
+        if self.solver == "qp":
+            problem = rmm_problem(y, C, 1.0, U, budget=D)
+            sol = self._solve_problem(problem, gram)
+            b, self.t_ = self._complete(problem.outputs(sol.alpha, sol.gradient, m), y)
+            # the budget's dual has the constant D; its threshold comes from the LP
+            return problem, replace(sol, multipliers=[b], objective=sol.objective - D)
+        problem, sol, self.t_ = self._bisect(gram, y, C, D, U)
+        return problem, sol
 
     def _penalty(self, f, t):
         m = len(f)
@@ -449,45 +415,47 @@ class RelaxedRMM(_RMMBase):
         return float(sol.x[0]), float(sol.x[1])
 
     def _bisect(self, gram, y, C, D, U):
-        tol = float(self.tol)
+        """``t`` by bisection on the slope ``D - sum(lam + lam*)`` (class docstring):
+        ``(problem, solution, t)``, the solution's objective that of eq. 14 / 15."""
+        m = len(y)
         total = 0
-        kw = {"tol": tol, "max_iter": self.max_iter}
 
         def inner(t, start):
             nonlocal total
-            r = solve_rmm(gram, y, C, t, lam_ub=U, **start, **kw)
+            problem = rmm_problem(y, C, t, U)
+            r = self._solve_problem(problem, gram, alpha0=start)
             total += r.iterations
-            return r
+            return problem, r
 
-        svm = solve_rmm(gram, y, C, None, **kw)
+        def spent(r):                           # sum(lam + lam*)
+            return r.alpha[m:2 * m].sum() + r.alpha[2 * m:].sum()
+
+        svm_problem = self._dual_problem(gram, y, None)
+        svm = self._solve_problem(svm_problem, gram)
         total += svm.iterations
-        theta = float(np.max(np.abs(svm.g + svm.bias)))
+        theta = self._outputs(svm_problem, svm, m)[1]
         if theta <= 1.0 + 1e-12:
-            res, t = svm, 1.0
-            res.objective = svm.objective + D
-            return res, t, total
+            return svm_problem, replace(svm, objective=svm.objective - D,
+                                        iterations=total), 1.0
         lo, hi = 1.0, theta
-        start = {"alpha0": svm.alpha}
-        r_lo = inner(1.0 + 1e-9, start)
-        if r_lo.lam.sum() + r_lo.lam_star.sum() <= D:
-            res, t = r_lo, 1.0
+        p_lo, r_lo = inner(1.0 + 1e-9, np.concatenate([svm.alpha, np.zeros(2 * m)]))
+        if spent(r_lo) <= D:
+            problem, res, t = p_lo, r_lo, 1.0
         else:
-            res, t = svm, theta
+            problem, res, t = svm_problem, svm, theta
             best = r_lo
             for _ in range(60):
                 mid = 0.5 * (lo + hi)
-                r = inner(mid, {"alpha0": best.alpha, "lam0": best.lam,
-                                "lam_star0": best.lam_star})
-                if r.lam.sum() + r.lam_star.sum() > D:
+                p_mid, r = inner(mid, best.alpha)
+                if spent(r) > D:
                     lo, best = mid, r
                 else:
-                    hi, res, t = mid, r, mid
+                    hi, problem, res, t = mid, p_mid, r, mid
                 if hi - lo <= 1e-6 * hi:
                     break
         # objective of eq. 14/15 at the fixed-t solution: inner dual + D t
-        res.objective = float(res.objective + D * t) if t < theta else float(
-            svm.objective + D * theta)
-        return res, t, total
+        obj = res.objective - D * t if t < theta else svm.objective - D * theta
+        return problem, replace(res, objective=float(obj), iterations=total), t
 
 
 class SigmaSVM(_RMMBase):
@@ -538,16 +506,14 @@ class SigmaSVM(_RMMBase):
 
     def fit(self, X, y):
         """Fit the whitened kernel on ``X`` and solve the SVM dual (eq. 7) on it."""
-        X, y = self._fit_binary(X, y)
-        solver = "smo" if self.solver == "auto" else self.solver
+        return self._fit(X, y)
+
+    def _solve(self, X, y, w):
         self.kernel_ = WhitenedKernel(self.kernel_, float(self.D)).fit(X)
-        gram = Gram(G=self.kernel_.train_gram_, kernel=self.kernel_, X=X)
-        if solver == "qp":
-            res = solve_rmm_qp(gram.full(), y, float(self.C), None, tol=min(self.tol, 1e-8))
-        else:
-            res = solve_rmm(gram, y, float(self.C), None, tol=self.tol, max_iter=self.max_iter)
-        self._store(X, y, res, res.iterations, res.converged)
-        return self
+        return super()._solve(X, y, w)
+
+    def _gram(self, X):
+        return Gram(G=self.kernel_.train_gram_, kernel=self.kernel_, X=X)
 
     def primal_objective(self):
         """``1/2 w'((1-D) I + D Sigma) w + C sum xi`` (eq. 6) at the fitted solution."""

@@ -24,6 +24,9 @@ variable. It stops when the maximal KKT violation ``max_up F - min_low F`` is at
 ``tol``, which is the KKT list of RMM §3.3 with ``epsilon = tol`` (E19: the conditions
 for ``lam_i = 0`` read ``f_i <= B + epsilon``). With ``B = None`` (or no room for the
 bound multipliers) the problem is the SVM dual on the ``m`` variables ``alpha``.
+``rmm_problem`` states this dual in the form shared by the package's dual machines
+(``kernelclf.margin._dual_problem``), whose solver call and threshold :func:`solve_rmm`
+and the estimators of :mod:`kernelclf.margin.rmm` use.
 """
 from __future__ import annotations
 
@@ -31,15 +34,14 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.utils import check_scalar
+from sklearn.utils import assert_all_finite, check_scalar
 
-from ..kernels.gram import Replicated, as_gram
-from .smo import DualDivergenceError, solve_smo
+from ..kernels.gram import as_gram
+from ._dual_problem import DualProblem, solve_dual
+from .smo import DualDivergenceError
 from .smo_compiled import HAVE_NUMBA
 
 __all__ = ["HAVE_NUMBA", "RMMResult", "solve_rmm"]
-
-_PRECOMPUTE_MAX = 200     # as kernelclf.margin.svm: whole Gram matrix up to this many examples
 
 
 @dataclass
@@ -109,6 +111,48 @@ def _check_B(B):
     return B
 
 
+def rmm_problem(y, C, B, lam_ub=np.inf, *, budget=None, newton_every=None):
+    """The RMM dual (eq. 12) as a :class:`~kernelclf.margin._dual_problem.DualProblem`.
+
+    ``3m`` variables ``(alpha, lam, lam*)`` of the examples ``(i, i, i)``, signs
+    ``s = (y, -1, +1)``, ``p = (1, -B, -B)``, box ``(C, U, U)`` and the equality ``s'a = 0``;
+    with ``B = inf`` or ``U = 0`` the SVM dual on the ``m`` variables ``alpha``. With
+    ``budget=D`` (the quadratic program only) the cost of the bound multipliers is 1 and
+    ``sum(lam + lam*) <= D`` is added: the dual of eq. 14 / 15 without its constant ``D``.
+    """
+    m = y.size
+    newton_every = max(m, 500) if newton_every is None else int(newton_every)
+    if budget is None and (np.isinf(B) or lam_ub == 0):
+        return DualProblem(p=np.ones(m), box=float(C), s=y, newton_every=newton_every)
+    B = 1.0 if budget is not None else float(B)
+    ineq = None
+    if budget is not None:
+        ineq = (np.concatenate([np.zeros(m), np.ones(2 * m)])[None, :], [float(budget)])
+    return DualProblem(p=np.concatenate([np.ones(m), np.full(2 * m, -B)]),
+                       box=np.concatenate([np.full(m, float(C)), np.full(2 * m, float(lam_ub))]),
+                       s=np.concatenate([y, -np.ones(m), np.ones(m)]),
+                       points=np.tile(np.arange(m), 3), newton_every=newton_every,
+                       inequality=ineq)
+
+
+def rmm_result(problem, sol, y, B):
+    """The :class:`RMMResult` of a solution of :func:`rmm_problem` (``B = None`` with a
+    budget: the bias and the objective's constant are the caller's)."""
+    m = y.size
+    a = sol.alpha
+    alpha = a[:m].copy()
+    lam, lams = (a[m:2 * m].copy(), a[2 * m:].copy()) if a.size > m else (np.zeros(m),
+                                                                            np.zeros(m))
+    v = problem.coefficients(a, m)
+    g = problem.outputs(a, sol.gradient, m)
+    Bv = np.inf if B is None else float(B)
+    bound = 0.0 if not np.isfinite(Bv) else Bv * (lam.sum() + lams.sum())
+    obj = float(alpha.sum() - bound - 0.5 * v @ g)
+    return RMMResult(alpha=alpha, lam=lam, lam_star=lams, v=v, g=g, bias=sol.bias,
+                     objective=obj, iterations=int(sol.iterations), gap=0.0,
+                     converged=bool(sol.converged))
+
+
 def solve_rmm(gram, y, C, B, *, lam_ub=np.inf, alpha0=None, lam0=None, lam_star0=None,
               tol=1e-3, max_iter=None, newton_every=None, engine="auto"):
     """Solve the RMM dual (RMM eq. 12) by SMO (§3.3; module docstring).
@@ -137,7 +181,7 @@ def solve_rmm(gram, y, C, B, *, lam_ub=np.inf, alpha0=None, lam0=None, lam_star0
         ``newton_every``): at a tight bound many variables are free and pair steps alone
         zigzag. Default ``max(m, 500)``; 0 switches it off.
     engine : {'auto', 'compiled', 'numpy'}
-        The engine of :func:`kernelclf.margin.smo.solve_smo` (both take the same steps).
+        The engine of :func:`kernelclf.margin.smo.solve_smo`.
 
     Returns
     -------
@@ -164,6 +208,13 @@ def solve_rmm(gram, y, C, B, *, lam_ub=np.inf, alpha0=None, lam0=None, lam_star0
     if np.isinf(B):
         U = 0.0                       # the SVM: bound multipliers stay at zero
     max_iter = 100_000 + 100 * m if max_iter is None else int(max_iter)
+    for name, start in (("alpha0", alpha0), ("lam0", lam0), ("lam_star0", lam_star0)):
+        if start is not None:
+            start = np.asarray(start, dtype=float)
+            if start.shape != (m,):
+                raise ValueError(f"{name} must be a vector of {m} numbers, got shape "
+                                 f"{start.shape}")
+            assert_all_finite(start, input_name=name)
     alpha = np.zeros(m) if alpha0 is None else np.clip(np.array(alpha0, dtype=float), 0, C)
     lam = np.zeros(m) if lam0 is None or U == 0 else np.clip(np.array(lam0, float), 0, U)
     lams = np.zeros(m) if lam_star0 is None or U == 0 else np.clip(
@@ -171,51 +222,15 @@ def solve_rmm(gram, y, C, B, *, lam_ub=np.inf, alpha0=None, lam0=None, lam_star0
     v = alpha * y - lam + lams
     if abs(v.sum()) > 1e-8 * max(1.0, np.abs(v).sum()):
         raise ValueError("the warm start violates the equality alpha'y - 1'lam + 1'lam* = 0")
-    newton_every = max(m, 500) if newton_every is None else int(newton_every)
-    kw = dict(tol=tol, max_iter=max_iter, polish=True, engine=engine,
-              newton_every=newton_every)
+    problem = rmm_problem(y, C, B, U, newton_every=newton_every)
+    start = alpha if problem.n == m else np.concatenate([alpha, lam, lams])
     try:
-        if U == 0:                    # the SVM dual on alpha
-            res = solve_smo(np.ones(m), C, gram, s=y, alpha0=alpha, **kw)
-            a = res.alpha
-            lam, lams = np.zeros(m), np.zeros(m)
-            alpha = a
-            F = -y * res.gradient
-        else:
-            s = np.concatenate([y, -np.ones(m), np.ones(m)])
-            p = np.concatenate([np.ones(m), np.full(2 * m, -B)])
-            box = np.concatenate([np.full(m, C), np.full(2 * m, U)])
-            res = solve_smo(p, box, Replicated(gram, 3), s=s,
-                            alpha0=np.concatenate([alpha, lam, lams]), **kw)
-            alpha, lam, lams = (res.alpha[:m].copy(), res.alpha[m:2 * m].copy(),
-                                res.alpha[2 * m:].copy())
-            F = (-s * res.gradient)[:m]
+        sol = solve_dual(problem, gram, solver="smo", tol=tol, max_iter=max_iter,
+                         engine=engine, alpha0=start)
     except DualDivergenceError as exc:
         raise ValueError(_UNBOUNDED_TEXT) from exc
-    v = alpha * y - lam + lams
-    g = y - F                         # F = y_i - g_i for the alpha_i
-    obj = float(alpha.sum() - (0.0 if np.isinf(B) else B * (lam.sum() + lams.sum()))
-                - 0.5 * v @ g)
-    return RMMResult(alpha=alpha, lam=lam, lam_star=lams, v=v, g=g, bias=float(res.bias),
-                     objective=obj, iterations=int(res.iterations),
-                     gap=float(max(res.gap, 0.0)) if np.isfinite(res.gap) else 0.0,
-                     converged=bool(res.converged))
-
-
-def _primal_bias(g, y, B):
-    """The bias that minimises the primal (eq. 11) for fixed ``w`` (``g = Kv``).
-
-    ``sum_i max(0, 1 - y_i (g_i + b))`` is convex and piecewise linear in ``b``, and the
-    bounds give the interval ``max(-B - g) <= b <= min(B - g)``; the minimum is at a
-    breakpoint ``y_i - g_i`` or an end of the interval (the midpoint of the minimising
-    segment when it is flat). Used to complete interior-point (QP) solutions, whose
-    multipliers are never exactly at their bounds.
-    """
-    lo = float(np.max(-B - g)) if np.isfinite(B) else -np.inf
-    hi = float(np.min(B - g)) if np.isfinite(B) else np.inf
-    cand = np.clip(y - g, lo, hi)
-    cand = np.unique(np.concatenate([cand, [x for x in (lo, hi) if np.isfinite(x)]]))
-    obj = np.maximum(0.0, 1.0 - y[None, :] * (g[None, :] + cand[:, None])).sum(axis=1)
-    best = obj.min()
-    arg = cand[obj <= best + 1e-10 * max(1.0, best)]
-    return float(0.5 * (arg.min() + arg.max()))
+    if not np.all(np.isfinite(sol.alpha)):          # an infinite step (the dual unbounded)
+        raise ValueError(_UNBOUNDED_TEXT)
+    res = rmm_result(problem, sol, y, B)
+    res.gap = float(max(sol.gap, 0.0)) if np.isfinite(sol.gap) else 0.0
+    return res

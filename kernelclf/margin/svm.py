@@ -27,7 +27,11 @@ The book's SVMs have no bias (``fit_bias=False``); ``fit_bias=True`` adds the
 usual threshold ``b`` and with it the constraint ``y' alpha = 0``, as in
 libsvm / scikit-learn ``SVC``. The default solver is the SMO of
 :mod:`kernelclf.margin.smo`; ``solver='qp'`` uses :func:`kernelclf.optim.solve_qp`
-(App. D.2 settings) for checking and teaching.
+(App. D.2 settings) for checking and teaching. The estimator states its dual problem
+(signs ``y``, ``p = 1``, the box, the ridge of the squared hinge); the fit, the threshold,
+the stored attributes and the decision function come from the dual machines' base
+(``kernelclf.margin._dual``, as scikit-learn's ``BaseLibSVM``), which the nu-SVM,
+epsilon-SVR, the relative margin machines and the Universum SVM share.
 
 Example weights (C-SVM only). ``fit(X, y, sample_weight)`` and the ``class_weight``
 parameter give every example its own penalty ``C_i = C w_i`` with
@@ -48,93 +52,28 @@ regularised targets and Newton's method with a backtracking line search
 """
 from __future__ import annotations
 
-import warnings
+from dataclasses import replace
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import _check_sample_weight
 
-from ..base import KERNEL_CONSTRAINT, BinaryKernelClassifier, Int, Real
-from ..kernels.rows import take_rows
-from ..optim import InfeasibleProblemError, solve_qp
+from ..base import Int, Real
+from ..optim import InfeasibleProblemError
+from ._dual import DUAL_KERNEL_CONSTRAINT, DualClassifier
+from ._dual_problem import DualProblem
 from .platt import _PlattScaling
 from .separability import is_separable
-from .smo import DualDivergenceError, solve_smo
+from .smo import DualDivergenceError
 
 __all__ = ["SupportVectorMachine", "is_separable"]
 
 # hard margin: an alpha beyond this means the dual is running off to infinity
 _ALPHA_BOUND = 1e9
-# precompute the Gram matrix up to this many examples (else cached columns)
-_PRECOMPUTE_MAX = 200
 
 
-def _bias_from_gradient(F, a, C, s, eps):
-    """libsvm's threshold from ``F_t = -s_t G_t``; ``eps`` decides 'at a bound'."""
-    free = (a > eps) & (a < C - eps)
-    if free.any():
-        return float(F[free].mean())
-    pos = s > 0
-    up = np.where(pos, a < C - eps, a > eps)
-    low = np.where(pos, a > eps, a < C - eps)
-    ub = np.min(F, where=low, initial=np.inf)
-    lb = np.max(F, where=up, initial=-np.inf)
-    vals = [v for v in (ub, lb) if np.isfinite(v)]
-    return float(np.mean(vals)) if vals else 0.0
-
-
-class _SVMBase(_PlattScaling, BinaryKernelClassifier):
-    """Shared pieces of the C-SVM and the nu-SVM (:mod:`kernelclf.margin.nu_svm`): Gram
-    access, decision function over the support vectors, the fitted attributes; Platt
-    scaling from :mod:`kernelclf.margin.platt`."""
-
-    def _gram(self, X):
-        """The training Gram matrix: whole for small samples (or the QP), else
-        columns on demand from the cache (:class:`kernelclf.kernels.gram.Gram`)."""
-        m = len(X)
-        pre = self.solver == "qp" or m <= _PRECOMPUTE_MAX or not isinstance(X, np.ndarray)
-        return self._training_gram(X, precompute=pre, cache_mb=self.cache_mb)
-
-    def decision_function(self, X):
-        """``f(x) = sum_{i in SV} alpha_i k(x_i, x) + intercept_``."""
-        X = self._validate_test(X)
-        sv = self.support_
-        if len(sv) == 0:
-            return np.full(len(X), self.intercept_)
-        return self._kernel_rows(X, take_rows(self.X_fit_, sv)) @ self.alpha_[sv] + \
-            self.intercept_
-
-    def _finish(self, X, y, a, bias, obj, quad, n_iter, converged):
-        """Store the fitted attributes (``quad = a' Y G Y a`` without any ridge)."""
-        self.X_fit_ = X
-        self.y_fit_ = y
-        self.multipliers_ = a
-        self.alpha_ = a * y
-        self.intercept_ = float(bias)
-        self.dual_objective_ = float(obj)
-        if self.solver == "qp":
-            sv_tol = 1e-5 * max(float(np.max(a, initial=0.0)), 1e-300)
-            sv = np.flatnonzero(a > sv_tol)
-        else:
-            sv = np.flatnonzero(a > 0)
-        # SVC's order: the support vectors of classes_[0], then those of classes_[1]
-        self.support_ = sv[np.argsort(y[sv] > 0, kind="stable")]
-        self.dual_coef_ = self.alpha_[self.support_][None, :]
-        self.n_support_ = np.array([np.sum(y[self.support_] < 0), np.sum(y[self.support_] > 0)])
-        self.support_vectors_ = take_rows(X, self.support_)
-        self.w_norm_ = float(np.sqrt(max(quad, 0.0)))
-        self.margin_ = 1.0 / self.w_norm_ if self.w_norm_ > 0 else np.inf
-        self.n_iter_ = int(n_iter)
-        self.converged_ = bool(converged)
-        if not converged:
-            warnings.warn(f"{type(self).__name__} stopped after max_iter={n_iter} iterations "
-                          "before reaching the tolerance; the model is not optimal (raise "
-                          "max_iter or tol)", ConvergenceWarning, stacklevel=3)
-
-
-class SupportVectorMachine(_SVMBase):
+class SupportVectorMachine(_PlattScaling, DualClassifier):
     """Support vector machine: hard margin, linear or quadratic soft margin.
 
     LKC §2.4.1–2.4.2: hard margin eq. (2.45)/(2.46), linear soft margin
@@ -144,7 +83,11 @@ class SupportVectorMachine(_SVMBase):
 
     Parameters
     ----------
-    kernel : kernel object, name or callable, default None (linear)
+    kernel : kernel object, name, callable or 'precomputed', default None (linear)
+        ``'precomputed'`` (as scikit-learn's ``SVC``): ``fit`` takes the ``m x m`` Gram
+        matrix of the training examples, ``decision_function`` and ``predict`` the
+        ``n x m`` kernel matrix between test and training examples; ``X_fit_`` is then the
+        training Gram matrix and ``support_vectors_`` its rows of the support vectors.
     C : float > 0, default 1.0
         Soft-margin constant in the usual scaling. Hinge loss:
         ``1/2 ||w||^2 + C sum xi_i``, i.e. ``C = 1/(2 lambda m)`` in the book's
@@ -217,6 +160,9 @@ class SupportVectorMachine(_SVMBase):
     intercept_ : float
         Threshold ``b`` (0 when ``fit_bias=False``); ``SVC.intercept_`` holds the same
         number in a ``(1,)`` array.
+    coef_ : (1, d) array
+        Linear kernel only (else ``AttributeError``): ``w = sum_i alpha_i y_i x_i``, as
+        ``SVC.coef_``.
     dual_objective_ : float
         Dual value ``sum alpha_i - 1/2 alpha' (Y G Y + R) alpha`` (``R = diag(1/C_i)``
         for the squared hinge, else 0); equals scikit-learn's / libsvm's dual.
@@ -234,7 +180,7 @@ class SupportVectorMachine(_SVMBase):
     _bound_tags = {"family": "svm", "bias": lambda s: s.fit_bias,  # kernelclf.bounds.report_tags
                    "margin": lambda s: "hard" if s.hard_margin else "soft"}
     _parameter_constraints = {
-        "kernel": KERNEL_CONSTRAINT,
+        "kernel": DUAL_KERNEL_CONSTRAINT,
         "C": [Real(0, None, closed="neither")],
         "loss": [StrOptions({"hinge", "squared_hinge"})],
         "hard_margin": ["boolean"],
@@ -278,27 +224,13 @@ class SupportVectorMachine(_SVMBase):
             removes an example. Both classes need some positive weight. Not for
             ``hard_margin=True``.
         """
-        X, y = self._fit_binary(X, y)
-        labels = self.classes_[(y > 0).astype(int)]
-        w = self._example_weights(X, y, labels, sample_weight)
-        if w is None or np.all(w > 0):
-            keep = None
-            a, bias, obj, quad, n_iter, converged = self._solve(X, y, w)
-        else:                       # weight 0: the example is not in the dual (libsvm)
-            keep = np.flatnonzero(w > 0)
-            a_k, bias, obj, quad, n_iter, converged = self._solve(
-                take_rows(X, keep), y[keep], w[keep])
-            a = np.zeros(len(y))
-            a[keep] = a_k
-        self._finish(X, y, a, bias, obj, quad, max(int(n_iter), 1), converged)
-        if self.probability:
-            self._fit_probability(X, labels, w)
-        return self
+        return self._fit(X, y, sample_weight)
 
-    def _example_weights(self, X, y, labels, sample_weight):
+    def _example_weights(self, X, y, sample_weight):
         """``w_i = sample_weight_i * class_weight[y_i]`` (None: no weighting); sets
         ``class_weight_``."""
         self.class_weight_ = np.ones(2)
+        labels = self.classes_[(y > 0).astype(int)]
         if sample_weight is None and self.class_weight is None:
             return None
         if self.hard_margin:
@@ -341,12 +273,10 @@ class SupportVectorMachine(_SVMBase):
                 raise ValueError(f"{what} is 0 on every example of class {c!r}: the SVM needs "
                                  "examples of both classes with positive weight")
 
-    def _solve(self, X, y, w):
-        """The dual for ``(X, y)`` with example weights ``w`` (None or all > 0).
-
-        Returns ``(a, bias, dual objective, a' Y G Y a, iterations, converged)``.
-        """
-        tol = float(self.tol)
+    def _dual_problem(self, gram, y, w):
+        """LKC eq. (2.46), (2.48) or (2.50) with the weights ``w`` (None or all > 0):
+        ``p = 1``, signs ``y``, box ``C_i`` (hinge; inf otherwise), ``shift = 1/C_i``
+        (squared hinge), the equality ``y'a = 0`` with a bias."""
         m = len(y)
         C = float(self.C) if w is None else float(self.C) * w
         if self.hard_margin:
@@ -355,43 +285,55 @@ class SupportVectorMachine(_SVMBase):
             box, shift = C, 0.0
         else:
             box, shift = np.inf, 1.0 / C
+        return DualProblem(p=np.ones(m), box=box, s=y, equality=bool(self.fit_bias),
+                           shift=shift, alpha_bound=_ALPHA_BOUND if self.hard_margin else np.inf)
+
+    def _solve(self, X, y, w):
+        if w is None or np.all(w > 0):
+            return self._solve_sample(X, y, w)
+        keep = np.flatnonzero(w > 0)    # weight 0: the example is not in the dual (libsvm)
+        problem, sol = self._solve_sample(self._train_part(X, keep), y[keep], w[keep])
+        return replace(problem, points=keep), sol       # (its variables are examples keep)
+
+    def _solve_sample(self, X, y, w):
+        """The dual of ``(X, y)`` with weights ``w`` (None or all > 0); the hard margin is
+        first given a short run, after which an LP decides whether the sample is separable
+        before the remaining budget is spent."""
         gram = self._gram(X)
+        problem = self._dual_problem(gram, y, w)
+        if not self.hard_margin:
+            return problem, self._solve_problem(problem, gram)
         if self.solver == "qp":
-            a, bias, obj, n_iter = self._fit_qp(gram.full(), y, box, shift, tol)
-            converged = True
-        else:
-            max_iter = 100_000 + 100 * m if self.max_iter is None else int(self.max_iter)
-            hard = bool(self.hard_margin)
-            bound = _ALPHA_BOUND if hard else np.inf
-            # hard margin: a short first run; if it has not converged, an LP decides
-            # whether the sample is separable before the remaining budget is spent
-            first = min(max_iter, 20 * m + 1000) if hard else max_iter
-            kw = dict(s=y, equality=bool(self.fit_bias), tol=tol, alpha_bound=bound,
-                      polish=True)
-            if np.ndim(shift):
-                kw["diag_shift"] = shift
-                solver_gram = gram
-            else:
-                solver_gram = gram.with_ridge(shift) if shift else gram
             try:
-                res = solve_smo(np.ones(m), box, solver_gram, max_iter=first, **kw)
-                if hard and not res.converged:
-                    self._raise_not_separable(gram, y)
-                    if max_iter > first:
-                        it0 = res.iterations
-                        res = solve_smo(np.ones(m), box, solver_gram, max_iter=max_iter - first,
-                                        alpha0=res.alpha, **kw)
-                        res.iterations += it0
-            except DualDivergenceError:
-                self._raise_not_separable(gram, y)
+                return problem, self._solve_problem(problem, gram)
+            except InfeasibleProblemError as exc:
+                if not is_separable(gram.full(), y, bool(self.fit_bias)):
+                    raise ValueError(
+                        "hard_margin=True but the training sample is not separable in "
+                        "feature space: the QP solver certifies that the hard-margin dual is "
+                        "unbounded") from exc
                 raise
-            a, bias, obj, n_iter, converged = (res.alpha, res.bias, -res.objective,
-                                               res.iterations, res.converged)
-        if not self.fit_bias:
-            bias = 0.0
-        # ||w||^2 = a'YGYa = 2 (sum a - D) - a' R a  (R = diag(shift))
-        quad = 2.0 * (a.sum() - obj) - float(a @ (shift * a))
-        return a, bias, obj, quad, n_iter, converged
+        max_iter = self._max_iter(len(y))
+        first = min(max_iter, 20 * len(y) + 1000)
+        try:
+            sol = self._solve_problem(problem, gram, max_iter=first)
+            if not sol.converged:
+                self._raise_not_separable(gram, y)
+                if max_iter > first:
+                    it0 = sol.iterations
+                    sol = self._solve_problem(problem, gram, max_iter=max_iter - first,
+                                              alpha0=sol.alpha)
+                    sol.iterations += it0
+        except DualDivergenceError:
+            self._raise_not_separable(gram, y)
+            raise
+        return problem, sol
+
+    def _store_extra(self, X, y, problem, sol):
+        super()._store_extra(X, y, problem, sol)
+        self.multipliers_ = self.alpha_ * y
+        self.w_norm_ = self._weight_norm(problem, sol)
+        self.margin_ = 1.0 / self.w_norm_ if self.w_norm_ > 0 else np.inf
 
     def _raise_not_separable(self, gram, y):
         if not is_separable(gram.full(), y, bool(self.fit_bias)):
@@ -400,26 +342,3 @@ class SupportVectorMachine(_SVMBase):
                 f"({'with' if self.fit_bias else 'without'} bias): the hard-margin dual "
                 "(LKC eq. 2.46) is unbounded. Use a soft margin (hard_margin=False) or a more "
                 "flexible kernel.")
-
-    def _fit_qp(self, K, y, box, shift, tol):
-        m = len(y)
-        H = (y[:, None] * K) * y[None, :]
-        if np.any(shift):
-            H[np.diag_indices(m)] += shift
-        kw = {"A1": y[None, :], "b1": [0.0]} if self.fit_bias else {}
-        try:
-            sol = solve_qp(H, -np.ones(m), l=0.0, u=None if np.all(np.isinf(box)) else box,
-                           tol=min(tol, 1e-8), **kw)
-        except InfeasibleProblemError as exc:
-            if self.hard_margin and not is_separable(K, y, bool(self.fit_bias)):
-                raise ValueError(
-                    "hard_margin=True but the training sample is not separable in feature "
-                    "space: the QP solver certifies that the hard-margin dual is unbounded"
-                ) from exc
-            raise
-        a = np.clip(sol.x, 0.0, box)
-        G = H @ a - 1.0
-        eps = 1e-6 * max(float(a.max(initial=0.0)), 1e-12)
-        bias = _bias_from_gradient(-y * G, a, box, y, eps) if self.fit_bias else 0.0
-        obj = float(a.sum() - 0.5 * a @ H @ a)
-        return a, bias, obj, sol.iterations

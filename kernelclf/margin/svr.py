@@ -33,28 +33,25 @@ conditions: every free ``alpha_i`` gives ``b = t_i - eps - (K beta)_i``, every f
 ``alpha_i^*`` gives ``b = t_i + eps - (K beta)_i``; their mean is taken, or the midpoint of
 the interval the bound multipliers leave when none is free (libsvm's rule, Chang & Lin 2011).
 With these signs SMO's threshold (``F_t = -s_t (Qz - p)_t`` averaged over the free
-variables) is exactly this rule; the QP route applies it with a tolerance for "free".
+variables) is exactly this rule; from the QP's interior point, whose multipliers are never
+exactly at a bound, the threshold maximises the Lagrangian for the fitted ``beta`` (the same
+number at an exact optimum). The estimator states this dual (``z`` has two variables per
+example, read through one Gram matrix); the fit, the threshold, the stored attributes and
+the prediction come from the dual machines' base (``kernelclf.margin._dual``).
 """
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import StrOptions
-from sklearn.utils.validation import check_is_fitted
 
-from ..base import KERNEL_CONSTRAINT, KernelMixin, Real
-from ..kernels.gram import Gram
-from ..kernels.rows import take_rows
-from ..optim import solve_qp
-from .smo import solve_smo
+from ..base import Real
+from ._dual import DUAL_KERNEL_CONSTRAINT, DualRegressor
+from ._dual_problem import DualProblem
 
 __all__ = ["SupportVectorRegression"]
 
 
-class SupportVectorRegression(KernelMixin, RegressorMixin, BaseEstimator):
+class SupportVectorRegression(DualRegressor):
     """Book chapter 04 (``book/04_support_vector_machines.md``): epsilon-SVR (LKC §2.4.4, eq. 2.51).
 
     Minimises ``1/2 ||w||^2 + C sum_i max(|t_i - f(x_i)| - epsilon, 0)``, i.e. LKC's
@@ -65,8 +62,12 @@ class SupportVectorRegression(KernelMixin, RegressorMixin, BaseEstimator):
 
     Parameters
     ----------
-    kernel : kernel object, name or callable, default None (linear)
-        The kernel ``k``; cloned into ``kernel_`` at ``fit``.
+    kernel : kernel object, name, callable or 'precomputed', default None (linear)
+        The kernel ``k``; cloned into ``kernel_`` at ``fit``. ``'precomputed'`` (as
+        scikit-learn's ``SVR``): ``fit`` takes the ``m x m`` Gram matrix of the training
+        examples, ``predict`` the ``n x m`` kernel matrix between test and training
+        examples; ``X_fit_`` is then the training Gram matrix and ``support_vectors_`` its
+        rows of the support vectors.
     C : float > 0, default 1.0
         Penalty of the epsilon-insensitive loss.
     epsilon : float >= 0, default 0.1
@@ -90,10 +91,15 @@ class SupportVectorRegression(KernelMixin, RegressorMixin, BaseEstimator):
     ----------
     alpha_ : ndarray (m,)
         ``beta_i = alpha_i - alpha_i^*``, the expansion coefficients of ``f``.
+    multipliers_ : ndarray (2m,)
+        The dual variables ``(alpha, alpha^*)`` in ``[0, C]``.
     dual_coef_ : ndarray (1, n_SV)
         ``beta`` on the support vectors (scikit-learn's ``SVR`` layout).
     intercept_ : float
         The bias ``b`` (0 when ``fit_bias=False``).
+    coef_ : ndarray (1, d)
+        Linear kernel only (else ``AttributeError``): ``w = sum_i beta_i x_i``, as
+        ``SVR.coef_``.
     support_ : ndarray of int
         Indices of the support vectors in increasing order (SMO: ``beta_i != 0``, as
         libsvm; QP: ``|beta_i| > 1e-7 C``).
@@ -108,11 +114,13 @@ class SupportVectorRegression(KernelMixin, RegressorMixin, BaseEstimator):
         The book's regulariser ``1/(2 C m)`` (LKC eq. 5.19, Example 5.33).
     n_iter_ : int
         SMO steps (QP: interior-point iterations).
+    converged_ : bool
+        Whether the SMO reached ``tol`` (else a ``ConvergenceWarning``).
     X_fit_, kernel_, n_features_in_
     """
 
     _parameter_constraints = {
-        "kernel": KERNEL_CONSTRAINT,
+        "kernel": DUAL_KERNEL_CONSTRAINT,
         "C": [Real(0, None, closed="neither")],
         "epsilon": [Real(0, None, closed="left")],
         "fit_bias": ["boolean"],
@@ -130,92 +138,38 @@ class SupportVectorRegression(KernelMixin, RegressorMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Fit to inputs ``X`` (array (m, d), or strings for a string kernel) and targets ``y``."""
-        self._validate_params()
-        self._fit_kernel()
-        X, t = self._validate_Xy(X, y, y_numeric=True)
+        return self._fit(X, y)
+
+    def _gram(self, X):
+        if self._precomputed():
+            return super()._gram(X)
+        # the whole matrix (its columns on demand would be other last bits: another SMO
+        # path); the QP holds a (2m x 2m) matrix, i.e. 4 Gram-sized arrays, plus K
+        return self._training_gram(X, copies=6, precompute=True)
+
+    def _max_iter(self, m):
+        return None                     # the SMO's own cap
+
+    def _dual_problem(self, gram, t, w):
+        """libsvm's epsilon-SVR dual (module docstring): ``z = (alpha, alpha^*)``, two
+        variables per example, signs ``(+1, -1)``, ``p = (t - eps, -t - eps)``, box ``C``,
+        the equality ``s'z = 0`` with a bias."""
         m = len(t)
-        # both routes hold a (2m x 2m) matrix, i.e. 4 Gram-sized arrays, plus K
-        K = np.asarray(self._training_gram(X, copies=6).full(), dtype=float)
-        C, eps = float(self.C), float(self.epsilon)
-        if self.solver == "qp":
-            a, a_star, b, n_iter = self._solve_qp(K, t, C, eps)
-            sv_tol = 1e-7 * C
-        else:
-            a, a_star, b, n_iter = self._solve_smo(K, t, C, eps)
-            sv_tol = 0.0
-        beta = a - a_star
-        f0 = K @ beta
-        if not self.fit_bias:
-            b = 0.0
-        self.X_fit_ = X
-        self.alpha_ = beta
-        self.support_ = np.flatnonzero(np.abs(beta) > sv_tol)
+        eps = float(self.epsilon)
+        return DualProblem(p=np.concatenate([t - eps, -t - eps]), box=float(self.C),
+                           s=np.concatenate([np.ones(m), -np.ones(m)]),
+                           points=np.tile(np.arange(m), 2), equality=bool(self.fit_bias))
+
+    def _support_mask(self, coef, sol):
+        """``beta_i != 0`` (SMO, as libsvm); ``|beta_i| > 1e-7 C`` (QP)."""
+        return np.abs(coef) > (1e-7 * float(self.C) if sol.route == "qp" else 0.0)
+
+    def _store_extra(self, X, t, problem, sol):
+        m = len(t)
+        beta = self.alpha_
+        f0 = problem.outputs(sol.alpha, sol.gradient, m)
+        eps = float(self.epsilon)
         self.n_support_ = len(self.support_)
-        self.support_vectors_ = take_rows(X, self.support_)
-        self.dual_coef_ = beta[self.support_][None, :]
-        self.intercept_ = float(b)
         self.dual_objective_ = float(0.5 * beta @ f0 + eps * np.abs(beta).sum() - t @ beta)
-        self.slack_ = np.maximum(np.abs(t - f0 - b) - eps, 0.0)
-        self.lambda_ = 1.0 / (2.0 * C * m)
-        self.n_iter_ = int(n_iter)
-        return self
-
-    def _solve_smo(self, K, t, C, eps):
-        """The dual by SMO in libsvm's epsilon-SVR form (module docstring):
-        ``(alpha, alpha^*, bias, iterations)``."""
-        m = len(t)
-        s = np.concatenate([np.ones(m), -np.ones(m)])
-        p = np.concatenate([t - eps, -t - eps])
-        KK = Gram(G=np.block([[K, K], [K, K]]), check=False)     # K itself was checked
-        res = solve_smo(p, C, KK, s=s, equality=bool(self.fit_bias), tol=float(self.tol),
-                        polish=True)
-        if not res.converged:
-            warnings.warn(f"{type(self).__name__}: SMO stopped after {res.iterations} "
-                          "iterations before reaching the tolerance; the model is not "
-                          "optimal (raise tol)", ConvergenceWarning, stacklevel=3)
-        z = res.alpha
-        return z[:m].copy(), z[m:].copy(), res.bias, res.iterations
-
-    def _solve_qp(self, K, t, C, eps):
-        """The dual by :func:`kernelclf.optim.solve_qp`: ``(alpha, alpha^*, bias, iterations)``."""
-        m = len(t)
-        H = np.block([[K, -K], [-K, K]])
-        c = np.concatenate([eps - t, eps + t])
-        A1 = b1 = None
-        if self.fit_bias:
-            A1 = np.concatenate([np.ones(m), -np.ones(m)])[None, :]
-            b1 = np.zeros(1)
-        sol = solve_qp(H, c, A1=A1, b1=b1, l=0.0, u=C, tol=min(float(self.tol), 1e-8))
-        a = np.clip(sol.x[:m], 0.0, C)
-        a_star = np.clip(sol.x[m:], 0.0, C)
-        b = self._bias(a, a_star, t, K @ (a - a_star), C, eps) if self.fit_bias else 0.0
-        return a, a_star, b, sol.iterations
-
-    @staticmethod
-    def _bias(a, a_star, t, f0, C, eps):
-        """The bias from the KKT conditions (module docstring)."""
-        free_tol = 1e-6 * C
-        free = (a > free_tol) & (a < C - free_tol)
-        free_star = (a_star > free_tol) & (a_star < C - free_tol)
-        if free.any() or free_star.any():
-            vals = np.concatenate([(t - eps - f0)[free], (t + eps - f0)[free_star]])
-            return float(vals.mean())
-        # no free multiplier: b lies between the bounds the others leave
-        low = np.concatenate([(t - eps - f0)[a <= free_tol], (t + eps - f0)[a_star >= C - free_tol]])
-        high = np.concatenate([(t - eps - f0)[a >= C - free_tol], (t + eps - f0)[a_star <= free_tol]])
-        lo = low.max() if low.size else -np.inf
-        hi = high.min() if high.size else np.inf
-        if not np.isfinite(lo):
-            return float(hi)
-        if not np.isfinite(hi):
-            return float(lo)
-        return float(0.5 * (lo + hi))
-
-    def predict(self, X):
-        """``f(x) = sum_i beta_i k(x_i, x) + b``."""
-        check_is_fitted(self, "alpha_")
-        X = self._validate_test(X)
-        sv = self.support_
-        if len(sv) == 0:
-            return np.full(len(X), self.intercept_)
-        return self._kernel_rows(X, take_rows(self.X_fit_, sv)) @ self.alpha_[sv] + self.intercept_
+        self.slack_ = np.maximum(np.abs(t - f0 - self.intercept_) - eps, 0.0)
+        self.lambda_ = 1.0 / (2.0 * float(self.C) * m)

@@ -18,20 +18,22 @@ boxes ``C_j`` (``C`` or ``C_U``):
 ``sum_j beta_j y_j = 0``, ``0 <= beta_j <= C_j``,
 
 solved here with :func:`kernelclf.optim.solve_qp`. Without Universum points this is the
-SVM's dual (LKC §2.4.2 with bias).
+SVM's dual (LKC §2.4.2 with bias). The estimator states this dual (each Universum point
+has two variables); the fit, the threshold, the stored attributes and the decision function
+come from the dual machines' base (``kernelclf.margin._dual``), shared with the SVMs.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..base import KERNEL_CONSTRAINT, BinaryKernelClassifier, Real
-from ..kernels.rows import take_rows
-from ..optim import solve_qp
+from ..base import KERNEL_CONSTRAINT, Real
+from ._dual import DualClassifier
+from ._dual_problem import DualProblem
 
 __all__ = ["UniversumSVM"]
 
 
-class UniversumSVM(BinaryKernelClassifier):
+class UniversumSVM(DualClassifier):
     """Book chapter 13 (``book/13_relative_margin_machines.md``); RMM §5.4.1, Table 3.
 
     The Universum SVM (Weston et al. 2006): an SVM with bias plus an epsilon-insensitive
@@ -71,7 +73,10 @@ class UniversumSVM(BinaryKernelClassifier):
     support_vectors_ : array or list
         ``X_fit_[support_]``.
     intercept_ : float
-    X_fit_, n_universum_, dual_objective_, kernel_, classes_
+    coef_ : (1, d) array
+        Linear kernel only (else ``AttributeError``): ``w = sum_j alpha_j x_j`` over
+        ``X_fit_``.
+    X_fit_, n_universum_, dual_objective_, n_iter_, converged_, kernel_, classes_
     """
 
     _parameter_constraints = {
@@ -89,61 +94,52 @@ class UniversumSVM(BinaryKernelClassifier):
         self.epsilon = epsilon
         self.tol = tol
 
+    #: the quadratic program (LKC App. D), at ``tol`` itself
+    _default_solver = "qp"
+    _qp_tol_cap = np.inf
+
     def fit(self, X, y, X_universum=None):
         """Fit on the labelled sample ``(X, y)`` and the Universum points ``X_universum``."""
-        X, y = self._fit_binary(X, y)
-        m = len(y)
+        X, y = self._validate_training(X, y)
         if X_universum is None or len(X_universum) == 0:
             U = X[:0]
         else:
             U = self._validate_X(X_universum, reset=False)
-        nu = len(U)
-        CU = float(self.C if self.C_universum is None else self.C_universum)
-        yz = np.r_[y, np.ones(nu), -np.ones(nu)]
-        cz = np.r_[np.ones(m), np.full(2 * nu, -float(self.epsilon))]
-        box = np.r_[np.full(m, float(self.C)), np.full(2 * nu, CU)]
+        self.n_universum_ = len(U)
         XU = np.vstack([X, U]) if isinstance(X, np.ndarray) else list(X) + list(U)
-        K = np.asarray(self._training_gram(XU, copies=6).full(), dtype=float)  # checked (PSD, scale)
-        idx = np.r_[np.arange(m + nu), np.arange(m, m + nu)]
-        Kz = K[np.ix_(idx, idx)]
-        Q = (yz[:, None] * Kz) * yz[None, :]
+        return self._fit_validated(XU, y)
+
+    def _gram(self, XU):
+        return self._training_gram(XU, copies=6)       # checked (PSD, scale)
+
+    def _dual_problem(self, gram, y, w):
+        """The SVM dual with each Universum point twice (module docstring): targets
+        ``c = (1, -epsilon, -epsilon)``, signs ``(y, +1, -1)``, boxes ``(C, C_U, C_U)``."""
+        m, nu = len(y), self.n_universum_
+        CU = float(self.C if self.C_universum is None else self.C_universum)
+        return DualProblem(p=np.r_[np.ones(m), np.full(2 * nu, -float(self.epsilon))],
+                           box=np.r_[np.full(m, float(self.C)), np.full(2 * nu, CU)],
+                           s=np.r_[y, np.ones(nu), -np.ones(nu)],
+                           points=np.r_[np.arange(m + nu), np.arange(m, m + nu)])
+
+    def _solve_problem(self, problem, gram, **kw):
         try:
-            sol = solve_qp(Q, -cz, A1=yz[None, :], b1=np.zeros(1), l=0.0, u=box, tol=self.tol)
+            return super()._solve_problem(problem, gram, **kw)
         except (ArithmeticError, ValueError) as exc:
-            big = float(np.max(np.abs(np.diag(K)))) if len(K) else 0.0
+            big = float(np.max(np.abs(gram.diag))) if gram.diag.size else 0.0
             raise ValueError(
                 f"UniversumSVM: the dual QP failed ({type(exc).__name__}: {exc}); the kernel's "
                 f"diagonal reaches {big:.3g}: rescale the inputs (or the kernel) to a moderate "
                 "scale") from exc
-        beta = np.clip(np.asarray(sol.x, dtype=float).ravel(), 0.0, box)
-        s = beta * yz                                          # signed, on Z
-        alpha = np.r_[s[:m], s[m:m + nu] + s[m + nu:]]        # on X_fit_ = [X; U]
-        g = Kz @ s                                             # f - b on Z
-        # bias: y_j (g_j + b) = c_j on free multipliers; else the KKT interval
-        scale = max(1.0, float(box.max()))
-        free = (beta > 1e-6 * scale) & (beta < box - 1e-6 * scale)
-        if np.any(free):
-            b = float(np.mean(yz[free] * cz[free] - g[free]))
-        else:
-            # beta = 0: y (g + b) >= c;  beta = C_j: y (g + b) <= c
-            need_ge = beta <= 1e-6 * scale
-            lo = [(cz[j] - g[j]) if yz[j] > 0 else -np.inf for j in np.flatnonzero(need_ge)]
-            lo += [(-cz[j] - g[j]) if yz[j] < 0 else -np.inf for j in np.flatnonzero(~need_ge)]
-            hi = [(-cz[j] - g[j]) if yz[j] < 0 else np.inf for j in np.flatnonzero(need_ge)]
-            hi += [(cz[j] - g[j]) if yz[j] > 0 else np.inf for j in np.flatnonzero(~need_ge)]
-            lo_b, hi_b = max(lo, default=-np.inf), min(hi, default=np.inf)
-            b = 0.5 * (lo_b + hi_b) if np.isfinite(lo_b + hi_b) else (
-                lo_b if np.isfinite(lo_b) else (hi_b if np.isfinite(hi_b) else 0.0))
-        self.X_fit_ = XU
-        self.alpha_ = alpha
-        self.multipliers_ = beta
-        self.intercept_ = float(b)
-        self.n_universum_ = nu
-        sv = np.flatnonzero(np.abs(alpha) > 1e-8 * scale)
+
+    def _support_mask(self, coef, sol):
+        """``|alpha_j| > 1e-8 max(1, C, C_U)`` (the interior-point solution)."""
+        CU = float(self.C if self.C_universum is None else self.C_universum)
+        return np.abs(coef) > 1e-8 * max(1.0, float(self.C), CU)
+
+    def _support_key(self, y, m):
         # SVC's order: classes_[0], then classes_[1], then the Universum points
-        group = np.r_[(y > 0).astype(int), np.full(nu, 2)]
-        self.support_ = sv[np.argsort(group[sv], kind="stable")]
-        self.dual_coef_ = alpha[self.support_][None, :]
-        self.support_vectors_ = take_rows(XU, self.support_)
-        self.dual_objective_ = float(cz @ beta - 0.5 * s @ Kz @ s)
-        return self
+        return np.r_[(y > 0).astype(int), np.full(m - len(y), 2)]
+
+    def _store_extra(self, X, y, problem, sol):
+        self.y_fit_ = y

@@ -1,0 +1,305 @@
+"""Book chapters 04 and 13 (``book/04_support_vector_machines.md``, ``book/13_relative_margin_machines.md``).
+
+The estimator base of the dual kernel machines.
+
+LKC §2.4 and eq. (2.54) (the expansion ``f(x) = sum_i alpha_i y_i k(x_i, x) + b``); the
+role of scikit-learn's ``BaseLibSVM``. Each dual machine (the C-SVM and the nu-SVM,
+epsilon-SVR, the relative margin machines, the Universum SVM) states its dual problem
+(:class:`~kernelclf.margin._dual_problem.DualProblem`: ``Q``'s signs, ``p``, the box,
+the equality groups, the map of variables to examples) in ``_dual_problem``; everything
+else is written once, here:
+
+* the fit: validation (parameters, inputs, labels or targets), the training Gram matrix
+  (whole, or columns on demand for large samples; or the matrix passed with
+  ``kernel='precomputed'``), the solver
+  (:func:`~kernelclf.margin._dual_problem.solve_dual`, SMO or the quadratic program), the
+  convergence warning;
+* the fitted attributes, with scikit-learn's ``SVC`` names and meaning: ``alpha_`` (the
+  expansion coefficients of all examples), ``intercept_``, ``support_`` (``SVC``'s order:
+  class by class, each in index order), ``dual_coef_``, ``support_vectors_``,
+  ``n_support_``, ``multipliers_`` (the book's non-negative dual variables),
+  ``dual_objective_``, ``n_iter_``, ``converged_``;
+* the threshold, from the multipliers of the equalities
+  (:func:`~kernelclf.margin._dual_problem.equality_multipliers`, libsvm's rule, for the SMO;
+  :func:`~kernelclf.margin._dual_problem.interior_multipliers` for the quadratic program);
+* the decision function ``f(x) = sum_{i in SV} alpha_i k(x_i, x) + b`` and, for the linear
+  kernel, the weight vector ``coef_ = w = sum_i alpha_i x_i`` (as ``SVC.coef_``).
+
+``kernel='precomputed'`` (as ``SVC``): ``fit`` takes the ``m x m`` Gram matrix of the
+training examples and ``predict`` / ``decision_function`` the ``n x m`` matrix of kernel
+values between the test and the training examples; the estimator is then "pairwise" for
+scikit-learn's cross-validation. ``X_fit_`` is the training Gram matrix and
+``support_vectors_`` its rows of the support vectors, so that
+``decision_function(support_vectors_)`` gives their outputs (``SVC`` keeps an empty array
+there). Unlike ``SVC``, the matrix passes the package's Gram guard
+(:mod:`kernelclf.kernels.gram_guard`: finite, symmetric, positive semi-definite).
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..base import KERNEL_CONSTRAINT, BinaryKernelClassifier, KernelMixin
+from ..kernels.gram import Gram
+from ..kernels.rows import n_rows, take_rows
+from ..kernels.vector import Linear
+from ._dual_problem import solve_dual
+from .smo import default_max_iter
+
+__all__ = ["DUAL_KERNEL_CONSTRAINT", "DualKernelMachine", "DualClassifier", "DualRegressor"]
+
+#: the ``kernel`` parameter of a dual machine: :data:`kernelclf.base.KERNEL_CONSTRAINT` or
+#: ``'precomputed'``
+DUAL_KERNEL_CONSTRAINT = [
+    StrOptions(c.options | {"precomputed"}) if isinstance(c, StrOptions) else c
+    for c in KERNEL_CONSTRAINT]
+
+# the whole Gram matrix up to this many examples (else columns on demand, cached)
+_PRECOMPUTE_MAX = 200
+
+
+def _default_max_iter(m):
+    """The SMO's iteration cap of a dual machine on ``m`` examples (``max_iter=None``):
+    libsvm's (:func:`kernelclf.margin.smo.default_max_iter`)."""
+    return default_max_iter(m)
+
+
+class DualKernelMachine(KernelMixin, BaseEstimator):
+    """Base of the dual kernel machines (module docstring).
+
+    A subclass defines ``_dual_problem(gram, y, weights)``, returning the
+    :class:`~kernelclf.margin._dual_problem.DualProblem` of the validated sample, and may
+    refine the hooks ``_solve`` (several solves), ``_gram``, ``_support_mask``,
+    ``_threshold`` and ``_store_extra`` (its own fitted attributes).
+    """
+
+    #: the solver without a ``solver`` parameter ('smo' or 'qp')
+    _default_solver = "smo"
+    #: the quadratic program's tolerance is ``min(tol, _qp_tol_cap)``
+    _qp_tol_cap = 1e-8
+    #: the SMO's final exact solve on the free variables (``solve_smo(polish=True)``)
+    _polish = True
+    #: the interior-point solution's support: ``|alpha_i| > _qp_support * max |alpha|``
+    _qp_support = 1e-5
+
+    # -- kernel='precomputed' -----------------------------------------------------
+    def _precomputed(self):
+        return isinstance(self.kernel, str) and self.kernel == "precomputed"
+
+    def _fit_kernel(self):
+        if self._precomputed():
+            self.kernel_ = "precomputed"
+            return self.kernel_
+        return super()._fit_kernel()
+
+    def _takes_strings(self):
+        return False if self._precomputed() else super()._takes_strings()
+
+    def _validate_X(self, X, reset):
+        if not self._precomputed():
+            return super()._validate_X(X, reset)
+        m = self.X_fit_.shape[0]
+        if np.ndim(X) == 2 and np.shape(X)[1] != m:
+            raise ValueError(
+                f"kernel='precomputed': X must be the kernel matrix between the test points "
+                f"and the {m} training points ({m} columns), got shape {np.shape(X)}")
+        return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
+
+    def _check_square(self, X):
+        if self._precomputed() and X.shape[0] != X.shape[1]:
+            raise ValueError(
+                "kernel='precomputed': X must be the square Gram matrix of the training "
+                f"examples (m x m), got a {X.shape[0]} x {X.shape[1]} matrix")
+
+    def _train_part(self, X, idx):
+        """Examples ``idx`` of validated training inputs (for a precomputed kernel: the
+        rows and the columns ``idx`` of the Gram matrix)."""
+        return X[np.ix_(idx, idx)] if self._precomputed() else take_rows(X, idx)
+
+    def _test_part(self, X, rows, train):
+        """Examples ``rows`` as test inputs of a machine fitted on the examples ``train``
+        (for a precomputed kernel: rows ``rows``, columns ``train``)."""
+        return X[np.ix_(rows, train)] if self._precomputed() else take_rows(X, rows)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self._precomputed()
+        return tags
+
+    # -- the fit ------------------------------------------------------------------
+    def _gram(self, X):
+        """The training Gram matrix: the given one (``kernel='precomputed'``), whole for
+        small samples or the quadratic program, else columns on demand from the cache
+        (:class:`kernelclf.kernels.gram.Gram`)."""
+        if self._precomputed():
+            return Gram(G=X)
+        pre = self._route() == "qp" or n_rows(X) <= _PRECOMPUTE_MAX or \
+            not isinstance(X, np.ndarray)
+        return self._training_gram(X, precompute=pre, cache_mb=self.cache_mb)
+
+    def _route(self):
+        """'qp' or 'smo' ('auto' is the SMO)."""
+        return "qp" if getattr(self, "solver", self._default_solver) == "qp" else "smo"
+
+    def _max_iter(self, m):
+        """The SMO's iteration cap for ``m`` examples (``max_iter``, by default
+        :func:`_default_max_iter`)."""
+        max_iter = getattr(self, "max_iter", None)
+        return _default_max_iter(m) if max_iter is None else int(max_iter)
+
+    def _solve_problem(self, problem, gram, **kw):
+        """Solve a :class:`~kernelclf.margin._dual_problem.DualProblem` with this machine's
+        solver settings (``kw`` overrides them, e.g. ``max_iter`` or ``alpha0``)."""
+        solver = self._route()
+        kw.setdefault("max_iter", self._max_iter(gram.diag.shape[0]))
+        return solve_dual(problem, gram, solver=solver,
+                          tol=float(self.tol), qp_tol=min(float(self.tol), self._qp_tol_cap),
+                          polish=self._polish, **kw)
+
+    def _solve(self, X, y, weights):
+        """``(problem, solution)`` for the validated sample."""
+        gram = self._gram(X)
+        problem = self._dual_problem(gram, y, weights)
+        return problem, self._solve_problem(problem, gram)
+
+    def _fit_validated(self, X, y, weights=None):
+        problem, sol = self._solve(X, y, weights)
+        self._store(X, y, problem, sol)
+        return self
+
+    # -- the fitted attributes ----------------------------------------------------
+    def _support_mask(self, coef, sol):
+        """Support vectors: ``alpha_i != 0`` (SMO), ``|alpha_i| > _qp_support max |alpha|``
+        (QP, whose multipliers are never exactly 0)."""
+        if sol.route == "qp":
+            return np.abs(coef) > self._qp_support * max(float(np.abs(coef).max(initial=0.0)),
+                                                         1e-300)
+        return coef != 0
+
+    def _support_key(self, y, m):
+        """Order of ``support_``: by this key, then by index (``None``: by index)."""
+        return None
+
+    def _threshold(self, problem, sol):
+        """``intercept_``: the equality's multiplier (0 without equality)."""
+        return sol.bias / problem.scale
+
+    def _store(self, X, y, problem, sol):
+        m = n_rows(X)
+        coef = problem.coefficients(sol.alpha, m)
+        self.X_fit_ = X
+        self.alpha_ = coef
+        self.intercept_ = float(self._threshold(problem, sol))
+        sv = np.flatnonzero(self._support_mask(coef, sol))
+        key = self._support_key(y, m)
+        if key is not None:
+            sv = sv[np.argsort(key[sv], kind="stable")]
+        self.support_ = sv
+        self.dual_coef_ = coef[sv][None, :]
+        self.support_vectors_ = take_rows(X, sv)
+        self.multipliers_ = sol.alpha / problem.scale if problem.scale != 1.0 else sol.alpha
+        self.dual_objective_ = float(-sol.objective / problem.scale ** 2)
+        self.n_iter_ = max(int(sol.iterations), 1)
+        self.converged_ = bool(sol.converged)
+        self._store_extra(X, y, problem, sol)
+        if not sol.converged:
+            hint = "max_iter or tol" if "max_iter" in self.get_params() else "tol"
+            warnings.warn(f"{type(self).__name__} stopped after {self.n_iter_} iterations "
+                          f"before reaching the tolerance tol={self.tol:g}; the model is not "
+                          f"optimal (raise {hint})", ConvergenceWarning, stacklevel=5)
+
+    def _store_extra(self, X, y, problem, sol):
+        """The machine's own fitted attributes (none here)."""
+
+    @staticmethod
+    def _weight_norm(problem, sol):
+        """``||w|| = sqrt(alpha' K alpha)`` from ``a'Qa = a'(G + p)`` (without ``shift``)."""
+        a = sol.alpha
+        quad = float(a @ (sol.gradient + problem.p))
+        if np.any(problem.shift):
+            quad -= float(a @ (problem.shift * a))
+        return float(np.sqrt(max(quad, 0.0))) / problem.scale
+
+    # -- the function -------------------------------------------------------------
+    def _decision(self, X):
+        """``f(x) = sum_{i in support_} alpha_[i] k(x_i, x) + intercept_``."""
+        X = self._validate_test(X)
+        sv = self.support_
+        if len(sv) == 0:
+            return np.full(n_rows(X), self.intercept_)
+        K = X[:, sv] if self._precomputed() else \
+            self._kernel_rows(X, take_rows(self.X_fit_, sv))
+        return K @ self.alpha_[sv] + self.intercept_
+
+    @property
+    def coef_(self):
+        """The weight vector ``w = sum_i alpha_[i] x_i`` of the linear kernel, a ``(1, d)``
+        array as scikit-learn's ``SVC.coef_`` (so ``f(x) = x w' + intercept_``); for any
+        other kernel ``w`` lives in its feature space and this is an ``AttributeError``."""
+        check_is_fitted(self, "alpha_")
+        if not isinstance(self.kernel_, Linear):
+            raise AttributeError(
+                f"coef_ is only available when using a linear kernel; this "
+                f"{type(self).__name__} was fitted with kernel {self.kernel_!r}, whose weight "
+                "vector lives in the kernel's feature space (its expansion is dual_coef_ on "
+                "support_vectors_)")
+        sv = self.support_
+        return (self.alpha_[sv] @ self.X_fit_[sv])[None, :]
+
+
+class DualClassifier(DualKernelMachine, BinaryKernelClassifier):
+    """A binary dual machine: labels ``classes_`` mapped to -1/+1, ``decision_function``,
+    ``support_`` in ``SVC``'s order, ``n_support_`` per class."""
+
+    def _validate_training(self, X, y):
+        X, y = self._fit_binary(X, y)
+        self._check_square(X)
+        return X, y
+
+    def _fit(self, X, y, sample_weight=None):
+        X, y = self._validate_training(X, y)
+        w = self._example_weights(X, y, sample_weight)
+        self._fit_validated(X, y, w)
+        if getattr(self, "probability", False):     # Platt scaling (kernelclf.margin.platt)
+            self._fit_probability(X, self.classes_[(y > 0).astype(int)], w)
+        return self
+
+    def _example_weights(self, X, y, sample_weight):
+        return None
+
+    def _support_key(self, y, m):
+        return (y > 0).astype(int)
+
+    def _store_extra(self, X, y, problem, sol):
+        self.y_fit_ = y
+        cls = y[self.support_] > 0
+        self.n_support_ = np.array([np.sum(~cls), np.sum(cls)])
+
+    def decision_function(self, X):
+        """``f(x) = sum_{i in support_} alpha_[i] k(x_i, x) + intercept_``; its sign is the
+        predicted class (``classes_[1]`` where ``f(x) > 0``)."""
+        return self._decision(X)
+
+
+class DualRegressor(RegressorMixin, DualKernelMachine):
+    """A dual regression machine: real targets, ``predict`` is the expansion."""
+
+    def _validate_training(self, X, y):
+        self._validate_params()
+        self._fit_kernel()
+        X, t = self._validate_Xy(X, y, y_numeric=True)
+        self._check_square(X)
+        return X, t
+
+    def _fit(self, X, y):
+        X, t = self._validate_training(X, y)
+        return self._fit_validated(X, t)
+
+    def predict(self, X):
+        """``f(x) = sum_{i in support_} alpha_[i] k(x_i, x) + intercept_``."""
+        return self._decision(X)
