@@ -585,9 +585,9 @@ class OneVsRestClassifier(_MulticlassBase):
 
     Notes
     -----
-    Exact ties in the outputs go to the lowest class index (``np.argmax``);
-    scikit-learn's ``OneVsRestClassifier`` gives them to the highest. With real-valued
-    outputs the two agree except on exact ties.
+    Exact ties in the outputs go to the lowest class index (``np.argmax``), as in
+    scikit-learn's ``OneVsRestClassifier`` (which loops over its machines in reverse
+    order for that reason; ``tests/test_multiclass.py`` checks the two agree on ties).
     """
 
     _parameter_constraints = {

@@ -430,7 +430,7 @@ def _stability_records(c):
         lam = 1.0 / (2.0 * float(est.C) * c.m)
         # C_i = C c_{y_i}: the loss c_y hinge(y f) is Lipschitz with constant max_y c_y
         lip = float(np.max(np.asarray(getattr(est, "class_weight_", [1.0]), dtype=float)))
-        note = f"lambda = 1/(2 C m) (eq. 2.47), hinge loss, Lipschitz {lip:g}" + \
+        note = f"lambda = 1/(2 C m) (eq. 2.48), hinge loss, Lipschitz {lip:g}" + \
             (" (largest class weight)" if lip != 1.0 else "")
     elif c.family == "gp":
         if float(est.noise) != 0.0:

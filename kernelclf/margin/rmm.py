@@ -2,7 +2,7 @@
 
 Book chapter 13 (``book/13_relative_margin_machines.md``); Shivaswamy & Jebara (2010),
 "Maximum relative margin and data-dependent regularization", JMLR 11 (RMM), §3.1–3.4;
-erratum E19 of the seed inventory (KKT list of §3.3).
+erratum E19 of book chapter 00 (KKT list of §3.3).
 
 The relative margin machine (RMM eq. 8, in the QP form eq. 11) is the soft-margin SVM
 with an explicit bias plus the output bounds ``-B <= w'x_i + b <= B``::

@@ -2,7 +2,7 @@
 
 Book chapter 13 (``book/13_relative_margin_machines.md``); Shivaswamy & Jebara (2010),
 "Maximum relative margin and data-dependent regularization", JMLR 11 (RMM), §3.3 and
-eq. 12; erratum E19 of the seed inventory (KKT list of §3.3). The estimators are in
+eq. 12; erratum E19 of book chapter 00 (KKT list of §3.3). The estimators are in
 :mod:`kernelclf.margin.rmm`.
 
 The RMM dual (eq. 12) has ``3m`` variables, ``a = (alpha, lam, lam*)``, and one
