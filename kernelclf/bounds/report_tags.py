@@ -39,10 +39,11 @@ report is made, for tags that depend on a hyper-parameter, e.g. the SVM's ``fit_
 
 :class:`kernelclf.base.BinaryKernelClassifier` declares the defaults; each estimator
 family overrides them. An estimator without ``_bound_tags`` (e.g. a scikit-learn
-classifier) gets the defaults: its training error, the robust margin bound if it exposes a
-weight vector (``coef_``) or a kernel expansion (``alpha_``, ``X_fit_``, ``kernel_``), the
-VC and PAC-Bayes bounds if it is linear in ``R^n``; every other record says why it does
-not apply.
+classifier) gets the defaults: its training error; if it exposes a weight vector
+(``coef_``) or a kernel expansion (``alpha_``, ``X_fit_``, ``kernel_``), the robust margin
+bound and, with zero training error, the other margin bounds (eq. 4.27, 4.29, TR Theorem 1)
+and the PAC-Bayes margin bound (``d = m`` unless it is linear in ``R^n``); the VC bounds if
+it is linear in ``R^n``. Every other record says why it does not apply.
 
 A fitted :class:`sklearn.pipeline.Pipeline` is reported through its last step, on the
 sample transformed by the steps before it (``pipeline[:-1].transform(X)``).
