@@ -748,6 +748,13 @@ def test_a_kernel_or_weights_chosen_on_the_sample_switch_off_compression_and_sta
     assert not any(kp[b]["applicable"] for b in PERC)
     assert all(by_name(report(KernelPerceptron(RBF(1.0)).fit(Xs, ys), Xs, ys))[b]["applicable"]
                for b in PERC)
+    # the Sigma-SVM measures margins with a kernel whitened by the sample's covariance: not
+    # certified, except the VC rows (affine classes of R^n) and eq. 31 (the whitened class)
+    sig = SigmaSVM(C=1.0, D=0.5).fit(Xn, yn)
+    noted = {b for b, x in by_name(report(sig, Xn, yn)).items() if "chosen on this sample" in x["note"]}
+    assert noted == {"Robust margin bound", "Soft-margin bound", "Rademacher bound F_E"}
+    rmm = RelativeMarginMachine(C=1.0, B=0.5, B_mode="relative").fit(Xn, yn)
+    assert not any("chosen on this sample" in x["note"] for x in report(rmm, Xn, yn))
 
 
 def rbf_rmm(m, seed=3):

@@ -235,8 +235,11 @@ def report(estimator, X, y, delta=0.05, D=0.5, skip_slow=False):
     if c.kernel_choice:                 # the theorems fix the kernel before the sample
         caveat = (f"the kernel was chosen on this sample ({c.kernel_choice}); the theorem "
                   "fixes it in advance: not certified")
+        # the VC class (affine maps of R^n) does not depend on the kernel's parameters, and
+        # RMM eq. 31 is written for the whitened, sample-dependent class
+        keep = {"VC bound", "PAC VC bound", "Rademacher bound Σ-SVM"}
         for r in records:
-            if r["applicable"]:
+            if r["applicable"] and r["name"] not in keep:
                 r["note"] = f"{r['note']}; {caveat}" if r["note"] else caveat
     hint = "" if any(r["applicable"] for r in records) else _no_bound_hint(est, c.label)
     return BoundReport(records, estimator=c.label, tags=c.tags, m=c.m, training_error=c.remp,

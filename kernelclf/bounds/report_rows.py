@@ -41,10 +41,12 @@ Applicability in brief (``R_emp`` is the training error with ``sign(0)`` counted
 
 Every theorem fixes the kernel before the sample is drawn. A kernel whose parameters were
 chosen on the sample (evidence maximisation of a Gaussian process, or data-driven
-parameters such as ``RBF(sigma='scale')``) switches off the stability and compression rows,
-whose algorithm would then change its kernel with the sample (as would an SVM with
-``class_weight='balanced'``, whose weights come from the sample); every other row says in
-``note`` that it is not certified.
+parameters such as ``RBF(sigma='scale')``, or the Sigma-SVM's kernel whitened with the
+sample's covariance) switches off the stability and compression rows, whose algorithm would
+then change its kernel with the sample (as would an SVM with ``class_weight='balanced'``,
+whose weights come from the sample); every other row says in ``note`` that it is not
+certified, except the VC rows (the class of affine classifiers in ``R^n`` does not depend on
+the kernel's parameters) and RMM eq. 31 (written for the whitened class).
 
 An intercept ``b`` is folded into the weight vector as in :mod:`kernelclf.bounds.inputs`
 (``w~ = (w, b)``, ``phi~(x) = (phi(x), 1)``). The radius ``varsigma`` and ``sup_x k(x, x)``
@@ -186,17 +188,24 @@ class _Context:
         sample is drawn. Two ways of fitting break that: the kernel's parameters maximise
         the evidence on the labelled sample (a Gaussian process with an ``optimizer``), or
         they are data-driven parameters set from the training inputs (``RBF(sigma='scale')``,
-        the name ``'rbf'``, :meth:`kernelclf.kernels.closure.Kernel.resolve`). A kernel of
-        the package given with numbers, or no kernel at all, gives ``''``.
+        the name ``'rbf'``, :meth:`kernelclf.kernels.closure.Kernel.resolve`). The
+        Sigma-SVM's whitened kernel (``k-hat`` of RMM §3.1) is set by the sample's covariance
+        as well: its class is the data-dependent one of RMM eq. 31, and every other row
+        measures margins in a feature space the sample chose. A kernel of the package given
+        with numbers, or no kernel at all, gives ``''``.
         """
         from ..kernels.closure import Kernel
         from ..kernels.hyper import kernel_theta
         from ..kernels.vector import as_kernel
+        from ..kernels.whitened import WhitenedKernel
 
         est = self.est
         fitted = getattr(est, "kernel_", None)
         if not isinstance(fitted, Kernel):
             return ""
+        if isinstance(fitted, WhitenedKernel):
+            return ("it is whitened with the covariance of this sample (k-hat of RMM §3.1), so "
+                    "margins and norms are measured in a feature space the sample set")
         param = getattr(est, "kernel", None)
         try:
             if getattr(est, "optimizer", None) is not None and param is not None \
