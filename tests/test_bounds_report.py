@@ -160,6 +160,8 @@ def test_hard_svm_values_from_the_dual():
     assert r["PAC-Bayes margin bound"]["value"] == pytest.approx(
         float(pb.pac_bayes_margin_bound(m, Gamma, DELTA, 3)), rel=1e-6)
     assert r["PAC-Bayes margin bound"]["inputs"]["n"] == 3
+    # the note states the dimension used (it once said "n = inf" for every kernel)
+    assert r["PAC-Bayes margin bound"]["note"] == "n = 3: feature space R^3, d = min(m, n)"
     assert r["VC bound"]["value"] == pytest.approx(float(vc.vc_dimension_bound(0.0, m, DELTA, 3)))
     assert r["PAC VC bound"]["value"] == pytest.approx(float(vc.pac_dimension_bound(m, DELTA, 3)))
     # support vectors: the points on the margin (KKT), general position -> exactly those
@@ -172,6 +174,17 @@ def test_hard_svm_values_from_the_dual():
     xi = np.maximum(0, 1 - y * f).sum()
     assert r["Rademacher bound F_E"]["value"] == pytest.approx(
         float(rd.svm_margin_bound(xi, 1.0, 0.5 * wn**2, np.trace(G), m, DELTA)), rel=1e-6)
+
+
+def test_pac_bayes_note_names_the_dimension_used():
+    X, y = separable(60, 2, margin=0.3, seed=4)
+    rbf = SupportVectorMachine(RBF(1.0), hard_margin=True, fit_bias=False).fit(X, y)
+    rec = by_name(report(rbf, X, y, DELTA))["PAC-Bayes margin bound"]
+    assert rec["applicable"] and rec["inputs"]["n"] == math.inf and rec["inputs"]["d"] == len(y)
+    assert rec["note"] == "n = inf: infinite feature space, d = m"
+    lin = SupportVectorMachine(hard_margin=True, fit_bias=True).fit(X, y)
+    rec = by_name(report(lin, X, y, DELTA))["PAC-Bayes margin bound"]
+    assert rec["inputs"]["n"] == 3 and "R^3" in rec["note"] and "inf" not in rec["note"]
 
 
 def test_soft_svm_values_stability_and_bias_augmentation():
