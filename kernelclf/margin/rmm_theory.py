@@ -191,8 +191,9 @@ def rmm_sdp_dual(X, y, C, B, tol=1e-9):
     Variables ``(alpha, lambda, t)``: maximise ``1'alpha - B^2/2 * 1'lambda - t`` subject to
     ``0 <= alpha <= C``, ``lambda >= 0`` and ``[[M(lambda), a(alpha)], [a', 2t]] >= 0``
     (see the module docstring). The weight vector and bias are then ``[w; b] =
-    M(lambda)^{-1} a``, which is eq. 10. Practical for a few dozen points only, as the paper
-    says of this form (§3.2).
+    M(lambda)^{-1} a``, which is eq. 10. Meant for small samples: the paper (§3.2) says the
+    SDP keeps this form from scaling beyond a few hundred points, and here it serves only to
+    check the other forms on a few dozen.
 
     Returns
     -------
