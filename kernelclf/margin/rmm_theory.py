@@ -72,7 +72,11 @@ def affine_map_problem(X, y, E=1.0, w0=None, b0=0.0, tol=1e-9):
     E : float > 0
         Price of the radius.
     w0 : (d,) unit vector or None
-        The fixed normal (default ``e_1``); ``b0`` the fixed offset.
+        The fixed normal (default ``e_1``).
+    b0 : float
+        The fixed offset.
+    tol : float
+        Absolute, relative and feasibility tolerance handed to cvxopt.
 
     Returns
     -------

@@ -115,7 +115,7 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
         QP: gap tolerance handed to cvxopt (use ``tol <= 1e-8`` there).
     max_iter : int or None
         SMO iteration cap (default libsvm's ``max(10^7, 100 m)``,
-        :func:`kernelclf.margin.smo.default_max_iter`).
+        ``kernelclf.margin.smo.default_max_iter``).
     cache_mb : float
         Kernel column cache for large samples.
     class_weight : dict, 'balanced' or None, default None
