@@ -106,7 +106,11 @@ def kkt_violations(res, y, C, B, eps=1e-3, zero=0.0):
 
 
 def rmm_bound(theta, k, K):
-    """The paper's grid of bounds ``B = 1 + (theta - 1) k / K`` (RMM §5.2, §5.7)."""
+    """The bound ``B = 1 + (theta - 1) k / K`` between 1 and the SVM's largest output ``theta``.
+
+    RMM §5.7 tries ``k / K = 1/2, 1/4, 1/10`` (its bounds B1, B2, B3); the paper names no
+    other values of B (§5.2 tunes B by validation without listing the values tried).
+    """
     return 1.0 + (float(theta) - 1.0) * float(k) / float(K)
 
 

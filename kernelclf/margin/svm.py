@@ -114,7 +114,8 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
         which variables sit at a bound;
         QP: gap tolerance handed to cvxopt (use ``tol <= 1e-8`` there).
     max_iter : int or None
-        SMO iteration cap (default ``100_000 + 100 m``).
+        SMO iteration cap (default libsvm's ``max(10^7, 100 m)``,
+        ``kernelclf.margin.smo.default_max_iter``).
     cache_mb : float
         Kernel column cache for large samples.
     class_weight : dict, 'balanced' or None, default None
