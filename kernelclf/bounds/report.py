@@ -149,7 +149,10 @@ def _summary(records):
 
 def _no_bound_hint(est, name):
     """Why no bound applies to ``est`` (named ``name``), and what to report instead."""
-    if hasattr(est, "estimators_") and hasattr(est, "classes_"):
+    # a one-vs-rest/one-vs-one wrapper (of the package or of scikit-learn), not any model with
+    # estimators_ (a random forest or a bagging ensemble has them too)
+    if hasattr(est, "estimators_") and type(est).__module__ in ("kernelclf.multiclass",
+                                                               "sklearn.multiclass"):
         return (f"{name} is a multiclass wrapper, and the bounds are those of one binary "
                 "machine; with two classes report the machine inside it, "
                 "report(model.estimators_[0], X, (y == model.classes_[1]).astype(int))")

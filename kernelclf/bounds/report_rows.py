@@ -554,7 +554,8 @@ def _rademacher_records(c):
             val = _rad.sigma_svm_margin_bound(slack, 1.0, B, S, D, c.delta)
             out.append(_rec(names[1], val, {"n": c.m, "slack_sum": slack, "gamma": 1.0, "B": B,
                                             "D": D, "delta": c.delta},
-                            note=note_E + "; O(1/sqrt(n tr K)) term left out (not certified)"))
+                            note=note_E + "; O(1/sqrt(n tr K)) term left out and landmarks U = the "
+                            "training sample (not certified)"))
     if c.family != "rmm":
         out.append(_rec(names[2], reason="only for the relative margin machine (family 'rmm'): "
                         "class H^S_{E,D}"))
@@ -571,5 +572,6 @@ def _rademacher_records(c):
             val = _rad.rmm_margin_bound(slack, 1.0, E, S, D, c.delta)
             out.append(_rec(names[2], val, {"n": c.m, "slack_sum": slack, "gamma": 1.0, "E": E,
                                             "D": D, "delta": c.delta},
-                            note=note_E + "; O(1/sqrt(n_v tr K)) term left out (not certified)"))
+                            note=note_E + "; O(1/sqrt(n_v tr K)) term left out and landmarks V = the "
+                            "training sample (not certified)"))
     return out
