@@ -489,8 +489,8 @@ def test_bad_weights_raise_clear_errors():
                                    class_weight=None if kw else {1: 2.0})
         with pytest.raises(ValueError, match="hard margin .* has no slack"):
             est.fit(X, y, **kw)
-    with pytest.raises(TypeError, match="sample_weight"):
-        NuSupportVectorMachine().fit(X, y, sample_weight=np.ones(m))
+    with pytest.raises(ValueError, match="sample_weight is 0 on every example of class -1"):
+        NuSupportVectorMachine().fit(X, y, sample_weight=np.where(y > 0, 1.0, 0.0))
 
 
 def test_weights_on_string_kernels_and_labels():

@@ -51,12 +51,8 @@ regularised targets and Newton's method with a backtracking line search
 """
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 from sklearn.utils._param_validation import StrOptions
-from sklearn.utils.class_weight import compute_class_weight
-from sklearn.utils.validation import _check_sample_weight
 
 from ..base import Int, Real
 from ..optim import InfeasibleProblemError
@@ -225,52 +221,12 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
         """
         return self._fit(X, y, sample_weight)
 
-    def _example_weights(self, X, y, sample_weight):
-        """``w_i = sample_weight_i * class_weight[y_i]`` (None: no weighting); sets
-        ``class_weight_``."""
-        self.class_weight_ = np.ones(2)
-        labels = self.classes_[(y > 0).astype(int)]
-        if sample_weight is None and self.class_weight is None:
-            return None
+    def _refuse_weights(self):
         if self.hard_margin:
             raise ValueError(
                 "sample_weight and class_weight scale the slack penalty C per example; the "
                 "hard margin (hard_margin=True) has no slack, so they cannot be used with it. "
                 "Use a soft margin (hard_margin=False) with a large C instead.")
-        sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-        self._check_both_classes(sw, y, "sample_weight")
-        cw = self.class_weight
-        if isinstance(cw, dict):
-            known = set(self.classes_.tolist())
-            unknown = [k for k in cw if k not in known]
-            if unknown:
-                raise ValueError(f"class_weight has weights for labels that are not classes "
-                                 f"of y: {unknown!r} (the classes are "
-                                 f"{self.classes_.tolist()!r})")
-            try:
-                vals = np.array([float(v) for v in cw.values()])
-            except (TypeError, ValueError):
-                vals = np.array([np.nan])
-            if not np.all(np.isfinite(vals) & (vals >= 0)):
-                raise ValueError(f"class_weight values must be finite numbers >= 0, got {cw!r}")
-        if cw == "balanced":
-            # W / (2 W_c) with the weighted class totals W_c (written out: the
-            # sample_weight argument of compute_class_weight is new in scikit-learn 1.7,
-            # and the in-browser lab has 1.6)
-            totals = np.array([sw[y < 0].sum(), sw[y > 0].sum()])
-            self.class_weight_ = totals.sum() / (2.0 * totals)
-        elif cw is not None:
-            self.class_weight_ = np.asarray(
-                compute_class_weight(cw, classes=self.classes_, y=labels), dtype=float)
-        w = sw * self.class_weight_[(y > 0).astype(int)]
-        self._check_both_classes(w, y, "sample_weight * class_weight")
-        return w
-
-    def _check_both_classes(self, w, y, what):
-        for side, c in zip((y < 0, y > 0), self.classes_.tolist()):
-            if not np.any(w[side] > 0):
-                raise ValueError(f"{what} is 0 on every example of class {c!r}: the SVM needs "
-                                 "examples of both classes with positive weight")
 
     def _dual_problem(self, gram, y, w):
         """LKC eq. (2.46), (2.48) or (2.50) with the weights ``w`` (None or all > 0):
@@ -286,13 +242,6 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
             box, shift = np.inf, 1.0 / C
         return DualProblem(p=np.ones(m), box=box, s=y, equality=bool(self.fit_bias),
                            shift=shift, alpha_bound=_ALPHA_BOUND if self.hard_margin else np.inf)
-
-    def _solve(self, X, y, w):
-        if w is None or np.all(w > 0):
-            return self._solve_sample(X, y, w)
-        keep = np.flatnonzero(w > 0)    # weight 0: the example is not in the dual (libsvm)
-        problem, sol = self._solve_sample(self._train_part(X, keep), y[keep], w[keep])
-        return replace(problem, points=keep), sol       # (its variables are examples keep)
 
     def _solve_sample(self, X, y, w):
         """The dual of ``(X, y)`` with weights ``w`` (None or all > 0); the hard margin is
