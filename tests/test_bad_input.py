@@ -696,8 +696,10 @@ def test_probabilities_only_when_asked_and_fitted():
                 DAGClassifier(), OneVsRestClassifier()):
         assert not hasattr(est, "predict_proba"), type(est).__name__
     X, y = _blobs()
-    with pytest.raises(ValueError, match="needs at least 5 training examples"):
-        SupportVectorMachine(probability=True).fit(X[[0, 1, 38, 39]], y[[0, 1, 38, 39]])
+    # four examples: libsvm's folds (as SVC), no error (issue 38)
+    tiny = SupportVectorMachine(probability=True, random_state=0).fit(X[[0, 1, 38, 39]],
+                                                                       y[[0, 1, 38, 39]])
+    np.testing.assert_allclose(tiny.predict_proba(X).sum(axis=1), 1.0)
     fitted = SupportVectorMachine().fit(X, y)
     with pytest.raises(AttributeError, match="has no attribute 'predict_proba'"):
         fitted.predict_proba(X)

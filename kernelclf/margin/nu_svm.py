@@ -52,8 +52,8 @@ class NuSupportVectorMachine(_PlattScaling, DualClassifier):
     tol, max_iter, cache_mb : as in :class:`~kernelclf.margin.svm.SupportVectorMachine`
     probability, random_state : as in :class:`~kernelclf.margin.svm.SupportVectorMachine`
         Platt scaling on 5-fold cross-validated decision values (libsvm offers it
-        for the nu-SVM too); every fold machine is a nu-SVM with the same ``nu``,
-        which must be feasible on each training part.
+        for the nu-SVM too); every fold machine is a nu-SVM with the same ``nu``, or the
+        largest ``nu`` its training part allows when that is smaller.
 
     Attributes
     ----------
@@ -154,12 +154,11 @@ class NuSupportVectorMachine(_PlattScaling, DualClassifier):
         pos = y > 0
         if self.fit_bias and nu * total / 2 > min(box[pos].sum(), box[~pos].sum()) * \
                 (1 + 1e-12) + 1e-12:
-            what = "m+, m-)/m" if w is None else \
-                "W+, W-)/W (W+, W-: the total sample_weight of each class)"
+            what = "2 min(m+, m-) / m" if w is None else \
+                "2 min(W+, W-) / W (W+, W-: the total sample_weight of each class)"
             raise ValueError(
                 f"nu={nu} is infeasible for this sample: with a bias it must satisfy "
-                f"nu <= 2 min({what}) = "
-                f"{2 * min(box[pos].sum(), box[~pos].sum()) / total:.4f}")
+                f"nu <= {what} = {2 * min(box[pos].sum(), box[~pos].sum()) / total:.4f}")
         a0 = np.zeros(m)
         if self.fit_bias:
             for cls in (pos, ~pos):
@@ -169,6 +168,18 @@ class NuSupportVectorMachine(_PlattScaling, DualClassifier):
         a0[:] = fill_from_front(nu * total, box)
         return DualProblem(p=np.zeros(m), box=1.0 if w is None else box, s=np.ones(m),
                            kernel_signs=y, alpha0=a0, scale=total)
+
+    def _fold_estimator(self, sub, labels, weights):
+        """The machine of one fold of Platt's cross-validation: with a bias and a ``nu``
+        that the fold's training part cannot take (its smaller class too small), the
+        largest feasible ``nu`` of that part, ``2 min(W+, W-) / W`` (libsvm goes on with
+        the class sums it can reach)."""
+        if not self.fit_bias:
+            return sub
+        w = np.ones(len(labels)) if weights is None else weights
+        pos = labels == self.classes_[1]
+        top = 2.0 * min(w[pos].sum(), w[~pos].sum()) / w.sum()
+        return sub.set_params(nu=top) if float(self.nu) > top else sub
 
     def _bias_rho(self, problem, sol):
         """libsvm's ``(b, rho)`` from the multipliers of the equalities (libsvm scaling):
