@@ -233,6 +233,8 @@ def _takes_sample_weight(estimator):
 def _row_digest(X, r):
     """A 64-bit integer determined by the content of row ``r`` of ``X``."""
     row = X[r]
+    if hasattr(row, "toarray"):                  # a row of a sparse matrix
+        row = row.toarray()
     if isinstance(row, str):
         data = row.encode("utf-8", "surrogatepass")
     elif isinstance(row, bytes):
@@ -368,7 +370,8 @@ class _MulticlassBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 raise ValueError(f"X has {len(X)} samples but y has {len(y)}: inconsistent "
                                  "numbers of samples")
         else:
-            X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True)
+            X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True,
+                                 accept_sparse=self._sparse())
         check_classification_targets(y)
         self.classes_, y_idx = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
@@ -380,7 +383,12 @@ class _MulticlassBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "estimators_")
         if self._takes_strings():
             return _check_strings(X)
-        return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
+        return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True,
+                             accept_sparse=self._sparse())
+
+    def _sparse(self):
+        """'csr' when the binary estimator takes scipy.sparse inputs (its tag), else False."""
+        return "csr" if get_tags(self._base()).input_tags.sparse else False
 
     @property
     def n_classes_(self):
@@ -396,6 +404,7 @@ class _MulticlassBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         tags.input_tags.string = sub.input_tags.string
         tags.input_tags.two_d_array = sub.input_tags.two_d_array
         tags.input_tags.pairwise = sub.input_tags.pairwise
+        tags.input_tags.sparse = sub.input_tags.sparse
         return tags
 
 

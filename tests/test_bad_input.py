@@ -256,10 +256,19 @@ class TestValidation:
             est.fit(np.empty((0, 2)), np.empty(0))
 
     def test_sparse_X(self, name, Est, params):
+        """Sparse inputs: the same model as the dense ones where the estimator and its
+        kernel take them (the dual machines with a linear kernel here), else a clear
+        TypeError."""
         est = _make(Est)
         X, y = _data(est)
-        with pytest.raises(TypeError, match="Sparse data was passed"):
-            est.fit(sp.csr_matrix(X), y)
+        if get_tags(est).input_tags.sparse:
+            a = clone(est).fit(sp.csr_matrix(X), y)
+            b = clone(est).fit(X, y)
+            np.testing.assert_allclose(_outputs(a, sp.csr_matrix(X)), _outputs(b, X),
+                                       rtol=1e-9, atol=1e-9)
+        else:
+            with pytest.raises(TypeError, match="Sparse data was passed"):
+                est.fit(sp.csr_matrix(X), y)
 
     def test_list_of_lists_equals_array(self, name, Est, params):
         X, y = _data(Est())

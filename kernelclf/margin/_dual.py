@@ -48,7 +48,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from ..base import KERNEL_CONSTRAINT, BinaryKernelClassifier, KernelMixin
 from ..kernels.gram import Gram
-from ..kernels.rows import n_rows, take_rows
+from ..kernels.rows import is_sparse, n_rows, take_rows
 from ..kernels.vector import Linear
 from ._dual_problem import solve_dual
 
@@ -78,6 +78,8 @@ class DualKernelMachine(KernelMixin, BaseEstimator):
     ``_threshold`` and ``_store_extra`` (its own fitted attributes).
     """
 
+    #: scipy.sparse inputs with a kernel that takes them (linear, polynomial, RBF), as SVC
+    _sparse_inputs = True
     #: the solver without a ``solver`` parameter ('smo' or 'qp')
     _default_solver = "smo"
     #: the quadratic program's tolerance is ``min(tol, _qp_tol_cap)``
@@ -99,6 +101,9 @@ class DualKernelMachine(KernelMixin, BaseEstimator):
 
     def _takes_strings(self):
         return False if self._precomputed() else super()._takes_strings()
+
+    def _takes_sparse(self):
+        return False if self._precomputed() else super()._takes_sparse()
 
     def _validate_X(self, X, reset):
         if not self._precomputed():
@@ -139,7 +144,7 @@ class DualKernelMachine(KernelMixin, BaseEstimator):
         if self._precomputed():
             return Gram(G=X)
         pre = self._route() == "qp" or n_rows(X) <= _PRECOMPUTE_MAX or \
-            not isinstance(X, np.ndarray)
+            not (isinstance(X, np.ndarray) or is_sparse(X))
         return self._training_gram(X, precompute=pre, cache_mb=self.cache_mb)
 
     def _route(self):
@@ -290,7 +295,7 @@ class DualKernelMachine(KernelMixin, BaseEstimator):
                 "vector lives in the kernel's feature space (its expansion is dual_coef_ on "
                 "support_vectors_)")
         sv = self.support_
-        return (self.alpha_[sv] @ self.X_fit_[sv])[None, :]
+        return np.asarray(self.X_fit_[sv].T @ self.alpha_[sv], dtype=float).ravel()[None, :]
 
 
 class DualClassifier(DualKernelMachine, BinaryKernelClassifier):

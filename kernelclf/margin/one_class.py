@@ -124,10 +124,10 @@ class OneClassSupportVectorMachine(OutlierMixin, DualKernelMachine):
         """
         self._validate_params()
         self._fit_kernel()
-        if self._takes_strings():
-            X = KernelMixin._validate_X(self, X, reset=True)
-        else:
+        if self._precomputed():
             X = validate_data(self, X, reset=True, dtype=np.float64, ensure_all_finite=True)
+        else:
+            X = KernelMixin._validate_X(self, X, reset=True)
         self._resolve_kernel(X)
         self._check_square(X)
         w = self._sample_weights(X, sample_weight)
