@@ -395,6 +395,13 @@ class _MulticlassBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         """Number of classes ``K``."""
         return len(self.classes_)
 
+    @available_if(_estimators_have("predict_proba"))
+    def predict_log_proba(self, X):
+        """The logarithm of :meth:`predict_proba` (only when the binary estimator has
+        ``predict_proba``)."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         sub = get_tags(self._base())

@@ -24,12 +24,15 @@ The adapters map names and parameters only; they compute nothing:
   (``break_ties`` as ``tie_break='confidence'``, else ``'first'``, libsvm's vote) or
   :class:`~kernelclf.multiclass.OneVsRestClassifier`;
 * parameters that change nothing in the model (``verbose``, ``shrinking``, ``cache_size``
-  where the package has no cache parameter, ``copy_X_train``) are dropped; any other
+  where the package has no cache parameter, ``copy_X_train``) are dropped, and so is
+  ``decision_function_shape`` (the one-versus-one wrapper's ``decision_function`` is its
+  vote, of shape ``(n, K)``, whatever the shape asked for); any other
   parameter without a counterpart in the package raises ``NotImplementedError`` at
   ``fit`` when it is not at scikit-learn's default, and so does a class without a
   counterpart;
 * every other attribute and method (``predict``, ``decision_function``, ``dual_coef_``,
-  ...) is the package estimator's own (``__getattr__``).
+  ...) is the package estimator's own (``__getattr__``; setting a fitted attribute sets
+  the package estimator's).
 
 The plugin also records, per test item, its outcome and whether it fitted an adapter
 ("reached" the package), in the JSON file named by ``KERNELCLF_SKLEARN_RESULTS``.
@@ -134,6 +137,14 @@ class _Adapter(BaseEstimator):
         self.estimator_ = est.fit(X, y, **kw) if y is not None else est.fit(X, **kw)
         return self
 
+    def __setattr__(self, name, value):
+        fitted = self.__dict__.get("estimator_")
+        if fitted is not None and name.endswith("_") and not name.startswith("_") \
+                and name != "estimator_":
+            setattr(fitted, name, value)        # a fitted attribute is the estimator's
+            return
+        super().__setattr__(name, value)
+
     def __getattr__(self, name):
         if name.startswith("__") or name == "estimator_":
             raise AttributeError(name)
@@ -193,9 +204,6 @@ class _LibSVMClassifier(ClassifierMixin, _Adapter):
             mapped["class_weight"] = self.class_weight
         est = cls(**self._own(), **mapped)
         if n_classes is not None and n_classes > 2:
-            if self.decision_function_shape != "ovr":
-                raise NotImplementedError("kernelclf's OneVsOneClassifier has no "
-                                          "decision_function_shape='ovo' (pairwise outputs)")
             return OneVsOneClassifier(est, tie_break="confidence" if self.break_ties
                                       else "first")
         return est
@@ -383,6 +391,7 @@ class GaussianProcessClassifier(ClassifierMixin, _Adapter):
         from kernelclf.multiclass import OneVsOneClassifier, OneVsRestClassifier
 
         self._unmapped(["warm_start"])
+        kernel = gp_kernel(self.kernel)
         optimizer = None if _all_fixed(self.kernel) else self.optimizer
         kw = {}
         if self.kernel is not None and not _all_fixed(self.kernel):
@@ -391,14 +400,13 @@ class GaussianProcessClassifier(ClassifierMixin, _Adapter):
                 raise NotImplementedError("kernelclf's GP classifier has one pair of bounds "
                                           "for all kernel parameters")
             kw["bounds"] = tuple(float(b) for b in bounds.pop())
-        est = Ours(kernel=gp_kernel(self.kernel), optimizer=optimizer,
+        est = Ours(kernel=kernel, optimizer=optimizer,
                    n_restarts_optimizer=self.n_restarts_optimizer,
                    max_iter=self.max_iter_predict, random_state=self.random_state, **kw)
         if n_classes is not None and n_classes > 2:
             if self.multi_class == "one_vs_one":
                 return OneVsOneClassifier(est, tie_break="first", n_jobs=self.n_jobs)
-            return OneVsRestClassifier(est, response_method="predict_proba",
-                                       n_jobs=self.n_jobs)
+            return OneVsRestClassifier(est, n_jobs=self.n_jobs)
         return est
 
     def fit(self, X, y):

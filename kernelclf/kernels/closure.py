@@ -382,7 +382,10 @@ class CallableKernel(Kernel):
 
     The inputs are checked before ``f`` sees them, as for the vector kernels (2-D,
     finite, the same number of features), or as lists of strings when
-    ``accepts_strings=True``; ``f`` must return the ``(len(X), len(Y))`` matrix.
+    ``accepts_strings=True``; ``f`` must return the ``(len(X), len(Y))`` matrix (a
+    scipy.sparse result is made dense). Sparse inputs reach ``f`` as CSR matrices, as
+    ``SVC``'s callable kernels get them; a function that cannot take them fails with a
+    note saying so.
 
     Parameters
     ----------
@@ -401,13 +404,24 @@ class CallableKernel(Kernel):
             raise _kernel_class_error(self.function)
         if self.accepts_strings:
             return _check_strings_pair(X, Y)
-        if sp.issparse(X) or sp.issparse(Y):
-            raise TypeError(sparse_refusal(self))
-        return _check_vectors(X, Y)
+        return _check_vectors(X, Y, sparse=True)
+
+    @property
+    def accepts_sparse(self):
+        """Sparse vectors are handed to the function (not with ``accepts_strings``)."""
+        return not self.accepts_strings
 
     def _gram(self, X, Y):
-        K = np.asarray(self.function(X, Y), dtype=float)
-        expected = (len(X), len(Y))
+        try:
+            K = self.function(X, Y)
+        except Exception as exc:
+            if (sp.issparse(X) or sp.issparse(Y)) and hasattr(exc, "add_note"):
+                exc.add_note("(the kernel function was given scipy.sparse CSR matrices; "
+                             "pass dense inputs, X.toarray(), if it needs arrays)")
+            raise
+        K = np.asarray(K.toarray() if sp.issparse(K) else K, dtype=float)
+        expected = (X.shape[0] if sp.issparse(X) else len(X),
+                    Y.shape[0] if sp.issparse(Y) else len(Y))
         if K.shape != expected:
             raise ValueError(
                 f"the kernel function {getattr(self.function, '__name__', self.function)!r} "

@@ -33,6 +33,12 @@ scikit-learn's cross-validation. ``X_fit_`` is the training Gram matrix and
 ``decision_function(support_vectors_)`` gives their outputs (``SVC`` keeps an empty array
 there). Unlike ``SVC``, the matrix passes the package's Gram guard
 (:mod:`kernelclf.kernels.gram_guard`: finite, symmetric, positive semi-definite).
+
+Sparse inputs (scipy.sparse, as ``SVC``): with a kernel that computes on sparse rows
+(linear, polynomial, RBF and their sums, products and multiples) ``fit`` takes a sparse
+``X`` (kept as CSR in ``X_fit_``); ``support_vectors_``, ``dual_coef_`` and ``coef_`` are
+then sparse matrices, as ``SVC``'s after a sparse fit. Unlike ``SVC``, a model fitted on
+dense inputs also takes sparse test inputs, and the other way round.
 """
 from __future__ import annotations
 
@@ -40,6 +46,7 @@ import warnings
 from dataclasses import replace
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import StrOptions
@@ -105,10 +112,18 @@ class DualKernelMachine(KernelMixin, BaseEstimator):
     def _takes_sparse(self):
         return False if self._precomputed() else super()._takes_sparse()
 
+    def _sparse_option(self, X):
+        if self._precomputed() and sp.issparse(X):
+            raise TypeError("Sparse precomputed kernels are not supported: with "
+                            "kernel='precomputed' pass the Gram matrix as a dense array "
+                            "(K.toarray())")
+        return super()._sparse_option(X)
+
     def _validate_X(self, X, reset):
         if not self._precomputed():
             return super()._validate_X(X, reset)
         m = self.X_fit_.shape[0]
+        self._sparse_option(X)
         if np.ndim(X) == 2 and np.shape(X)[1] != m:
             raise ValueError(
                 f"kernel='precomputed': X must be the kernel matrix between the test points "
@@ -217,7 +232,7 @@ class DualKernelMachine(KernelMixin, BaseEstimator):
         if key is not None:
             sv = sv[np.argsort(key[sv], kind="stable")]
         self.support_ = sv
-        self.dual_coef_ = coef[sv][None, :]
+        self.dual_coef_ = sp.csr_matrix(coef[sv][None, :]) if is_sparse(X) else coef[sv][None, :]
         self.support_vectors_ = take_rows(X, sv)
         self.multipliers_ = sol.alpha / problem.scale if problem.scale != 1.0 else sol.alpha
         self.dual_objective_ = float(-sol.objective / problem.scale ** 2)
@@ -295,7 +310,11 @@ class DualKernelMachine(KernelMixin, BaseEstimator):
                 "vector lives in the kernel's feature space (its expansion is dual_coef_ on "
                 "support_vectors_)")
         sv = self.support_
-        return np.asarray(self.X_fit_[sv].T @ self.alpha_[sv], dtype=float).ravel()[None, :]
+        w = np.asarray(self.X_fit_[sv].T @ self.alpha_[sv], dtype=float).ravel()[None, :]
+        if is_sparse(self.X_fit_):
+            return sp.csr_matrix(w)
+        w.setflags(write=False)         # computed from the model: writing it changes nothing
+        return w
 
 
 class DualClassifier(DualKernelMachine, BinaryKernelClassifier):

@@ -33,13 +33,13 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..base import Int, KernelMixin, Real
-from ..kernels.rows import n_rows
+from ..kernels.rows import n_rows, take_rows
 from ._dual import DUAL_KERNEL_CONSTRAINT, DualKernelMachine
 from ._dual_problem import DualProblem, fill_from_front
 
 __all__ = ["OneClassSupportVectorMachine"]
 
-# |f(x)| <= this times |rho|: on the boundary (round-off of an exact solution)
+# |f(x)| <= this times the size of its terms: on the boundary (round-off of an exact solution)
 _ON_BOUNDARY = 1e-10
 
 
@@ -152,12 +152,20 @@ class OneClassSupportVectorMachine(OutlierMixin, DualKernelMachine):
         0 on its boundary.
 
         The free support vectors lie on the boundary (``f = 0`` at the optimum), where
-        round-off would put them on either side; values within ``1e-10 |rho|`` of 0 are
-        returned as 0, so those examples are inliers whatever the rounding (outliers are
-        the examples with ``f < 0``, those the ``nu``-property counts).
+        round-off would put them on either side; a value within ``1e-10`` times the size of
+        its terms, ``sum_i |alpha_i k(x_i, x)| + |rho|``, of 0 is returned as 0, so those
+        examples are inliers whatever the rounding (outliers are the examples with
+        ``f < 0``, those the ``nu``-property counts). With a linear kernel on inputs whose
+        convex hull holds the origin, ``w = 0`` and every value is 0.
         """
-        f = self._decision(X)
-        f[np.abs(f) <= _ON_BOUNDARY * abs(self.offset_)] = 0.0
+        X = self._validate_test(X)
+        sv = self.support_
+        K = X[:, sv] if self._precomputed() else \
+            self._kernel_rows(X, take_rows(self.X_fit_, sv))
+        a = self.alpha_[sv]
+        f = K @ a + self.intercept_
+        size = np.abs(K) @ np.abs(a) + abs(self.intercept_)
+        f[np.abs(f) <= _ON_BOUNDARY * size] = 0.0
         return f
 
     def score_samples(self, X):

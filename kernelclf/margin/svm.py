@@ -89,7 +89,9 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
         eq. (2.47). Squared hinge: ``1/2 ||w||^2 + (C/2) sum xi_i^2``, i.e.
         ``lambda m = 1/C`` in eq. (2.49); the dual is the hard-margin dual on
         ``G + I/C``. Ignored when ``hard_margin=True``. Per example it is multiplied
-        by the weights: ``C_i = C * sample_weight_i * class_weight[y_i]``.
+        by the weights: ``C_i = C * sample_weight_i * class_weight[y_i]``. ``inf`` (as
+        ``SVC(C=np.inf)``) is the hard margin of either loss: no slack is affordable;
+        weights then only remove the examples of weight 0.
     loss : {'hinge', 'squared_hinge'}
     hard_margin : bool
         Solve eq. (2.45) (no slack). A sample that is not separable in feature
@@ -173,10 +175,10 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
     """
 
     _bound_tags = {"family": "svm", "bias": lambda s: s.fit_bias,  # kernelclf.bounds.report_tags
-                   "margin": lambda s: "hard" if s.hard_margin else "soft"}
+                   "margin": lambda s: "hard" if s._hard() else "soft"}
     _parameter_constraints = {
         "kernel": DUAL_KERNEL_CONSTRAINT,
-        "C": [Real(0, None, closed="neither")],
+        "C": [Real(0, None, closed="right")],
         "loss": [StrOptions({"hinge", "squared_hinge"})],
         "hard_margin": ["boolean"],
         "fit_bias": ["boolean"],
@@ -228,20 +230,27 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
                 "hard margin (hard_margin=True) has no slack, so they cannot be used with it. "
                 "Use a soft margin (hard_margin=False) with a large C instead.")
 
+    def _hard(self):
+        """The hard margin: ``hard_margin=True``, or ``C = inf`` (no slack is affordable)."""
+        return bool(self.hard_margin) or np.isinf(float(self.C))
+
+    def _hard_name(self):
+        return "hard_margin=True" if self.hard_margin else "C=inf (the hard margin)"
+
     def _dual_problem(self, gram, y, w):
         """LKC eq. (2.46), (2.48) or (2.50) with the weights ``w`` (None or all > 0):
         ``p = 1``, signs ``y``, box ``C_i`` (hinge; inf otherwise), ``shift = 1/C_i``
         (squared hinge), the equality ``y'a = 0`` with a bias."""
         m = len(y)
         C = float(self.C) if w is None else float(self.C) * w
-        if self.hard_margin:
+        if self._hard():
             box, shift = np.inf, 0.0
         elif self.loss == "hinge":
             box, shift = C, 0.0
         else:
             box, shift = np.inf, 1.0 / C
         return DualProblem(p=np.ones(m), box=box, s=y, equality=bool(self.fit_bias),
-                           shift=shift, alpha_bound=_ALPHA_BOUND if self.hard_margin else np.inf)
+                           shift=shift, alpha_bound=_ALPHA_BOUND if self._hard() else np.inf)
 
     def _solve_sample(self, X, y, w):
         """The dual of ``(X, y)`` with weights ``w`` (None or all > 0); the hard margin is
@@ -249,7 +258,7 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
         before the remaining budget is spent."""
         gram = self._gram(X)
         problem = self._dual_problem(gram, y, w)
-        if not self.hard_margin:
+        if not self._hard():
             return problem, self._solve_problem(problem, gram)
         if self.solver == "qp":
             try:
@@ -257,7 +266,7 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
             except InfeasibleProblemError as exc:
                 if not is_separable(gram.full(), y, bool(self.fit_bias)):
                     raise ValueError(
-                        "hard_margin=True but the training sample is not separable in "
+                        f"{self._hard_name()} but the training sample is not separable in "
                         "feature space: the QP solver certifies that the hard-margin dual is "
                         "unbounded") from exc
                 raise
@@ -286,7 +295,7 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
     def _raise_not_separable(self, gram, y):
         if not is_separable(gram.full(), y, bool(self.fit_bias)):
             raise ValueError(
-                "hard_margin=True but the training sample is not separable in feature space "
-                f"({'with' if self.fit_bias else 'without'} bias): the hard-margin dual "
-                "(LKC eq. 2.46) is unbounded. Use a soft margin (hard_margin=False) or a more "
-                "flexible kernel.")
+                f"{self._hard_name()} but the training sample is not separable in feature "
+                f"space ({'with' if self.fit_bias else 'without'} bias): the hard-margin dual "
+                "(LKC eq. 2.46) is unbounded. Use a soft margin (hard_margin=False, a finite "
+                "C) or a more flexible kernel.")
