@@ -1,6 +1,7 @@
 # kernelclf: one command to build the book, one to run the tests.
 #   make book   - set up (first time), then a clean build of the website into _build/html
-#   make test   - unit tests + every chapter under nbval + clean book build + browser test
+#   make test   - unit tests + every chapter under nbval + the estimator tests without numba
+#                 + clean book build + browser test
 #                 (the build reuses nbval's executions; a time per stage is printed at the end)
 #   make check  - the quick loop: lint, unit tests, and the chapters changed against main
 #   make lab    - JupyterLab on the reader notebooks (make notebooks writes them into book/)
@@ -36,7 +37,7 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 # executed chapters store no progress bars (kernelclf.progress); `make lab` keeps them
 book book-build check-chapter nbval test check: export KERNELCLF_PROGRESS := 0
 
-.PHONY: setup vendor book book-build lab serve notebooks test check lint unit nbval site-test bench check-chapter clean numbers
+.PHONY: setup vendor book book-build lab serve notebooks test check lint unit unit-no-numba nbval site-test bench check-chapter clean numbers
 
 setup: $(STAMP)
 
@@ -118,6 +119,14 @@ notebooks: setup
 unit: setup
 	$(BIN)/python -m pytest -m "not browser" tests
 
+# The estimator tests once more with numba hidden (kernelclf._jit): every module runs its
+# NumPy twin, as in the in-browser lab and in an install without the `fast` extra.
+NO_NUMBA_TESTS := tests/test_no_numba.py tests/test_common.py tests/test_bad_input.py \
+  tests/test_svm.py tests/test_smo.py tests/test_svr.py tests/test_rmm.py tests/test_multiclass.py
+unit-no-numba: setup
+	KERNELCLF_NO_NUMBA=1 $(BIN)/python -m pytest -m "not browser" -p no:cacheprovider \
+	  $(PYTEST_ARGS) $(NO_NUMBA_TESTS)
+
 nbval: setup
 	$(BIN)/python -m pytest -p no:cacheprovider --nbval-lax book
 
@@ -138,6 +147,7 @@ test: setup vendor
 	@$(BIN)/python .ci/stages.py \
 	  "lint=$(MAKE) --no-print-directory lint" \
 	  "unit+nbval=KERNELCLF_NBVAL_SAVE=$(NBVAL_SAVE) $(BIN)/python -m pytest -m 'not browser' --nbval-lax -p no:cacheprovider -n auto --dist loadscope --durations=20 tests book" \
+	  "no-numba=$(MAKE) --no-print-directory unit-no-numba PYTEST_ARGS='-q -n auto'" \
 	  "cache=$(BIN)/python .ci/nbval_cache.py $(NBVAL_SAVE) _build/.jupyter_cache book" \
 	  "book=$(MAKE) --no-print-directory book-build" \
 	  "site-test=$(MAKE) --no-print-directory site-test"

@@ -59,20 +59,6 @@ PAGES = [
      ["kernelclf", "kernelclf.base", "kernelclf.optim", "kernelclf.progress",
       "kernelclf.discovery", "kernelclf.compile"]),
 ]
-TOOLING = ["kernelclf.book", "kernelclf.book.reader", "kernelclf.book.lite",
-           "kernelclf.book.widgets"]
-
-TOOLING_TEXT = {
-    "kernelclf.book.reader": "Reader notebooks: each MyST chapter as a plain Jupyter notebook "
-                             "(``make notebooks``, the site's downloads).",
-    "kernelclf.book.lite": "The in-browser JupyterLite lab built into the site "
-                           "(*Run it in your browser*).",
-    "kernelclf.book.widgets": "The book's widgets (``explore`` with its controls), precomputed "
-                              "for the static site.",
-    "kernelclf.book.sphinx_ext": "The Sphinx extension that adds the *Run this chapter* note "
-                                 "and numbers figures, equations and exercises per page.",
-}
-
 SKLEARN_BASES = ("BaseEstimator, ClassifierMixin, RegressorMixin, TransformerMixin, "
                  "MetaEstimatorMixin, object")
 

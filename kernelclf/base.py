@@ -32,8 +32,9 @@ Default kernels (``kernel=None``), in one place
 ================================================  =====================================
 estimator                                         default kernel
 ================================================  =====================================
-Gaussian process regression                       ``ARDRBF(sigma='scale')`` (an isotropic
-                                                  start; evidence maximisation adapts it)
+Gaussian process regression                       ``ARDRBF(sigma='scale')`` (one width
+                                                  for all inputs; ``optimize=True``
+                                                  adapts it, still one width)
 Gaussian process classification, RVMs             ``RBF(sigma='scale')``
 every other estimator with a ``kernel``           ``Linear()`` (the book's plain
                                                   inner product)

@@ -4,8 +4,9 @@ Book chapter 12 (``book/12_bpm_experiments.md``); LKC §2.4.4; RMM §5.2; BPM §
 the decision DAG of Platt, Cristianini & Shawe-Taylor (NIPS 12, 2000).
 
 Every classifier of the package is binary (``classes_[0]`` is -1, ``classes_[1]`` is
-+1). The three reductions of LKC §2.4.4 ("Multiclass Support Vector Machines") turn
-any of them into a classifier for ``K >= 2`` classes:
++1), except the nearest-neighbour and nearest-centroid rules of :mod:`kernelclf.neighbors`.
+The three reductions of LKC §2.4.4 ("Multiclass Support Vector Machines") turn any of the
+binary ones into a classifier for ``K >= 2`` classes:
 
 * :class:`OneVsOneClassifier` -- ``K (K - 1) / 2`` machines, one per pair of classes,
   trained on the examples of the two classes only; the prediction is the class with
@@ -736,9 +737,9 @@ class OneVsRestClassifier(_MulticlassBase):
 
     Notes
     -----
-    Exact ties in the outputs go to the lowest class index (``np.argmax``);
-    scikit-learn's ``OneVsRestClassifier`` gives them to the highest. With real-valued
-    outputs the two agree except on exact ties.
+    Exact ties in the outputs go to the lowest class index (``np.argmax``), as in
+    scikit-learn's ``OneVsRestClassifier`` (which loops over its machines in reverse
+    order for that reason; ``tests/test_multiclass.py`` checks the two agree on ties).
     """
 
     _parameter_constraints = {

@@ -56,8 +56,10 @@ class KernelNearestNeighbors(_MulticlassKernelClassifier):
     feature-space distance of each test point to every stored point.  Any
     number of classes is allowed.  Ties between equally frequent classes go to
     the smallest label (the class that comes first in ``classes_``), and ties
-    in distance to the training point with the smaller index, as in
-    scikit-learn's brute-force ``KNeighborsClassifier``.
+    in distance to the training point with the smaller index (a stable sort).
+    scikit-learn's brute-force ``KNeighborsClassifier`` does not promise an order
+    among equidistant points (it takes them as its partial sort leaves them), so the
+    two can differ when the ``k``-th neighbour is tied in distance.
 
     At ``fit`` the training Gram matrix passes the numerical guard of
     :class:`kernelclf.kernels.gram.Gram` (finite values, positive semi-definite: eq. 1.2

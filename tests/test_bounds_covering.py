@@ -48,6 +48,15 @@ def test_corollary_4_26_odd_m_from_the_uniform_prior_over_ceil_m_half_levels():
     assert cv.covering_number_bound(7, lc, delta) - printed == pytest.approx(2 / 7 * LD(8 / 7))
 
 
+def test_corollary_4_26_levels_start_at_one():
+    """Theorem 4.25 holds for d in N+: a cover of size one is charged the level i = 1."""
+    m, delta = 100, 0.05
+    at_one = 2 / m * (1 + LD(m) + LD(1 / delta))
+    assert cv.covering_number_bound(m, 0.0, delta) == pytest.approx(at_one, rel=1e-12)
+    assert cv.covering_number_bound(m, 1.0, delta) == pytest.approx(at_one, rel=1e-12)
+    assert cv.covering_number_tail(m, 1, at_one) == pytest.approx(delta / (m // 2))
+
+
 def _min_cover_size(V, gamma):
     n = len(V)
     close = np.max(np.abs(V[:, None] - V[None]), axis=2) <= gamma

@@ -37,7 +37,7 @@ def sphere(k, R, seed, n=3):
 
 
 def svm(lam, m, kernel=None):
-    """eq. (5.19) with the hinge loss: C = 1/(2 lambda m) (LKC eq. 2.47), no bias."""
+    """eq. (5.19) with the hinge loss: C = 1/(2 lambda m) (LKC eq. 2.48), no bias."""
     return SupportVectorMachine(kernel=kernel, C=1 / (2 * lam * m), fit_bias=False, solver="qp",
                                 tol=1e-10)
 

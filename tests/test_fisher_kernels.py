@@ -56,7 +56,7 @@ def test_mixture_loglik_matches_density_and_sklearn():
     gm = GaussianMixture(2, covariance_type="diag", random_state=0).fit(X)
     model = GaussianMixtureScore.from_sklearn(gm)
     np.testing.assert_allclose(model.log_likelihood(X), gm.score_samples(X), rtol=1e-10)
-    # weights column: d ln P / d pi_j = P_j(x) / P(x) (LKC p. 46)
+    # weights column: d ln P / d pi_j = P_j(x) / P(x) (LKC p. 45)
     x = X[:5, 0]
     comps = np.stack([norm.pdf(x, gm.means_[j, 0], np.sqrt(gm.covariances_[j, 0]))
                       for j in range(2)], axis=1)

@@ -538,3 +538,27 @@ def test_predict_proba_follows_the_estimator():
             assert P.shape == (len(X), 3) and np.allclose(P.sum(axis=1), 1.0)
         with pytest.raises(AttributeError, match="predict_proba"):
             Meta(_svm()).fit(X, y).predict_proba(X)
+
+
+class _ConstantOutput(ClassifierMixin, BaseEstimator):
+    """A binary machine whose output is the same number everywhere: every point a tie."""
+
+    def fit(self, X, y):
+        self.classes_ = np.unique(y)
+        return self
+
+    def decision_function(self, X):
+        return np.zeros(len(X))
+
+    def predict(self, X):
+        return np.full(len(X), self.classes_[0])
+
+
+def test_one_vs_rest_exact_ties_go_to_the_lowest_index_as_in_sklearn():
+    """The OneVsRestClassifier docstring: exact ties in the outputs go to the lowest class
+    index, as in scikit-learn's OneVsRestClassifier (the installed version)."""
+    X, y = _blobs(K=3)
+    ours = OneVsRestClassifier(_ConstantOutput()).fit(X, y).predict(X)
+    theirs = skm.OneVsRestClassifier(_ConstantOutput()).fit(X, y).predict(X)
+    assert set(ours) == {np.unique(y)[0]}
+    np.testing.assert_array_equal(ours, theirs)

@@ -212,3 +212,19 @@ def test_nn_guard_against_invalid_and_overflowing_kernels():
     Xc = np.ones((6, 2))
     yc = np.array([1, 0, 1, 1, 0, 0])
     np.testing.assert_array_equal(KernelNearestNeighbors().fit(Xc, yc).predict(Xc), 1)
+
+
+def test_ties_go_to_the_smaller_index_and_the_smaller_label():
+    """The KernelNearestNeighbors docstring: equidistant training points are taken in index
+    order, and a tied vote goes to the class that comes first in ``classes_``."""
+    X = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0], [5.0, 5.0]])
+    x = np.zeros((1, 2))  # all four first points at distance 1
+    for order in ([3, 1, 0, 2, 4], [0, 1, 2, 3, 4], [2, 3, 1, 0, 4]):
+        y = np.array(["b", "a", "b", "a", "c"])[order]
+        for k in (1, 2, 3):
+            model = KernelNearestNeighbors(n_neighbors=k).fit(X[order], y)
+            _, idx = model.kneighbors(x)
+            assert list(idx[0]) == [0, 1, 2][:k]  # the smallest indices of the four ties
+            votes = {c: list(y[idx[0]]).count(c) for c in set(y[idx[0]])}
+            best = max(votes.values())
+            assert model.predict(x)[0] == min(c for c, v in votes.items() if v == best)

@@ -25,7 +25,8 @@ ROOT = Path(__file__).resolve().parent.parent
 #: what a reader cannot follow
 UNFOLLOWABLE = [re.compile(p, re.I) for p in (
     r"\bissues? \d+", r"\bproject notes\b", r"\bpeer notes\b", r"\bthe lead\b",
-    r"\bhelper (?:sessions?|agents?)\b")]
+    r"\bhelper (?:sessions?|agents?)\b", r"\bseed\s+inventory\b", r"\bpeer\s+measurements\b",
+    r"\bbenchmark\s+notes\b")]
 
 _CODE_CELL = re.compile(r"^(`{3,})\{code-cell\}[^\n]*\n(?P<body>.*?)^\1[ \t]*$", re.M | re.S)
 

@@ -149,3 +149,19 @@ def test_page_is_generated_from_the_registry():
     for s in SOURCES:
         assert f"## {s}:" in md
     assert md.count("\n* - ") >= len(ROWS)  # one list-table row per registry row
+
+
+def test_the_page_prose_matches_the_rows():
+    """book/reproductions.md: 'for a reproduced item, the [check] that compares our numbers
+    with the source's'; 'an item that cannot be rebuilt here has no link, and its note says
+    why'; the kinds are the numbered items, theorems and methods the prose names."""
+    assert all(r["check"] for r in ROWS if r["status"] == "reproduced")
+    for r in ROWS:
+        if r["status"] == "not reproducible":
+            assert not r["label"] and r["note"], (r["source"], r["item"])
+        else:
+            assert r["label"], (r["source"], r["item"])
+    numbered = {(s, it) for s, items in NUMBERED.items() for it in items}
+    for r in ROWS:
+        if (r["source"], r["item"]) not in numbered:
+            assert r["kind"] in ("theorem", "method"), (r["source"], r["item"], r["kind"])

@@ -290,7 +290,7 @@ def _same_columns(gram):
     return gram
 
 
-@pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
+@pytest.mark.skipif(not HAVE_NUMBA, reason="needs numba (not installed, or hidden by KERNELCLF_NO_NUMBA)")
 @pytest.mark.parametrize("kind,kernel", CASES)
 @pytest.mark.parametrize("kappa", [None, 0.5, 0.15])
 def test_compiled_engine_takes_the_numpy_engines_steps(kind, kernel, kappa):
@@ -309,7 +309,7 @@ def test_compiled_engine_takes_the_numpy_engines_steps(kind, kernel, kappa):
     assert sum(kkt_violations(runs["compiled"], y, C, B if B else np.inf, eps=1e-5).values()) == 0
 
 
-@pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
+@pytest.mark.skipif(not HAVE_NUMBA, reason="needs numba (not installed, or hidden by KERNELCLF_NO_NUMBA)")
 def test_compiled_engine_with_ridge_bounds_and_warm_start():
     X, y = _data("moons", m=100, seed=8)
     C, B = 1.0, 1.6
@@ -335,7 +335,7 @@ def test_engine_is_checked(monkeypatch):
     assert solve_rmm(Gram(Linear(), X), y, 1.0, 2.0).converged
 
 
-@pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
+@pytest.mark.skipif(not HAVE_NUMBA, reason="needs numba (not installed, or hidden by KERNELCLF_NO_NUMBA)")
 def test_compiled_engine_after_switching_to_the_whole_matrix():
     """64 features: the compiled engine's slots switch to the whole matrix after a sixth of
     the columns; same optimum as the NumPy engine (columns throughout) and as cvxopt."""
@@ -383,3 +383,29 @@ def test_solve_rmm_wants_plus_minus_one_labels(y):
     # the estimator maps any two labels itself
     if len(set(y)) == 2:
         assert RelativeMarginMachine(B=2.0).fit(X, y).predict(X).tolist() == list(y)
+
+
+@pytest.mark.parametrize("change, message", [
+    (dict(alpha0=np.full(80, np.nan)), "alpha0 contains NaN"),
+    (dict(lam0=np.full(80, np.inf)), "lam0 contains infinity"),
+    (dict(lam_star0=np.zeros(79)), "lam_star0 must be a vector of 80 numbers"),
+    (dict(tol=0.0), "tol == 0.0, must be > 0"),
+    (dict(max_iter=0), "max_iter == 0, must be >= 1"),
+    (dict(C=-1.0), "C == -1.0, must be > 0"),
+])
+def test_solve_rmm_refuses_bad_input(change, message):
+    """Issue 37: the public RMM solver checks its warm starts (finite, of the right shape)
+    besides its scalars, with scikit-learn's validators."""
+    X, y = _data("elongated")
+    kw = {"C": 1.0, "B": 2.0, **change}
+    with pytest.raises(ValueError, match=message):
+        solve_rmm(RBF(1.0)(X), y, kw.pop("C"), kw.pop("B"), **kw)
+
+
+def test_an_infinite_step_is_reported_as_an_unbounded_dual():
+    """A negative definite matrix (-K for an RBF K) and unbounded bound multipliers: the
+    SMO steps grow without bound; the solver says the dual is unbounded instead of
+    returning an infinite multiplier as converged (which a warm start then carried on)."""
+    X, y = _data("elongated", m=20)
+    with pytest.raises(ValueError, match="unbounded"):
+        solve_rmm(-RBF(1.0)(X), y, 1.0, 2.0)

@@ -22,6 +22,7 @@ from kernelclf.kernels import RBF, Gram, Linear, Polynomial
 from kernelclf.margin import SupportVectorMachine
 from kernelclf.margin.separability import (
     NotSeparableError,
+    check_separability,
     geometric_margin,
     hard_margin_bounds,
     is_separable,
@@ -405,3 +406,32 @@ def test_chapter10_exercise_answers_against_closed_forms():
     x = CENTRE_OF_MASS_X_STAR
     assert ex["ch10-ex-4"].judge(np.arccos(x) / np.pi - (1 - x) / 2)[0]
     assert not ex["ch10-ex-4"].judge(0.11)[0]
+
+
+@pytest.mark.parametrize("kw, message", [
+    (dict(max_iter=-1), "max_iter == -1, must be >= 0"),
+    (dict(max_iter=2.5), "max_iter must be an instance of"),
+    (dict(tol=0.0), "tol == 0.0, must be > 0"),
+    (dict(tol=np.nan), "tol must be finite"),
+    (dict(threshold=np.inf), "threshold must be finite"),
+    (dict(threshold="0"), "threshold must be an instance of"),
+])
+def test_hard_margin_bounds_refuses_bad_input(kw, message):
+    """Issue 37: the public nearest-point solver checks its budget and tolerances with
+    scikit-learn's check_scalar."""
+    X = np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 0.0]])
+    y = np.array([1.0, -1.0, 1.0])
+    with pytest.raises((ValueError, TypeError), match=message):
+        hard_margin_bounds(X @ X.T, y, **kw)
+
+
+@pytest.mark.parametrize("kw, message", [
+    (dict(lp_max_m=-1), "lp_max_m == -1, must be >= 0"),
+    (dict(lp_max_iter=0), "lp_max_iter == 0, must be >= 1"),
+    (dict(max_iter=1.5), "max_iter must be an instance of"),
+])
+def test_check_separability_refuses_bad_input(kw, message):
+    X = np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 0.0]])
+    y = np.array([1.0, -1.0, 1.0])
+    with pytest.raises((ValueError, TypeError), match=message):
+        check_separability(X @ X.T, y, **kw)

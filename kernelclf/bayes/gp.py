@@ -7,7 +7,7 @@ ARD kernel are in :mod:`kernelclf.bayes.gp_regression`.
 Conventions
 -----------
 * The *beta = 1 logistic convention* is used throughout (this
-  settles erratum E3/E4 of the seed inventory): ``P(Y = +1 | t) = 1 / (1 + exp(-t))``,
+  settles errata E3/E4 of the errata table in book chapter 00): ``P(Y = +1 | t) = 1 / (1 + exp(-t))``,
   whose log likelihood has second derivative ``-pi (1 - pi)`` (App. B.7,
   eq. B.16–B.17, taken with beta = 1; E4). A noise level beta is absorbed by
   the kernel: App. B.7's likelihood ``pi(t / beta)`` with prior covariance ``k``
@@ -123,6 +123,13 @@ def laplace_mode(G, y, tol=1e-10, max_iter=100, max_halvings=8, bar=None):
         Latent covariance matrix (kernel Gram matrix, plus noise if any).
     y : ndarray (m,)
         Labels in {-1, +1}.
+    tol : float
+        Stop when ``||g|| / m < tol``.
+    max_iter : int
+        Newton steps at most.
+    max_halvings : int
+        Step halvings per Newton step; when none of them increases ``J`` the iteration
+        stops (no ascent direction left at machine precision).
     bar : progress bar, optional
         Updated once per Newton step (:func:`kernelclf.progress.fit_progress`).
 
@@ -200,8 +207,8 @@ class GaussianProcessClassifier(BinaryKernelClassifier):
     posterior of the latent value (mean ``k_x' alpha``, variance
     ``k(x,x) + noise - k_x' P^1/2 B^-1 P^1/2 k_x``, LKC eq. 3.21 in stable form):
 
-    * ``predictive='williams-barber'`` (default): the logistic is written as a
-      combination of five error functions and integrated exactly (Williams &
+    * ``predictive='williams-barber'`` (default): the logistic is approximated by a
+      combination of five error functions, whose Gaussian average is exact (Williams &
       Barber 1998); this is what scikit-learn computes;
     * ``'mackay'``: the probit approximation ``sigmoid(mu / sqrt(1 + pi v / 8))``;
     * ``'map'``: the plug-in ``sigmoid(mu)`` (the sign rule of eq. 3.22).

@@ -3,7 +3,7 @@
 Book chapter 07 (``book/07_gaussian_processes.md``); LKC §3.2 (the evidence and its
 maximisation over the kernel's parameters, p. 86; ``t' G^-1 t`` and the mode, eq. 3.20),
 App. B.7 (the mode of the Laplace approximation and its covariance, B.7.1-B.7.3) and
-App. A.96-A.97 (the derivative of a log determinant).
+Theorems A.96-A.97 (the derivatives of an inverse and of a log determinant).
 
 The Laplace approximation replaces the posterior of the latent values by a normal
 density at its mode ``t_hat`` (App. B.7), and with it the evidence ``P(y | X, theta)`` by
@@ -14,7 +14,7 @@ density at its mode ``t_hat`` (App. B.7), and with it the evidence ``P(y | X, th
 the value :class:`~kernelclf.bayes.gp.GaussianProcessClassifier` reports as
 ``log_marginal_likelihood_``. LKC maximises the evidence over the kernel's parameters for
 regression, where it is exact (§3.2.1); for classification its derivative has two
-parts: the explicit one at a fixed mode (as in regression, with App. A.97 for the log
+parts: the explicit one at a fixed mode (as in regression, with Theorem A.97 for the log
 determinant) and the change of the mode itself with the kernel. That second part is not
 in LKC; it is Williams and Barber's (1998) and Rasmussen and Williams' (2006, Alg. 5.1),
 the derivative scikit-learn's ``GaussianProcessClassifier`` uses. In the book's

@@ -1,7 +1,8 @@
 """Book chapter 07 (``book/07_gaussian_processes.md``): Gaussian process regression (LKC Alg. 4).
 
 LKC §3.2.1 (eq. 3.8–3.15, evidence p. 86, Figs 3.2–3.3), Ex. 3.11–3.12 (automatic
-relevance determination), App. A.96–A.97 (derivative of the log determinant) and D.3
+relevance determination), Theorems A.96–A.97 (derivatives of an inverse and of a log determinant) and
+App. D.3
 (Algorithm 4). The classification half of the chapter, with the likelihoods of
 §3.2.2, is :mod:`kernelclf.bayes.gp`.
 
@@ -182,8 +183,8 @@ class GaussianProcessRegressor(KernelMixin, RegressorMixin, BaseEstimator):
     kernel's log hyperparameters (:mod:`kernelclf.kernels.hyper`: an :class:`ARDRBF`'s
     log amplitude and log length scales, ARD, LKC Ex. 3.11–3.12; an ``RBF``'s width,
     the factor of ``c * k``, the parts of sums and products), with L-BFGS-B and the
-    analytic gradient ``1/2 tr((alpha alpha' - C^-1) dC/d theta)`` (LKC App.
-    A.96–A.97). Other kernels are kept fixed and only the noise is adapted.
+    analytic gradient ``1/2 tr((alpha alpha' - C^-1) dC/d theta)`` (LKC
+    Theorems A.96–A.97). Other kernels are kept fixed and only the noise is adapted.
 
     Cost in the number ``m`` of training examples: the fit is one Cholesky factorisation,
     O(m^3) time, and holds about 3 ``m x m`` float arrays (the Gram matrix, ``G +

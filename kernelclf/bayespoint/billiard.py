@@ -42,7 +42,7 @@ Ruján and Marchand's variants (flipper, light trap, onion billiard) are in
 :mod:`kernelclf.bayespoint.rujan`, the two-dimensional polygon billiards in
 :mod:`kernelclf.bayespoint.polygon`.
 
-Errata corrected (seed inventory): E2 — the weights ``rho_1, rho_2`` of the
+Errata corrected (the errata table of book chapter 00): E2 — the weights ``rho_1, rho_2`` of the
 spherical addition ``⊕µ`` (the book's printed radicand is negative);
 E12 — the flight time carries a minus sign, ``tau_i = -d_i / nu_i``, and the
 stopping rule is skipped on the first pass, where it is ``0/0``;
@@ -367,6 +367,8 @@ def kernel_billiard(G=None, y=None, *, kernel=None, X=None, lam=0.0, start=None,
     G : (m, m) array or :class:`kernelclf.kernels.gram.Gram`, optional
         Gram matrix; or pass ``kernel`` and ``X`` to compute columns on demand.
     y : (m,) array of -1/+1
+    kernel, X : kernel object and training inputs, optional
+        Instead of ``G``: kernel columns computed on demand (with an LRU cache).
     lam : float
         Soft boundaries: billiard in ``G + lam I`` (BPM §3.3, erratum E14).
     start : (m,) array, optional

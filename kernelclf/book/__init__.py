@@ -1,6 +1,9 @@
-"""The book's tooling, apart from the library: the reader notebooks
-(:mod:`~kernelclf.book.reader`), the in-browser lab (:mod:`~kernelclf.book.lite`) and the
-widgets with their Sphinx extension (:mod:`~kernelclf.book.widgets`).
+"""The book's tooling, apart from the library: the hidden checks of typed prose
+(:mod:`~kernelclf.book.claims`, :mod:`~kernelclf.book.typed_numbers`), the exercise
+checkers (:mod:`~kernelclf.book.exercises`), the reproduction index
+(:mod:`~kernelclf.book.reproductions`), the reader notebooks (:mod:`~kernelclf.book.reader`),
+the in-browser lab (:mod:`~kernelclf.book.lite`), the widgets (:mod:`~kernelclf.book.widgets`)
+and the Sphinx extension (:mod:`~kernelclf.book.sphinx_ext`).
 
 Book chapter 00 (``book/00_preface.md``).
 

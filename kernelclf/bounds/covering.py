@@ -60,6 +60,11 @@ def _fat_form(m, d, tail_ld, ceil=True):
     Theorem 4.25 at the integer level ``i >= b(gamma)`` (LKC pp. 148-149), so the term is
     an integer number of bits. ``ceil=False`` gives the form without it (TR 99-11
     Theorem 1 has no ceiling). The ceiling raises a value by less than ``2/m``.
+
+    The proof of Theorem 4.30 spreads ``delta`` over ``ceil(m/2)`` levels, as Corollary 4.26
+    does; for odd ``m`` it yields ``ld(m + 1)`` where the book prints ``ld m``. Unlike
+    :func:`covering_number_bound`, the callers keep the printed ``tail_ld``: the difference
+    ``(2/m) ld(1 + 1/m)`` is below ``3/m^2``.
     """
     m = np.asarray(m, dtype=float)
     bits = _xldx(d, 8.0 * np.e * m) * _ld(32.0 * m)
@@ -110,7 +115,8 @@ def covering_number_bound(m, log2_cover, delta):
     ``2^(i + 1 - epsilon m / 2)`` then gives ``ld(2 ceil(m/2) / delta)``; for odd ``m``
     that is ``ld((m + 1)/delta)``, a little more than the printed ``ld m + ld(1/delta)``
     (an overlooked rounding in the book, negligible for large ``m``). We use the derived
-    term.
+    term. The levels start at ``i = 1`` (Theorem 4.25 has ``d`` in ``N+``), so a cover of
+    size one (``ld N = 0``) is charged one bit, not the printed ``ceil(ld N) = 0``.
 
     Parameters
     ----------
@@ -130,7 +136,8 @@ def covering_number_bound(m, log2_cover, delta):
     delta = check_delta(delta)
     m, lc, delta = broadcast(m, lc, delta)
     with np.errstate(invalid="ignore"):
-        value = 2.0 / m * (np.ceil(lc - 1e-12) + _ld(2.0 * np.ceil(m / 2.0)) + _ld(1.0 / delta))
+        level = np.maximum(1.0, np.ceil(lc - 1e-12))   # the levels are i = 1, ..., ceil(m/2)
+        value = 2.0 / m * (level + _ld(2.0 * np.ceil(m / 2.0)) + _ld(1.0 / delta))
     return result(np.where(lc <= m / 2.0, value, np.inf))
 
 

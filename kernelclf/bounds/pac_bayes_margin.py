@@ -16,8 +16,8 @@ the theorem fails (a normalised margin ``Gamma <= 0``, i.e. a training error) th
 functions return ``inf``.
 
 The threshold of Theorem 5.10. ``-ln(1 - sqrt(1 - Gamma^2)) < 1/2`` exactly when
-``Gamma > sqrt(2 e^{-1/2} - e^{-1}) = 0.91934`` (:func:`margin_threshold`); our copy
-of LKC prints "≈ 0.91", the seed inventory 0.919.
+``Gamma > sqrt(2 e^{-1/2} - e^{-1}) = 0.91934`` (:func:`margin_threshold`); LKC
+(p. 174, in the discussion after Theorem 5.10) prints "≈ 0.91".
 """
 from __future__ import annotations
 

@@ -41,7 +41,8 @@ Records
 ``skipped``
     ``True`` if the premises hold but the row was left out on request (``skip_slow``);
 ``note``
-    caveats of the evaluation (``""`` if none).
+    caveats of the evaluation (``""`` if none), e.g. a kernel chosen on the sample
+    (:mod:`kernelclf.bounds.report_rows`), which the theorems fix in advance.
 
 Which bound applies to which estimator is set out in :mod:`kernelclf.bounds.report_rows`;
 which rows are slow, in :mod:`kernelclf.bounds.report_tags`.
@@ -238,6 +239,15 @@ def report(estimator, X, y, delta=0.05, D=0.5, skip_slow=False):
     order = {name: i for i, name in enumerate(BOUND_NAMES)}
     records.sort(key=lambda r: order[r["name"]])
     assert [r["name"] for r in records] == BOUND_NAMES
+    if c.kernel_choice:                 # the theorems fix the kernel before the sample
+        caveat = (f"the kernel was chosen on this sample ({c.kernel_choice}); the theorem "
+                  "fixes it in advance: not certified")
+        # the VC class (affine maps of R^n) does not depend on the kernel's parameters, and
+        # RMM eq. 31 is written for the whitened, sample-dependent class
+        keep = {"VC bound", "PAC VC bound", "Rademacher bound Σ-SVM"}
+        for r in records:
+            if r["applicable"] and r["name"] not in keep:
+                r["note"] = f"{r['note']}; {caveat}" if r["note"] else caveat
     hint = "" if any(r["applicable"] for r in records) else _no_bound_hint(est, c.label)
     return BoundReport(records, estimator=c.label, tags=c.tags, m=c.m, training_error=c.remp,
                        delta=delta, hint=hint)

@@ -6,7 +6,7 @@ Definition 5.28 and Examples 5.29-5.30 (Lipschitz losses), Theorem 5.31 (stabili
 regularised risk minimisers, eq. 5.19, proof in App. C.9.1), Theorem 5.32 (the two
 McDiarmid bounds, proof in App. C.9.2) with the ``beta_m <= eta/m`` form after it,
 Example 5.33 (support vector regression), eq. (5.20) and Figure 5.2 (clipped loss),
-Theorem 5.34 and the soft-margin SVC bound after it; errata E8 and E9 of the seed inventory.
+Theorem 5.34 and the soft-margin SVC bound after it; errata E8 and E9 of book chapter 00.
 The two lemmas inside the proof of Theorem 5.32 are exposed on their own:
 :func:`expected_gap_bound` (Lemma C.21) and :func:`bounded_differences` (Lemma C.22), and
 :func:`stability_gap_monte_carlo` measures the expectation of Lemma C.21 by simulation.
@@ -26,7 +26,7 @@ reading is violated when ``sup_k < 1``.
 
 Theorem 5.31 fixes ``m``: the sample with example ``i`` removed is trained with the same
 factor ``1/m`` in eq. (5.19). An SVM written as ``1/2 ||w||^2 + C sum xi_i`` has
-``C = 1/(2 lambda m)`` (LKC eq. 2.47), so refitting a clone with the same ``C`` on
+``C = 1/(2 lambda m)`` (LKC eq. 2.48), so refitting a clone with the same ``C`` on
 ``m - 1`` examples is exactly that convention (:func:`empirical_stability`).
 
 Return convention of :mod:`kernelclf.bounds`: raw right-hand sides, never clipped.

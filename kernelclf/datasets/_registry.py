@@ -9,8 +9,7 @@ fetch NAME`` rebuilds the file from them (or, when kernelclf cannot convert
 the original, the exact manual steps).
 
 The data home is ``$KERNELCLF_DATA`` if set, otherwise
-``$XDG_CACHE_HOME/kernelclf`` or ``~/.cache/kernelclf``.  Its layout is the
-one of the project's shared data folder: ``sonar/sonar.npz``,
+``$XDG_CACHE_HOME/kernelclf`` or ``~/.cache/kernelclf``.  Its layout: ``sonar/sonar.npz``,
 ``raetsch/heart.npz``, ``lkc_splits/sonar_100splits.npz`` and so on, each
 folder with a ``PROVENANCE.md``.  Loading never downloads anything.
 """

@@ -5,7 +5,8 @@ Book chapter 01 (``book/01_introduction.md``); the toy problems of all chapters.
 All generators return ``(X, y)`` with ``X`` of shape ``(m, dim)`` (float64) and
 labels ``y`` in ``{-1, +1}`` (int64), draw everything from
 ``numpy.random.default_rng(random_state)`` (or a passed ``Generator``) and give
-identical output for identical arguments.
+identical output for identical arguments; :func:`peer_moons`, which reproduces a fixed
+reference problem, takes ``seed`` instead and returns float labels.
 """
 from __future__ import annotations
 
@@ -47,9 +48,8 @@ def _rng(random_state):
 def make_moons(m, noise=0.15, flip=0.05, random_state=0):
     """Two interleaved half-moons with Gaussian noise and flipped labels.
 
-    The "common problem" of the project's peer measurements
-    (``moons(m, noise, flip, seed)``): the upper moon ``(cos t, sin t)`` has
-    label -1 and the lower moon ``(1 - cos t, 1/2 - sin t)`` label +1, with
+    The two-moons problem of the book's figures, tests and benchmarks: the upper moon
+    ``(cos t, sin t)`` has label -1 and the lower moon ``(1 - cos t, 1/2 - sin t)`` label +1, with
     ``t ~ U[0, pi]`` drawn independently per point (``m // 2`` upper, the rest
     lower).  Each coordinate gets ``N(0, noise**2)`` noise; then exactly
     ``round(flip * m)`` labels, chosen uniformly without replacement, are
@@ -88,16 +88,18 @@ def make_moons(m, noise=0.15, flip=0.05, random_state=0):
 
 
 def peer_moons(m, noise=0.15, flip=0.05, seed=0):
-    """The two-moons problem exactly as the project's peer measurements define it.
+    """The two-moons problem in the exact form used to compare the package with other
+    implementations (scikit-learn's ``SVC`` and ``NuSVC`` at a tight tolerance).
 
-    ``moons(m, noise, flip, seed)`` of the benchmark notes: ``m // 2`` points on the
+    ``m // 2`` points on the
     upper moon (label -1) followed by the rest on the lower moon (label +1), angles
     drawn as two uniform blocks, ``N(0, noise^2)`` coordinate noise, then each label
     flipped independently with probability ``flip`` — all from one
     ``numpy.random.default_rng(seed)`` stream in that order. Unlike
     :func:`make_moons` the points are sorted by class and the number of flips is
-    random; use it to reproduce the peers' numbers (e.g. the C-SVM dual optimum
-    94.6008336529 at m = 500, RBF sigma = 0.5, C = 1), :func:`make_moons` otherwise.
+    random; use it to reproduce those reference values (e.g. the C-SVM dual optimum
+    94.6008336529 at m = 500, RBF sigma = 0.5, C = 1, which ``tests/test_svm.py``
+    checks), :func:`make_moons` otherwise.
 
     Returns
     -------

@@ -1,5 +1,5 @@
 """Kernels: vector kernels, Gram-matrix access, string kernels, Fisher kernels and
-explicit feature maps (book chapters 02 and 02b; LKC Ch. 2, §2.2-2.3).
+explicit feature maps (book chapters 02 and 02b; LKC Ch. 2, §2.3).
 
 Book chapters 02 and 02b (``book/02_kernels.md``, ``book/02b_string_kernels.md``).
 
@@ -11,9 +11,9 @@ Book chapters 02 and 02b (``book/02_kernels.md``, ``book/02b_string_kernels.md``
 * :mod:`~kernelclf.kernels.gram` - Gram matrices: columns, caches and products
 * :mod:`~kernelclf.kernels.gram_guard` - the Gram matrix's numerical guard and memory limit
 * :mod:`~kernelclf.kernels.hyper` - log hyperparameters and Gram derivatives (evidence maximisation)
-* :mod:`~kernelclf.kernels.strings` - substring, subsequence and bag-of-words kernels (LKC §2.2.2)
+* :mod:`~kernelclf.kernels.strings` - substring, subsequence and bag-of-words kernels (LKC §2.3.2)
 * :mod:`~kernelclf.kernels.subsequence` - the subsequence kernel's dynamic programme
-* :mod:`~kernelclf.kernels.fisher` - Fisher score maps and Fisher kernels (LKC §2.2.3)
+* :mod:`~kernelclf.kernels.fisher` - Fisher score maps and Fisher kernels (LKC §2.3.2)
 * :mod:`~kernelclf.kernels.features` - explicit feature maps (polynomial, Ex. 2.13, finite Mercer)
 """
 from .closure import (

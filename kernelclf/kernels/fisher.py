@@ -35,7 +35,7 @@ class GaussianMixtureScore(BaseEstimator):
 
     ``P(x) = sum_j pi_j N(x; mu_j, diag(var_j))`` (LKC eq. 2.31).  The score
     has, in this order, the ``K`` columns ``d/d pi_j = P_j(x)/P(x)`` (LKC
-    p. 46), the ``K*d`` columns ``d/d mu_jk = gamma_j(x) (x_k - mu_jk)/var_jk``
+    p. 45), the ``K*d`` columns ``d/d mu_jk = gamma_j(x) (x_k - mu_jk)/var_jk``
     and the ``K*d`` columns
     ``d/d var_jk = gamma_j(x) ((x_k - mu_jk)^2 / var_jk - 1) / (2 var_jk)``,
     where ``gamma_j(x) = pi_j P_j(x) / P(x)`` is the responsibility.

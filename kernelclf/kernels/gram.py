@@ -5,7 +5,7 @@ matrix), eq. (2.50) and BPM §3.3 (a ridge ``lam I`` on the diagonal).
 
 Every solver of the package that touches the training Gram matrix ``G`` (the SMO
 solver, the kernel billiard, the LP machines, the relevance vector machine, the
-Gaussian processes and the coming relative margin machine) receives it as a
+Gaussian processes and the relative margin machines) receives it as a
 :class:`Gram`: either the whole matrix, computed once, or a kernel and the inputs,
 from which single columns are computed on demand and kept in a least-recently-used
 cache. The fast column of a kernel (one ``m``-vector of ``k(x_j, x_i)`` without the

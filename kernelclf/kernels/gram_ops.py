@@ -83,9 +83,11 @@ def add_diagonal(K, lam):
 
 
 def feature_space_distances(kernel, X, Y=None, squared=False):
-    """Distances in feature space, ``k(x,x) - 2k(x,x') + k(x',x')`` (LKC eq. 1.2).
+    """Distances in feature space, ``||phi(x) - phi(x')||`` (LKC eq. 1.2).
 
-    Works with any kernel object; negative round-off is clipped to zero.
+    ``||phi(x) - phi(x')||^2 = k(x,x) - 2k(x,x') + k(x',x')``: the matrix of distances
+    between the rows of ``X`` and those of ``Y`` (default ``X``), or of their squares with
+    ``squared=True``. Works with any kernel object; negative round-off is clipped to zero.
     """
     d2 = squared_feature_distances(as_kernel(kernel), X, Y)
     return d2 if squared else np.sqrt(d2)

@@ -1,8 +1,8 @@
 """Kernel hyperparameters on the log scale, and the derivatives of the Gram matrix.
 
 Book chapter 07 (``book/07_gaussian_processes.md``); LKC §3.2 (evidence maximisation,
-p. 86; the ARD kernel of Ex. 3.11-3.12) and App. A.96-A.97 (the derivative of a log
-determinant, which needs ``dG / d theta``).
+p. 86; the ARD kernel of Ex. 3.11-3.12) and Theorems A.96-A.97 (the derivatives of an
+inverse and of a log determinant, which need ``dG / d theta``).
 
 Evidence maximisation (:class:`kernelclf.bayes.gp_regression.GaussianProcessRegressor`,
 :class:`kernelclf.bayes.gp.GaussianProcessClassifier`) works on the logarithms

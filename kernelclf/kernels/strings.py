@@ -12,7 +12,7 @@ them in :class:`kernelclf.kernels.closure.Normalized` for ``k(s,t)/sqrt(k(s,s) k
 (LKC eq. 2.22); every kernel here computes ``diag`` directly, without the
 Gram matrix.
 
-Erratum E1 (seed inventory): the factor ``lambda^{|v|-j}`` printed in LKC
+Erratum E1 (the errata table of book chapter 00): the factor ``lambda^{|v|-j}`` printed in LKC
 eq. 2.30 has an undefined ``j``; the derivation of App. B.2.2 gives the total
 factor ``lambda^{|v|-t+2}`` for the match at position ``t``.  The dynamic
 programme below is the corrected one (and equals brute-force enumeration of

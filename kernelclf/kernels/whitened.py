@@ -28,7 +28,7 @@ class WhitenedKernel(Kernel):
 
     By the Woodbury identity (the formula of RMM §3.1) this is
 
-    ``k-hat(x, x') = [kc(x, x') - kc_x' (c I + Kc)^{-1} kc_x'] / (1 - D)``,
+    ``k-hat(x, x') = [kc(x, x') - kc_x^T (c I + Kc)^{-1} kc_{x'}] / (1 - D)``,
     ``c = n (1 - D) / D``,
 
     where ``kc`` is the kernel centred on the reference sample, ``Kc`` its centred

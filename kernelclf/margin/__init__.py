@@ -6,7 +6,7 @@ Book chapters 03 and 04 (``book/03_perceptron.md``, ``book/04_support_vector_mac
 also chapters 05 and 13.
 
 * :mod:`~kernelclf.margin.separability` - is a sample separable; geometric margins (LKC Def. 2.30)
-* :mod:`~kernelclf.margin.perceptron` - primal, dual and kernel perceptron, halving (LKC §2.3)
+* :mod:`~kernelclf.margin.perceptron` - primal, dual and kernel perceptron, halving (LKC §2.2.1, §2.3, §5.2.2)
 * :mod:`~kernelclf.margin.smo` - the SMO solver with second-order working-set selection
 * :mod:`~kernelclf.margin.svm` - hard and soft (L1/L2) support vector machines (LKC §2.4)
 * :mod:`~kernelclf.margin.nu_svm` - the nu support vector machine (LKC eq. 2.52)

@@ -58,6 +58,7 @@ from ..kernels.gram import Gram
 from ..kernels.rows import is_sparse, n_rows, take_rows
 from ..kernels.vector import Linear
 from ._dual_problem import solve_dual
+from .smo import default_max_iter
 
 __all__ = ["DUAL_KERNEL_CONSTRAINT", "DualKernelMachine", "DualClassifier", "DualRegressor"]
 
@@ -72,8 +73,9 @@ _PRECOMPUTE_MAX = 200
 
 
 def _default_max_iter(m):
-    """The SMO's iteration cap of a dual machine on ``m`` examples (``max_iter=None``)."""
-    return 100_000 + 100 * m
+    """The SMO's iteration cap of a dual machine on ``m`` examples (``max_iter=None``):
+    libsvm's (:func:`kernelclf.margin.smo.default_max_iter`)."""
+    return default_max_iter(m)
 
 
 class DualKernelMachine(KernelMixin, BaseEstimator):

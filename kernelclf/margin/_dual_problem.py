@@ -370,6 +370,9 @@ def solve_dual(problem, gram, *, solver="smo", tol=1e-3, max_iter=None, qp_tol=1
         elif problem.shift:         # a single number lives in the Gram's ridge
             matrix = matrix.with_ridge(float(problem.shift))
         res = solve_smo(p, problem.box, matrix, **kw)
+        if not np.all(np.isfinite(res.alpha)):     # an infinite step: the dual is unbounded
+            raise ValueError("the dual problem is unbounded (the SMO took an infinite step); "
+                             "check that the kernel is positive semi-definite")
         a, G, objective = res.alpha, res.gradient, float(res.objective)
         mult = equality_multipliers(-s * G, a, box, s, groups) if problem.equality else []
         n_iter, converged, gap = int(res.iterations), bool(res.converged), float(res.gap)

@@ -33,9 +33,8 @@ class NuSupportVectorMachine(_PlattScaling, DualClassifier):
     scaling): ``max -1/2 alpha' Y G Y alpha`` subject to ``0 <= alpha_i <= 1/m``
     and ``sum alpha_i >= nu`` (plus ``y'alpha = 0`` with a bias). As in libsvm the
     solver works with ``a = m alpha`` and the equality ``sum a = nu m`` (the
-    inequality is active whenever ``rho > 0``). The book's own R code for this
-    model stops at an infeasible point (see the peer notes), so this estimator is
-    checked against scikit-learn's ``NuSVC`` and the nu-property instead.
+    inequality is active whenever ``rho > 0``). This estimator is checked against
+    scikit-learn's ``NuSVC`` and the nu-property (``tests/test_svm.py``).
 
     Parameters
     ----------

@@ -2,7 +2,7 @@
 
 Book chapter 13 (``book/13_relative_margin_machines.md``); Shivaswamy & Jebara (2010),
 "Maximum relative margin and data-dependent regularization", JMLR 11 (RMM), §3.1–3.4;
-erratum E19 of the seed inventory (KKT list of §3.3).
+erratum E19 of book chapter 00 (KKT list of §3.3).
 
 The relative margin machine (RMM eq. 8, in the QP form eq. 11) is the soft-margin SVM
 with an explicit bias plus the output bounds ``-B <= w'x_i + b <= B``::
@@ -106,7 +106,11 @@ def kkt_violations(res, y, C, B, eps=1e-3, zero=0.0):
 
 
 def rmm_bound(theta, k, K):
-    """The paper's grid of bounds ``B = 1 + (theta - 1) k / K`` (RMM §5.2, §5.7)."""
+    """The bound ``B = 1 + (theta - 1) k / K`` between 1 and the SVM's largest output ``theta``.
+
+    RMM §5.7 tries ``k / K = 1/2, 1/4, 1/10`` (its bounds B1, B2, B3); the paper names no
+    other values of B (§5.2 tunes B by validation without listing the values tried).
+    """
     return 1.0 + (float(theta) - 1.0) * float(k) / float(K)
 
 

@@ -2,7 +2,7 @@
 
 Book chapter 13 (``book/13_relative_margin_machines.md``); Shivaswamy & Jebara (2010),
 "Maximum relative margin and data-dependent regularization", JMLR 11 (RMM), §3.3 and
-eq. 12; erratum E19 of the seed inventory (KKT list of §3.3). The estimators are in
+eq. 12; erratum E19 of book chapter 00 (KKT list of §3.3). The estimators are in
 :mod:`kernelclf.margin.rmm`.
 
 The RMM dual (eq. 12) has ``3m`` variables, ``a = (alpha, lam, lam*)``, and one
@@ -34,7 +34,7 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.utils import check_scalar
+from sklearn.utils import assert_all_finite, check_scalar
 
 from ..kernels.gram import as_gram
 from ._dual_problem import DualProblem, solve_dual
@@ -212,6 +212,13 @@ def solve_rmm(gram, y, C, B, *, lam_ub=np.inf, alpha0=None, lam0=None, lam_star0
     if np.isinf(B):
         U = 0.0                       # the SVM: bound multipliers stay at zero
     max_iter = 100_000 + 100 * m if max_iter is None else int(max_iter)
+    for name, start in (("alpha0", alpha0), ("lam0", lam0), ("lam_star0", lam_star0)):
+        if start is not None:
+            start = np.asarray(start, dtype=float)
+            if start.shape != (m,):
+                raise ValueError(f"{name} must be a vector of {m} numbers, got shape "
+                                 f"{start.shape}")
+            assert_all_finite(start, input_name=name)
     alpha = np.zeros(m) if alpha0 is None else np.clip(np.array(alpha0, dtype=float), 0, C)
     lam = np.zeros(m) if lam0 is None or U == 0 else np.clip(np.array(lam0, float), 0, U)
     lams = np.zeros(m) if lam_star0 is None or U == 0 else np.clip(
@@ -226,6 +233,8 @@ def solve_rmm(gram, y, C, B, *, lam_ub=np.inf, alpha0=None, lam0=None, lam_star0
                          engine=engine, alpha0=start)
     except DualDivergenceError as exc:
         raise ValueError(_UNBOUNDED_TEXT) from exc
+    if not np.all(np.isfinite(sol.alpha)):          # an infinite step (the dual unbounded)
+        raise ValueError(_UNBOUNDED_TEXT)
     res = rmm_result(problem, sol, y, B)
     res.gap = float(max(sol.gap, 0.0)) if np.isfinite(sol.gap) else 0.0
     return res

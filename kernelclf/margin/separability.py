@@ -20,9 +20,11 @@ Every test here is bounded in time and memory (issue 27):
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
+from sklearn.utils import check_scalar
 
 from ..kernels.gram import as_gram
 from ..optim import InfeasibleProblemError, Solution, SolverStoppedError, solve_lp
@@ -193,9 +195,14 @@ def hard_margin_bounds(K, y, fit_bias=False, *, threshold=None, max_iter=None, t
     y = _check_labels(y, m)
     if max_iter is None:
         max_iter = 10 * m + 1000
-    max_iter = int(max_iter)
-    if threshold is not None and not threshold >= 0:
-        raise ValueError(f"threshold must be >= 0, got {threshold!r}")
+    max_iter = int(check_scalar(max_iter, "max_iter", numbers.Integral, min_val=0))
+    tol = check_scalar(tol, "tol", numbers.Real, min_val=0, include_boundaries="neither")
+    if not math.isfinite(tol):
+        raise ValueError(f"tol must be finite, got {tol!r}")
+    if threshold is not None:
+        threshold = check_scalar(threshold, "threshold", numbers.Real, min_val=0)
+        if not math.isfinite(threshold):
+            raise ValueError(f"threshold must be finite, got {threshold!r}")
     if engine not in ("auto", "numpy"):
         raise ValueError(f"engine must be 'auto' or 'numpy', got {engine!r}")
     kd = np.asarray(gram.diag, dtype=float)
@@ -468,7 +475,10 @@ def check_separability(K, y, fit_bias=False, *, max_iter=None, lp_max_m=None, lp
     gram = _as_columns(K)
     m = int(gram.m) if hasattr(gram, "m") else len(np.asarray(gram.diag))
     y = _check_labels(y, m)
-    lp_max_m = LP_MAX_M if lp_max_m is None else int(lp_max_m)
+    lp_max_m = LP_MAX_M if lp_max_m is None else int(
+        check_scalar(lp_max_m, "lp_max_m", numbers.Integral, min_val=0))
+    if lp_max_iter is not None:
+        check_scalar(lp_max_iter, "lp_max_iter", numbers.Integral, min_val=1)
     use_lp = m <= lp_max_m
     if max_iter is None:
         max_iter = 4 * m + 100 if use_lp else 10 * m + 1000

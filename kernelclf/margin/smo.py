@@ -33,10 +33,24 @@ KKT violation ``m(a) - M(a)`` (the gap between the two sets) drops to ``tol``
 (libsvm's default is ``1e-3``). Columns of ``K`` come from the package's
 Gram-access object (:class:`kernelclf.kernels.gram.Gram`: a precomputed matrix, or
 columns on demand in a least-recently-used cache).
-Every iteration costs O(m) work plus at most two kernel columns. Optional shrinking
-(libsvm's, Chang & Lin 2011, §5.1) restricts the selection and the gradient update to
-the variables that can still move; before stopping, the gradient of the shrunk ones is
-recomputed and the full problem checked again.
+Every iteration costs O(m) work plus at most two kernel columns.
+
+Shrinking (libsvm's, Chang & Lin 2011, §5.1; on by default): every ``min(m, 1000)``
+iterations, a variable at a bound whose gradient says it would only move further out is
+set aside, and the selection and the gradient update run on the others. Every variable
+comes back (the gradient of the set-aside ones reconstructed, and the full problem
+checked) when the shrunk problem has converged, as in libsvm; once, as in libsvm, when
+its gap first drops to ``10 tol``; and -- our addition -- when its gap has not reached a
+new low for ``PATIENCE`` (10) rounds. On low-rank kernels the shrunk problem can zigzag
+for a long time above ``10 tol`` while the set-aside variables violate the KKT conditions
+(m = 48, the kernel ``(<x, x'> + 1)^2``: the shrunk gap near 3e-3 for a million
+iterations, the full one 0.47); with the watch such fits take about the steps they take
+without shrinking. After any stop the reported ``gap`` is the full problem's.
+
+The loop stops at ``max_iter`` (default libsvm's limit ``max(10^7, 100 m)``; scikit-learn's
+``SVC`` has none), and, not converged and ``stalled``, at a pair step that changes
+neither variable: such a step is below the round-off of ``alpha`` (``tol`` finer than
+floating point resolves), and the same pair would come back for ever.
 
 Two engines take the same steps (the same iterates, bit for bit): NumPy vector
 operations (always available, e.g. in Pyodide), and loops compiled with numba
@@ -64,9 +78,11 @@ repeated examples).
 """
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
+from sklearn.utils import assert_all_finite, check_scalar
 
 from ..kernels.gram import ColumnSlots, Gram, Replicated, as_gram
 from . import smo_compiled as _cc
@@ -74,13 +90,14 @@ from .smo_compiled import HAVE_NUMBA
 from .smo_kkt import (
     _bias,
     _group_rho,
+    _kkt_gap,
     _newton_on_free,
     _newton_on_free_eq,
     _objective,
     _polish,
     _Reconstruction,
 )
-from .smo_step import TAU, bound_flags, pair_step
+from .smo_step import PATIENCE, TAU, bound_flags, pair_step
 
 __all__ = ["SMOResult", "solve_smo", "DualDivergenceError", "HAVE_NUMBA"]
 
@@ -112,6 +129,11 @@ class SMOResult:
         ``Q a - p``.
     rho : float
         Only for two groups: the margin parameter of the nu-SVM (else nan).
+    stalled : bool
+        The pairwise loop stopped before ``tol`` because a step changed nothing (the
+        step is below the round-off of ``alpha``: the same pair would be chosen for
+        ever); ``converged`` is then False. ``tol`` is finer than floating point
+        resolves for this problem.
     """
 
     alpha: np.ndarray
@@ -122,6 +144,14 @@ class SMOResult:
     converged: bool
     gradient: np.ndarray
     rho: float = float("nan")
+    stalled: bool = False
+
+
+def default_max_iter(m):
+    """libsvm's iteration limit for ``m`` variables, ``max(10^7, 100 m)`` (Chang & Lin's
+    ``svm.cpp``; scikit-learn's ``SVC(max_iter=-1)`` lifts it): the default of
+    :func:`solve_smo` and of the SVM estimators."""
+    return max(10_000_000, 100 * int(m))
 
 
 def solve_smo(p, C, gram, *, s=None, groups=None, equality=True, alpha0=None, tol=1e-3,
@@ -155,7 +185,7 @@ def solve_smo(p, C, gram, *, s=None, groups=None, equality=True, alpha0=None, to
     tol : float
         Stopping tolerance on the maximal KKT violation (libsvm: 1e-3).
     max_iter : int, optional
-        Iteration cap (default ``max(10_000_000, 100 m)``).
+        Iteration cap (default libsvm's ``max(10^7, 100 m)``, ``default_max_iter(m)``).
     shrinking : bool
         Use shrinking heuristics.
     alpha_bound : float
@@ -188,18 +218,23 @@ def solve_smo(p, C, gram, *, s=None, groups=None, equality=True, alpha0=None, to
     -------
     SMOResult
     """
-    p = np.ascontiguousarray(p, dtype=float).ravel()
+    p = np.ascontiguousarray(p, dtype=float)
+    if p.ndim != 1 or p.size == 0:
+        raise ValueError(f"p must be a non-empty vector, got shape {p.shape}")
+    assert_all_finite(p, input_name="p")
     m = p.size
-    s = np.ones(m) if s is None else np.asarray(s, dtype=float).ravel()
-    if s.shape != (m,) or not np.all(np.abs(s) == 1):
-        raise ValueError("s must be a vector of +1/-1 of the same length as p")
-    C = np.asarray(C, dtype=float)
-    if C.ndim > 1 or (C.ndim == 1 and C.size != m):
-        raise ValueError(f"C must be a number or a vector of {m} upper bounds, got shape "
-                         f"{C.shape}")
-    C = np.broadcast_to(C, (m,)).copy()
-    if np.any(np.isnan(C)) or np.any(C <= 0):
-        raise ValueError("upper bounds C must be > 0")
+    s = np.ones(m) if s is None else _signs(s, m, "s")
+    C = _bounds(C, m)
+    tol = check_scalar(tol, "tol", numbers.Real, min_val=0, include_boundaries="neither")
+    if not np.isfinite(tol):
+        raise ValueError(f"tol must be finite, got {tol!r}")
+    if max_iter is not None:
+        max_iter = check_scalar(max_iter, "max_iter", numbers.Integral, min_val=1)
+    alpha_bound = check_scalar(alpha_bound, "alpha_bound", numbers.Real, min_val=0,
+                               include_boundaries="neither")
+    newton_every = check_scalar(newton_every, "newton_every", numbers.Integral, min_val=0)
+    for name, flag in (("equality", equality), ("shrinking", shrinking), ("polish", polish)):
+        check_scalar(flag, name, (bool, np.bool_))
     if engine not in ("auto", "compiled", "numpy"):
         raise ValueError(f"engine must be 'auto', 'compiled' or 'numpy', got {engine!r}")
     if engine == "compiled" and not HAVE_NUMBA:
@@ -208,11 +243,14 @@ def solve_smo(p, C, gram, *, s=None, groups=None, equality=True, alpha0=None, to
     Kd = np.asarray(gram.diag, dtype=float)
     if Kd.shape != (m,):
         raise ValueError(f"the kernel matrix must be {m} x {m}")
-    r = np.zeros(m) if diag_shift is None else np.broadcast_to(
-        np.asarray(diag_shift, dtype=float), (m,)).copy()
-    q = np.ones(m) if kernel_signs is None else np.asarray(kernel_signs, dtype=float).ravel()
-    if q.shape != (m,) or not np.all(np.abs(q) == 1):
-        raise ValueError("kernel_signs must be a vector of +1/-1 of the same length as p")
+    r = np.zeros(m)
+    if diag_shift is not None:
+        r = np.broadcast_to(np.asarray(diag_shift, dtype=float), (m,)).copy()
+        assert_all_finite(r, input_name="diag_shift")
+        if np.any(r < 0):
+            raise ValueError("diag_shift must be >= 0 (the matrix must stay positive "
+                             "semi-definite)")
+    q = np.ones(m) if kernel_signs is None else _signs(kernel_signs, m, "kernel_signs")
     Kd = Kd + r
     points = None
     if isinstance(gram, Replicated):    # (its base's ridge is repeated with it)
@@ -240,10 +278,14 @@ def solve_smo(p, C, gram, *, s=None, groups=None, equality=True, alpha0=None, to
         getcol = _wrap_columns(getter() if getter is not None else gram.column, q, r,
                                kernel_signs is not None)
     if max_iter is None:
-        max_iter = max(10_000_000, 100 * m)
-    alpha = np.zeros(m) if alpha0 is None else np.array(alpha0, dtype=float).ravel()
-    if alpha.shape != (m,) or np.any(alpha < 0) or np.any(alpha > C):
-        raise ValueError("alpha0 must lie in the box [0, C]")
+        max_iter = default_max_iter(m)
+    alpha = np.zeros(m)
+    if alpha0 is not None:
+        alpha = np.array(alpha0, dtype=float).ravel()
+        assert_all_finite(alpha, input_name="alpha0")
+        if alpha.shape != (m,) or np.any(alpha < 0) or np.any(alpha > C):
+            raise ValueError(f"alpha0 must be a feasible start: a vector of {m} numbers in "
+                             "the box [0, C]")
 
     # F_t = -s_t G_t with G = Q a - p, built from the non-zero starting values
     F = s * p
@@ -261,7 +303,9 @@ def solve_smo(p, C, gram, *, s=None, groups=None, equality=True, alpha0=None, to
         return res
     if groups is None:
         groups = np.zeros(m, dtype=int)
-    groups = np.asarray(groups).ravel()
+    groups = np.asarray(groups)
+    if groups.shape != (m,):
+        raise ValueError(f"groups must be a vector of {m} labels, got shape {groups.shape}")
     labels = np.unique(groups)
     if len(labels) > 2:
         raise ValueError("at most two equality groups are supported")
@@ -279,6 +323,26 @@ def solve_smo(p, C, gram, *, s=None, groups=None, equality=True, alpha0=None, to
     return res
 
 
+def _signs(v, m, name):
+    """A vector of ``m`` signs +1/-1 (checked)."""
+    v = np.asarray(v, dtype=float).ravel()
+    if v.shape != (m,) or not np.all(np.abs(v) == 1):      # (NaN is not +/-1)
+        raise ValueError(f"{name} must be a vector of +1/-1 of the same length as p")
+    return v
+
+
+def _bounds(C, m):
+    """The upper bounds as a vector: a number or ``m`` numbers ``> 0`` (``inf`` allowed)."""
+    C = np.asarray(C, dtype=float)
+    if C.ndim > 1 or (C.ndim == 1 and C.size != m):
+        raise ValueError(f"C must be a number or a vector of {m} upper bounds, got shape "
+                         f"{C.shape}")
+    C = np.broadcast_to(C, (m,)).copy()
+    if np.any(np.isnan(C)) or np.any(C <= 0):
+        raise ValueError("upper bounds C must be > 0")
+    return C
+
+
 def _pairwise(p, C, s, groups, labels, getcol, Kd, alpha, F, tol, max_iter, shrinking,
               alpha_bound, newton_every=0):
     m = p.size
@@ -290,9 +354,11 @@ def _pairwise(p, C, s, groups, labels, getcol, Kd, alpha, F, tol, max_iter, shri
     ninf, pinf = -np.inf, np.inf
     active = np.arange(m)
     shrunk = False
+    unshrunk = False            # libsvm's one-time unshrink at 10 tol is still to come
+    best_gap, stale = np.inf, 0     # the stagnation watch of the shrunk problem
     counter = min(m, 1000)
     it = 0
-    converged = False
+    converged = stalled = False
     gap = np.inf
     reconstruct = _Reconstruction(F, alpha, s, getcol)
     while it < max_iter:
@@ -300,13 +366,31 @@ def _pairwise(p, C, s, groups, labels, getcol, Kd, alpha, F, tol, max_iter, shri
             counter -= 1
             if counter == 0:
                 counter = min(m, 1000)
+                while True:         # back to all variables? (module notes, "Shrinking")
+                    g = _active_gap(F, up, low, gmask, active)
+                    if not unshrunk and g <= 10.0 * tol:
+                        unshrunk = True
+                        if not shrunk:
+                            break
+                    elif shrunk:
+                        best_gap, stale = (g, 0) if g < best_gap else (best_gap, stale + 1)
+                        if stale < PATIENCE:
+                            break
+                    else:
+                        break
+                    reconstruct(_inactive(active, m))
+                    active = np.arange(m)
+                    shrunk = False
+                    best_gap, stale = np.inf, 0
                 active, shrunk = _shrink(F, up, low, gmask, active, shrunk)
         Fa = F[active] if shrunk else F
         upa = up[active] if shrunk else up
         lowa = low[active] if shrunk else low
         best = None
         gap = ninf
-        for gm in gmask:
+        # (shrinking can leave no variable active: then no pair, and the full problem
+        # is reconstructed and checked below, as libsvm does)
+        for gm in (gmask if Fa.size else ()):
             gma = gm[active] if shrunk else gm
             mu = upa & gma if len(gmask) > 1 else upa
             ml = lowa & gma if len(gmask) > 1 else lowa
@@ -343,6 +427,7 @@ def _pairwise(p, C, s, groups, labels, getcol, Kd, alpha, F, tol, max_iter, shri
                 reconstruct(_inactive(active, m))
                 active = np.arange(m)
                 shrunk = False
+                best_gap, stale = np.inf, 0
                 counter = min(m, 1000)
                 continue
             converged = gap <= tol or best is None
@@ -356,6 +441,19 @@ def _pairwise(p, C, s, groups, labels, getcol, Kd, alpha, F, tol, max_iter, shri
         quad = max(Kd[i] + Kd[j] - 2.0 * Kij, TAU)
         ai, aj = pair_step(ai, aj, Ci, Cj, Gi, Gj, quad, bool(s[i] != s[j]))
         dai, daj = ai - alpha[i], aj - alpha[j]
+        if dai == 0.0 and daj == 0.0:
+            # a step below round-off: nothing changes, and the same pair would come back
+            # for ever; check the full problem, then stop (not converged: tol is finer
+            # than floating point resolves here)
+            if shrunk:
+                reconstruct(_inactive(active, m))
+                active = np.arange(m)
+                shrunk = False
+                best_gap, stale = np.inf, 0
+                counter = min(m, 1000)
+                continue
+            stalled = True
+            break
         alpha[i], alpha[j] = ai, aj
         if shrunk:              # as libsvm: the gradient of the active variables only
             F[active] -= Ki[active] * (s[i] * dai)
@@ -372,7 +470,7 @@ def _pairwise(p, C, s, groups, labels, getcol, Kd, alpha, F, tol, max_iter, shri
             _newton_step(alpha, F, C, s, gmask, getcol, up, low)
     if shrunk:                  # stopped at max_iter
         reconstruct(_inactive(active, m))
-    return _pairwise_result(p, C, s, gmask, alpha, F, up, low, it, gap, converged)
+    return _pairwise_result(p, C, s, gmask, alpha, F, up, low, it, converged, stalled)
 
 
 def _newton_step(alpha, F, C, s, gmask, getcol, up, low):
@@ -433,7 +531,8 @@ def _pairwise_compiled(p, C, s, q, r, groups, labels, slots, getcol, Kd, alpha, 
         lambda: _newton_step(alpha, F, C, s, gmask, getcol, up, low))
     if code == _cc.UNBOUNDED:
         raise _diverged(it, alpha_bound)
-    return _pairwise_result(p, C, s, gmask, alpha, F, up, low, it, gap, code == _cc.DONE)
+    return _pairwise_result(p, C, s, gmask, alpha, F, up, low, it, code == _cc.DONE,
+                            code == _cc.STALLED)
 
 
 def _coordinate_compiled(p, C, s, q, r, slots, getcol, Kd, alpha, F, tol, max_iter,
@@ -446,14 +545,16 @@ def _coordinate_compiled(p, C, s, q, r, slots, getcol, Kd, alpha, F, tol, max_it
     if code == _cc.UNBOUNDED:
         raise _diverged(it, alpha_bound)
     return SMOResult(alpha=alpha, objective=_objective(alpha, F, s, p), bias=0.0,
-                     iterations=it, gap=float(gap), converged=code == _cc.DONE,
-                     gradient=-s * F)
+                     iterations=it, gap=_kkt_gap(F, alpha, C, s, None),
+                     converged=code == _cc.DONE, gradient=-s * F)
 
 
-def _pairwise_result(p, C, s, gmask, alpha, F, up, low, it, gap, converged):
+def _pairwise_result(p, C, s, gmask, alpha, F, up, low, it, converged, stalled=False):
+    """The result; its ``gap`` is the full problem's at the final point (after any stop,
+    the gradient of every variable is exact there)."""
     res = SMOResult(alpha=alpha, objective=_objective(alpha, F, s, p), bias=0.0,
-                    iterations=it, gap=float(gap), converged=converged,
-                    gradient=-s * F)
+                    iterations=it, gap=_kkt_gap(F, alpha, C, s, gmask), converged=converged,
+                    gradient=-s * F, stalled=stalled)
     if len(gmask) == 1:
         res.bias = _bias(F, alpha, C, s, up, low)
     else:
@@ -463,6 +564,14 @@ def _pairwise_result(p, C, s, gmask, alpha, F, up, low, it, gap, converged):
         res.bias = float(-(rpos - rneg) / 2.0)
         res.rho = float((rpos + rneg) / 2.0)
     return res
+
+
+def _active_gap(F, up, low, gmask, active):
+    """The largest KKT gap ``max F(up) - min F(low)`` of the groups over ``active``."""
+    act = np.zeros(F.size, dtype=bool)
+    act[active] = True
+    return max(np.max(F, where=up & gm & act, initial=-np.inf)
+               - np.min(F, where=low & gm & act, initial=np.inf) for gm in gmask)
 
 
 def _shrink(F, up, low, gmask, active, shrunk):
@@ -519,4 +628,5 @@ def _coordinate_descent(p, C, s, getcol, Kd, alpha, F, tol, max_iter, alpha_boun
         if alpha[t] > alpha_bound:
             raise _diverged(it, alpha_bound)
     return SMOResult(alpha=alpha, objective=_objective(alpha, F, s, p), bias=0.0,
-                     iterations=it, gap=float(gap), converged=converged, gradient=-s * F)
+                     iterations=it, gap=_kkt_gap(F, alpha, C, s, None), converged=converged,
+                     gradient=-s * F)

@@ -37,12 +37,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels.native_columns import column_at, fill_slot, take_slot
-from .smo_passes import extremes_all, second_all, update_all
+from .smo_passes import extremes_all, group_gap, second_all, update_all
 from .smo_step import (
     DONE,
     HAVE_NUMBA,
     MAXITER,
     NEED,
+    PATIENCE,
+    STALLED,
     TAU,
     UNBOUNDED,
     bound_flags_c,
@@ -52,7 +54,7 @@ from .smo_step import (
 if HAVE_NUMBA:
     from .._jit import njit as _njit
 
-__all__ = ["run_compact"]
+__all__ = []          # engine internals of kernelclf.margin.smo.solve_smo
 
 
 def _empty_compact(cslot, cowner, cst):
@@ -304,11 +306,45 @@ def _pair_compact(data, fflat, slot, stamp, clock, owner, ust, cflat, cslot, cow
     n = st[2]
     _load(n, act, pos, Fl, al, upl, lowl, Kdl, rl, ql, sl, Cl, grpl, F, alpha, up, low, Kd, r,
           q, s, C, grp)
+    want_full = False
     while st[0] < max_iter:
+        if want_full:           # reconstruct the shrunk gradient, then all active
+            want_full = False
+            _write_back(n, act, Fl, al, upl, lowl, F, alpha, up, low)
+            _empty_compact(cslot, cowner, cst)
+            bad = _unshrink(n, m, act, miss, F, F0, alpha, a0, s, q, r, signed, shifted,
+                            data, fflat, slot, owner, stamp, clock, ust, kind, X, sq,
+                            offset, degree)
+            if bad >= 0:
+                return _leave(NEED, m, act, F, alpha, up, low, F, alpha, up, low, cslot,
+                              cowner, cst), bad
+            n = m
+            st[2] = m
+            st[5] = 0
+            fst[1] = np.inf
+            _load(n, act, pos, Fl, al, upl, lowl, Kdl, rl, ql, sl, Cl, grpl, F, alpha, up,
+                  low, Kd, r, q, s, C, grp)
         if st[3] == 0 and shrinking:
             st[1] -= 1
             if st[1] == 0:
                 st[1] = reset
+                g = group_gap(Fl, upl, lowl, grpl, ng, act, n, True)
+                if st[4] == 0 and g <= 10.0 * tol:
+                    st[4] = 1   # libsvm's one-time unshrink (the active gap is 10 tol)
+                    if n < m:
+                        st[1] = 1       # (this block runs again after the reconstruction)
+                        want_full = True
+                        continue
+                elif n < m:         # the shrunk problem stagnates
+                    if g < fst[1]:
+                        fst[1] = g
+                        st[5] = 0
+                    else:
+                        st[5] += 1
+                    if st[5] >= PATIENCE:
+                        st[1] = 1
+                        want_full = True
+                        continue
                 n = _shrink_compact(n, act, pos, keep, Fl, al, upl, lowl, Kdl, rl, ql, sl, Cl,
                                     grpl, ng, F, alpha, up, low, cflat, cslot, cowner, cstamp,
                                     cst)
@@ -373,21 +409,10 @@ def _pair_compact(data, fflat, slot, stamp, clock, owner, ust, cflat, cslot, cow
                 bj = jb
         fst[0] = gap
         if gap <= tol or bi < 0:
-            if n < m:           # reconstruct the shrunk gradient, then all active
+            if n < m:           # the full problem is checked
                 st[1] = reset
                 st[3] = 0
-                _write_back(n, act, Fl, al, upl, lowl, F, alpha, up, low)
-                _empty_compact(cslot, cowner, cst)
-                bad = _unshrink(n, m, act, miss, F, F0, alpha, a0, s, q, r, signed, shifted,
-                                data, fflat, slot, owner, stamp, clock, ust, kind, X, sq,
-                                offset, degree)
-                if bad >= 0:
-                    return _leave(NEED, m, act, F, alpha, up, low, F, alpha, up, low, cslot,
-                                  cowner, cst), bad
-                n = m
-                st[2] = m
-                _load(n, act, pos, Fl, al, upl, lowl, Kdl, rl, ql, sl, Cl, grpl, F, alpha, up,
-                      low, Kd, r, q, s, C, grp)
+                want_full = True
                 continue
             return _leave(DONE, n, act, Fl, al, upl, lowl, F, alpha, up, low, cslot, cowner,
                           cst), -1
@@ -420,6 +445,14 @@ def _pair_compact(data, fflat, slot, stamp, clock, owner, ust, cflat, cslot, cow
         ai, aj = pair_step_c(ai, aj, Ci, Cj, Gi, Gj, quad, sl[i] != sl[j])
         dai = ai - al[i]
         daj = aj - al[j]
+        if dai == 0.0 and daj == 0.0:   # a step below round-off (as the NumPy loop)
+            if n < m:
+                st[1] = reset
+                st[3] = 0
+                want_full = True
+                continue
+            return _leave(STALLED, n, act, Fl, al, upl, lowl, F, alpha, up, low, cslot,
+                          cowner, cst), -1
         al[i] = ai
         al[j] = aj
         ci_ = sl[i] * dai

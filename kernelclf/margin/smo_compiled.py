@@ -21,7 +21,7 @@ Python is not needed for the columns, the gradient of the shrunk variables is
 reconstructed in compiled code too (:func:`kernelclf.margin.smo_compact._unshrink`).
 
 When the kernel's columns are computed in compiled code and the cache cannot hold all
-of them, :func:`run_pairwise` runs the third twin instead,
+of them, ``run_pairwise`` runs the third twin instead,
 :func:`kernelclf.margin.smo_compact._pair_compact` (the same steps on libsvm's
 compacted layout, where a column costs only its active entries).
 
@@ -41,12 +41,22 @@ import numpy as np
 
 from ..kernels.native_columns import NONE, column_spec, fill_slot
 from .smo_compact import _unshrink, run_compact
-from .smo_passes import extremes, extremes_all, second, second_all, update, update_all
+from .smo_passes import (
+    extremes,
+    extremes_all,
+    group_gap,
+    second,
+    second_all,
+    update,
+    update_all,
+)
 from .smo_step import (
     DONE,
     MAXITER,
     NEED,
     NEWTON,
+    PATIENCE,
+    STALLED,
     TAU,
     UNBOUNDED,
     UNSHRINK,
@@ -60,7 +70,7 @@ try:
 except ImportError:  # pragma: no cover - Pyodide: solve_smo runs its NumPy loops
     HAVE_NUMBA = False
 
-__all__ = ["HAVE_NUMBA", "run_pairwise", "run_coordinate"]
+__all__ = []          # engine internals of kernelclf.margin.smo.solve_smo
 
 
 
@@ -115,8 +125,8 @@ def _pair_loop(data, slot, stamp, clock, owner, ust, kind, X, sq, offset, degree
     Variable ``t`` reads row ``pt[t]`` of the cached columns, and its own column is the
     cached column ``pt[t]`` (``pt`` the identity, or the examples of a
     :class:`kernelclf.kernels.gram.Replicated` matrix). ``st = [it, counter, n_active,
-    pre_done]``, ``fst = [gap]`` (kept between calls). Returns ``(code, need)``, ``need``
-    a column of the cache.
+    pre_done, unshrunk, stale]``, ``fst = [gap, best_gap]`` (kept between calls). Returns
+    ``(code, need)``, ``need`` a column of the cache.
     """
     m = F.size
     reset = m if m < 1000 else 1000
@@ -140,6 +150,23 @@ def _pair_loop(data, slot, stamp, clock, owner, ust, kind, X, sq, offset, degree
             st[1] -= 1
             if st[1] == 0:
                 st[1] = reset
+                # back to all variables? (as the NumPy loop; Python reconstructs, and
+                # on the call after it the counter is at 1: this block runs again)
+                g = group_gap(F, up, low, grp, ng, active, n_act, False)
+                if st[4] == 0 and g <= 10.0 * tol:
+                    st[4] = 1   # libsvm's one-time unshrink (the active gap is 10 tol)
+                    if n_act < m:
+                        st[1] = 1
+                        return UNSHRINK, -1
+                elif n_act < m:     # the shrunk problem stagnates
+                    if g < fst[1]:
+                        fst[1] = g
+                        st[5] = 0
+                    else:
+                        st[5] += 1
+                    if st[5] >= PATIENCE:
+                        st[1] = 1
+                        return UNSHRINK, -1
                 n_act = _shrink_c(F, up, low, grp, ng, active, n_act)
                 st[2] = n_act
         st[3] = 1
@@ -255,6 +282,12 @@ def _pair_loop(data, slot, stamp, clock, owner, ust, kind, X, sq, offset, degree
         ai, aj = pair_step_c(ai, aj, Ci, Cj, Gi, Gj, quad, s[i] != s[j])
         dai = ai - alpha[i]
         daj = aj - alpha[j]
+        if dai == 0.0 and daj == 0.0:   # a step below round-off (as the NumPy loop)
+            if st[2] < m:
+                st[1] = reset
+                st[3] = 0
+                return UNSHRINK, -1
+            return STALLED, -1
         alpha[i] = ai
         alpha[j] = aj
         ci = s[i] * dai
@@ -386,13 +419,13 @@ def run_pairwise(slots, Kd, r, q, s, grp, ng, C, alpha, F, up, low, tol, max_ite
                  newton=None):
     """Drive :func:`_pair_loop` (filling missing columns; ``reconstruct(idx)`` recomputes
     the gradient of the shrunk variables ``idx``); returns ``(code, it, gap)`` with
-    ``code`` one of ``DONE``, ``MAXITER``, ``UNBOUNDED``. ``points``: the cached column of
+    ``code`` one of ``DONE``, ``MAXITER``, ``UNBOUNDED``, ``STALLED``. ``points``: the cached column of
     each variable (default: its own; a :class:`kernelclf.kernels.gram.Replicated`
     matrix's ``points``). ``newton()`` takes the Newton step due every ``newton_every``
     pair steps (not on the compacted layout, which is used without it)."""
     m = F.size
-    st = np.array([0, min(m, 1000), m, 0], dtype=np.int64)
-    fst = np.array([np.inf])
+    st = np.array([0, min(m, 1000), m, 0, 0, 0], dtype=np.int64)
+    fst = np.array([np.inf, np.inf])
     active = np.arange(m, dtype=np.int64)
     pt = active.copy() if points is None else np.ascontiguousarray(points, dtype=np.int64)
     spec, ust = _native(slots)
@@ -441,6 +474,8 @@ def run_pairwise(slots, Kd, r, q, s, grp, ng, C, alpha, F, up, low, tol, max_ite
                 ust[0], ust[1] = slots.used, slots.filled
             active[:] = np.arange(m)
             st[2] = m
+            st[5] = 0
+            fst[1] = np.inf
             if code == UNSHRINK:
                 continue
         return code, int(st[0]), float(fst[0])

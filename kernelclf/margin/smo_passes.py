@@ -6,15 +6,15 @@ Book chapter 04 (``book/04_support_vector_machines.md``); Fan, Chen & Lin (2005,
 Each iteration of the pairwise SMO (:mod:`kernelclf.margin.smo_compiled`,
 :mod:`kernelclf.margin.smo_compact`) makes three passes over the active variables:
 
-* :func:`extremes` -- the largest ``F_t`` over the "up" set (its first position: ``i``)
+* ``extremes`` -- the largest ``F_t`` over the "up" set (its first position: ``i``)
   and the smallest over the "low" set (their difference is the KKT gap);
-* :func:`second` -- WSS 2's partner ``j``: the largest ``b_t^2 / a_t`` over the low
+* ``second`` -- WSS 2's partner ``j``: the largest ``b_t^2 / a_t`` over the low
   variables with ``b_t = F_i - F_t > 0`` and the curvature ``a_t = K_ii + K_tt - 2 K_it``
   (at least ``TAU``);
-* :func:`update` -- ``F -= K_i c_i + K_j c_j`` after the step.
+* ``update`` -- ``F -= K_i c_i + K_j c_j`` after the step.
 
-:func:`extremes` serves every problem with one equality; :func:`second` and
-:func:`update` those without kernel signs and without a map to cached columns (a
+``extremes`` serves every problem with one equality; ``second`` and
+``update`` those without kernel signs and without a map to cached columns (a
 diagonal shift is in ``K_tt``; the loops correct ``F_i`` and ``F_j`` for it after the
 update). The loops keep their own passes for the others (two groups, signs, a map).
 The ``_all`` variants run over the first ``n`` variables directly (all active,
@@ -24,7 +24,7 @@ Written for the processor rather than for the reader: the up/low flags decide no
 by a branch (a variable outside the set scores -inf, +inf or 0), so the only branch
 left is "a new best", which is rarely taken and well predicted; the flags are close to
 random from one variable to the next, and branching on them cost a misprediction every
-few variables. :func:`second_all` scores into a buffer first, a pass the compiler
+few variables. ``second_all`` scores into a buffer first, a pass the compiler
 vectorises, divisions included. They are inlined into the loops. Ties go to the first
 position, as ``argmax`` does in the NumPy loop, so both engines choose the same pairs.
 """
@@ -40,7 +40,7 @@ try:
 except ImportError:  # pragma: no cover - Pyodide
     HAVE_NUMBA = False
 
-__all__ = ["extremes", "extremes_all", "second", "second_all", "update", "update_all"]
+__all__ = []          # engine internals of kernelclf.margin.smo.solve_smo
 
 
 def extremes(F, up, low, idx, n):
@@ -112,6 +112,26 @@ def second_all(F, low, Ki, Kd, Kdi, gmax, n, score):
     return jb, bb
 
 
+def group_gap(F, up, low, grp, ng, idx, n, direct):
+    """The largest KKT gap ``max F(up) - min F(low)`` of the ``ng`` groups over the
+    variables ``idx[:n]`` (``direct``: over ``0..n-1``); -inf when no group has both."""
+    gap = -np.inf
+    for g in range(ng):
+        gmax = -np.inf
+        gmin = np.inf
+        for k in range(n):
+            t = k if direct else idx[k]
+            if grp[t] != g:
+                continue
+            if up[t] and F[t] > gmax:
+                gmax = F[t]
+            if low[t] and F[t] < gmin:
+                gmin = F[t]
+        if gmax - gmin > gap:
+            gap = gmax - gmin
+    return gap
+
+
 def update(F, Ki, Kj, ci, cj, idx, n):
     """``F_t <- (F_t - K_it c_i) - K_jt c_j`` for ``t`` in ``idx[:n]`` (the order of the
     NumPy loop's operations)."""
@@ -134,3 +154,4 @@ if HAVE_NUMBA:
     second_all = _njit(**_o)(second_all)
     update = _njit(**_o)(update)
     update_all = _njit(**_o)(update_all)
+    group_gap = _njit(cache=True, nogil=True, boundscheck=False)(group_gap)

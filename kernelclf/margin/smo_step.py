@@ -6,8 +6,8 @@ Fan, Chen & Lin (2005, JMLR 6, §3); Chang & Lin (2011, libsvm, §4.1).
 With the pair ``(i, j)`` chosen, SMO minimises the dual along the one direction that
 keeps ``s_i a_i + s_j a_j`` fixed: a Newton step of length ``delta`` (the gradients
 ``G_i, G_j`` over the curvature ``quad = Q_ii + Q_jj - 2 s_i s_j Q_ij``), clipped to the
-box ``[0, C_i] x [0, C_j]`` as libsvm clips it. :func:`pair_step` is that step and
-:func:`bound_flags` the "up"/"low" membership of a variable after it. The NumPy loop of
+box ``[0, C_i] x [0, C_j]`` as libsvm clips it. ``pair_step`` is that step and
+``bound_flags`` the "up"/"low" membership of a variable after it. The NumPy loop of
 :func:`kernelclf.margin.smo.solve_smo` calls them as Python functions, the compiled loops
 (:mod:`kernelclf.margin.smo_compiled`, :mod:`kernelclf.margin.smo_compact`) as their
 numba-compiled twins (``pair_step_c``, ``bound_flags_c``, inlined): one
@@ -24,11 +24,14 @@ try:
 except ImportError:  # pragma: no cover - Pyodide: the NumPy loops call the Python functions
     HAVE_NUMBA = False
 
-__all__ = ["pair_step", "bound_flags", "TAU"]
+__all__ = []          # engine internals of kernelclf.margin.smo.solve_smo
 
 TAU = 1e-12
+#: shrinking rounds without a new smallest gap of the shrunk problem before every
+#: variable is brought back (kernelclf.margin.smo, "Shrinking")
+PATIENCE = 10
 # return codes of the compiled loops
-DONE, MAXITER, NEED, NEWTON, UNBOUNDED, UNSHRINK = range(6)
+DONE, MAXITER, NEED, NEWTON, UNBOUNDED, UNSHRINK, STALLED = range(7)
 
 
 def pair_step(ai, aj, Ci, Cj, Gi, Gj, quad, opposite):

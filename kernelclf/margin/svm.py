@@ -4,8 +4,9 @@ Book chapter 04 (``book/04_support_vector_machines.md``); LKC §2.4.1–2.4.2,
 eq. (2.45)–(2.50), App. B.5.1–B.5.3 and D.2.1. The nu-SVM (LKC eq. 2.52) is in
 :mod:`kernelclf.margin.nu_svm`, Platt's probabilities in :mod:`kernelclf.margin.platt`.
 
-Parameterisation. The book regularises with ``lambda`` and writes (eq. 2.47)
-``min (1/m) sum xi_i + lambda ||w||^2``. Dividing by ``2 lambda`` gives the
+Parameterisation. The book regularises with ``lambda``: its linear soft margin (LKC
+§2.4.2, p. 54: the hinge loss of eq. 2.47 in the regularised risk, eq. 2.48 being the same
+problem times ``m``) is ``min (1/m) sum xi_i + lambda ||w||^2``. Dividing by ``2 lambda`` gives the
 usual form ``min 1/2 ||w||^2 + C sum xi_i`` with ``C = 1/(2 lambda m)``, which
 is the box ``0 <= alpha_i <= 1/(2 lambda m)`` of App. D.2.1 (erratum E6: the
 page once prints ``1/(2 lambda)``; the ``m`` belongs there). For the quadratic
@@ -86,7 +87,7 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
     C : float > 0, default 1.0
         Soft-margin constant in the usual scaling. Hinge loss:
         ``1/2 ||w||^2 + C sum xi_i``, i.e. ``C = 1/(2 lambda m)`` in the book's
-        eq. (2.47). Squared hinge: ``1/2 ||w||^2 + (C/2) sum xi_i^2``, i.e.
+        eq. (2.48). Squared hinge: ``1/2 ||w||^2 + (C/2) sum xi_i^2``, i.e.
         ``lambda m = 1/C`` in eq. (2.49); the dual is the hard-margin dual on
         ``G + I/C``. Ignored when ``hard_margin=True``. Per example it is multiplied
         by the weights: ``C_i = C * sample_weight_i * class_weight[y_i]``. ``inf`` (as
@@ -111,7 +112,8 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
         which variables sit at a bound;
         QP: gap tolerance handed to cvxopt (use ``tol <= 1e-8`` there).
     max_iter : int or None
-        SMO iteration cap (default ``100_000 + 100 m``).
+        SMO iteration cap (default libsvm's ``max(10^7, 100 m)``,
+        ``kernelclf.margin.smo.default_max_iter``).
     cache_mb : float
         Kernel column cache for large samples.
     class_weight : dict, 'balanced' or None, default None

@@ -14,12 +14,12 @@ EXERCISES = [
         alternatives=[
             # on the prescribed run (sinc data, 40 iterations) both traces happen to rise at
             # every step, so "both" answers the question as asked about that run
-            ("both", "Right for this run: both traces rise at every one of the 40 steps. Only "
+            ("both", "True of this run: both traces rise at every one of the 40 steps. Only "
                      "one of the two updates is guaranteed to, on any data: which one, and "
                      "what in its derivation promises it (LKC App. B.8)?"),
         ],
-        asks="which update never decreases the log evidence: one of 'em', 'mackay', 'both', "
-             "'neither'.",
+        asks="which update is guaranteed never to decrease the log evidence, on any data: one "
+             "of 'em', 'mackay', 'both', 'neither'.",
         hint="Look at np.diff of each evidence trace over the 40 iterations, and ask which of "
              "the two updates is derived so that a step cannot lower the evidence "
              "(LKC App. B.8, eq. B.22 and B.23).",
