@@ -257,15 +257,18 @@ class TestValidation:
 
     def test_sparse_X(self, name, Est, params):
         """Sparse inputs: the same model as the dense ones where the estimator and its
-        kernel take them (the dual machines with a linear kernel here), else a clear
-        TypeError."""
+        kernel take them (the dual machines with a linear kernel here), up to the solver's
+        tolerance (the sparse and dense Gram matrices differ in their last bits, so the
+        solvers take other steps to the tolerance tol = 1e-3), else a clear TypeError."""
         est = _make(Est)
         X, y = _data(est)
         if get_tags(est).input_tags.sparse:
             a = clone(est).fit(sp.csr_matrix(X), y)
             b = clone(est).fit(X, y)
+            if not is_regressor(est):
+                np.testing.assert_array_equal(a.predict(sp.csr_matrix(X)), b.predict(X))
             np.testing.assert_allclose(_outputs(a, sp.csr_matrix(X)), _outputs(b, X),
-                                       rtol=1e-9, atol=1e-9)
+                                       rtol=1e-2, atol=1e-2)
         else:
             with pytest.raises(TypeError, match="Sparse data was passed"):
                 est.fit(sp.csr_matrix(X), y)

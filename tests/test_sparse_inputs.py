@@ -81,7 +81,8 @@ def test_sparse_and_dense_inputs_give_one_model(make, kernel):
     fa, fb = getattr(a, out)(S), getattr(b, out)(X)
     np.testing.assert_allclose(fa, fb, atol=1e-6 * max(1.0, np.abs(fb).max()))
     np.testing.assert_allclose(getattr(a, out)(X), fa, atol=1e-10 * max(1.0, np.abs(fb).max()))
-    np.testing.assert_array_equal(a.support_, b.support_)
+    if kernel != "linear":      # (the linear kernel's K has rank 30 < m: the duals are
+        np.testing.assert_array_equal(a.support_, b.support_)    # not unique, f is)
 
 
 def test_multiclass_and_formats():
