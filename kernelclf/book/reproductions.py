@@ -2,8 +2,10 @@
 
 ``book/reproductions.csv`` has one row per numbered figure, table and algorithm box of the
 five sources, per evaluable theorem, and per diagram: which chapter shows it (and under which
-label), how closely (a status from :data:`STATUSES`), the code that computes it and the test
-or hidden check that compares it with the source. :func:`render` turns the registry into the
+label), how closely (a status from :data:`STATUSES`), the code that computes it, the test
+or hidden check that compares it with the source, and a flag from :data:`FLAGS` where our
+result contradicts what the source prints (``disagrees: <reason>``) or predates the present
+code (``stale: <reason>``). :func:`render` turns the registry into the
 Markdown of the book's *Reproductions* page; :func:`setup` is the Sphinx extension that does
 so at build time, so the page cannot drift from the registry. ``tests/test_reproductions.py``
 keeps registry, captions and chapters in step.
@@ -15,8 +17,8 @@ import re
 from collections import Counter
 from pathlib import Path
 
-__all__ = ["SOURCES", "STATUSES", "KINDS", "COLUMNS", "load", "validate", "render", "counts",
-           "proof_labels"]
+__all__ = ["SOURCES", "STATUSES", "FLAGS", "KINDS", "COLUMNS", "load", "validate", "render",
+           "counts", "flag_counts", "proof_labels"]
 
 #: the five sources, in the book's order, with the abbreviation captions use
 SOURCES = {
@@ -35,8 +37,15 @@ STATUSES = {
     "drawn": "a diagram, drawn by code",
     "not reproducible": "cannot be rebuilt here; the note gives the reason",
 }
+#: what a row's ``flag`` column may say, as ``<flag>: <reason>``
+FLAGS = {
+    "disagrees": ("the page shows that a number or statement the source prints for this item "
+                  "does not hold; the reason is given"),
+    "stale": "the result shown was produced by an older version of our code; a rerun is pending",
+}
 KINDS = ("figure", "table", "algorithm", "theorem", "diagram", "method")
-COLUMNS = ("source", "item", "kind", "status", "chapter", "label", "function", "check", "note")
+COLUMNS = ("source", "item", "kind", "status", "chapter", "label", "function", "check", "note",
+           "flag")
 DEFAULT = Path(__file__).resolve().parents[2] / "book" / "reproductions.csv"
 
 
@@ -73,6 +82,13 @@ def validate(rows):
             problems.append(f"{where}: a reproduced row names the check that compares with the source")
         if r["status"] in ("reduced", "analogue", "reproduced") and not r["function"]:
             problems.append(f"{where}: name the code that computes it")
+        if r["flag"]:
+            flag, _, reason = r["flag"].partition(":")
+            if flag not in FLAGS or not reason.strip():
+                problems.append(f"{where}: flag {r['flag']!r} is not '<flag>: <reason>' with a "
+                                f"flag from {sorted(FLAGS)}")
+            elif r["status"] == "not reproducible":
+                problems.append(f"{where}: an item that is not rebuilt cannot be flagged")
     return problems
 
 
@@ -81,6 +97,15 @@ def counts(rows):
     out = {s: Counter() for s in SOURCES}
     for r in rows:
         out.setdefault(r["source"], Counter())[r["status"]] += 1
+    return out
+
+
+def flag_counts(rows):
+    """``{source: Counter(flag)}`` (the flag's name, without its reason)."""
+    out = {s: Counter() for s in SOURCES}
+    for r in rows:
+        if r["flag"]:
+            out.setdefault(r["source"], Counter())[r["flag"].partition(":")[0]] += 1
     return out
 
 
@@ -140,7 +165,8 @@ def render(rows, proof=frozenset()):
             where = f"{{{role}}}`{short} <{r['label']}>`" if r["label"] else "–"
             how = [f"code {_breakable(r['function'])}" if r["function"] else "",
                    f"check {_breakable(r['check'])}" if r["check"] else "",
-                   " ".join(_breakable(w) if len(w) > 30 else w for w in r["note"].split(" "))]
+                   " ".join(_breakable(w) if len(w) > 30 else w for w in r["note"].split(" ")),
+                   f"**{r['flag']}**" if r["flag"] else ""]
             out += [f"* - {s} {r['item']} ({r['kind']})", f"  - {r['status']}", f"  - {where}",
                     f"  - {_cell('; '.join(h for h in how if h)) or '–'}"]
         out.append("```")
