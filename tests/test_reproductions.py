@@ -9,7 +9,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kernelclf.book.reproductions import MARKER, SOURCES, load, render, validate
+from kernelclf.book.reproductions import (
+    COUNTS_MARKER,
+    MARKER,
+    SOURCES,
+    load,
+    render,
+    render_counts,
+    validate,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 BOOK = ROOT / "book"
@@ -262,17 +270,19 @@ def test_cited_captions_have_rows_and_one_citation_form():
     assert not loose, f"captions cite a source item in another form than 'LKC Fig. 4.8': {loose}"
 
 
-def test_reproduced_rows_name_an_existing_check():
+def test_rows_name_existing_checks():
+    from kernelclf.book.reproductions import checks
+
     bad = []
     for r in ROWS:
-        if r["status"] != "reproduced":
-            continue
-        path, _, name = r["check"].partition("::")
-        f = ROOT / path
-        if not f.is_file():
-            bad.append((r["source"], r["item"], r["check"]))
-        elif path.startswith("tests/") and name and f"def {name.split('[')[0]}(" not in f.read_text():
-            bad.append((r["source"], r["item"], r["check"]))
+        for c in checks(r):
+            path, _, name = c.partition("::")
+            f = ROOT / path
+            if not f.is_file():
+                bad.append((r["source"], r["item"], c))
+            elif path.startswith("tests/") and name and f"def {name.split('[')[0]}(" not in f.read_text():
+                bad.append((r["source"], r["item"], c))
+    assert all(checks(r) for r in ROWS if r["status"] == "reproduced")
     assert not bad, bad
 
 
@@ -305,12 +315,77 @@ def test_functions_exist():
 
 def test_page_is_generated_from_the_registry():
     page = (BOOK / "reproductions.md").read_text(encoding="utf-8")
-    assert MARKER in page
+    assert MARKER in page and COUNTS_MARKER in page
     assert "book/reproductions" in (ROOT / "_toc.yml").read_text()
     md = render(ROWS)
     for s in SOURCES:
         assert f"## {s}:" in md
-    assert md.count("\n* - ") >= len(ROWS)  # one list-table row per registry row
+    assert md.count("\n* - ") == len(ROWS) + len(SOURCES)  # a header and one row per registry row
+
+
+def test_page_for_a_reader():
+    """Issue 40: a count table at the top, a marker for every status and flag, links named
+    with the chapter's own figure (or exercise) number or the section's heading, the code
+    and check collapsed, and names of files, tests and modules unbroken."""
+    from collections import Counter
+
+    from kernelclf.book.reproductions import FLAGS, MARKERS, STATUSES, checks, page_targets
+
+    page = (BOOK / "reproductions.md").read_text(encoding="utf-8")
+    assert page.index(COUNTS_MARKER) < page.index(MARKER)
+    assert page.index(COUNTS_MARKER) < 1200  # the counts come first, after a short paragraph
+    head = render_counts(ROWS)
+    lines = head.splitlines()
+    assert lines[0] == "| | " + " | ".join(SOURCES) + " | all |"
+    table = {line.split("|")[1].strip(): [int(x) for x in line.strip("|").split("|")[1:]]
+             for line in lines[2:] if line.startswith("| ")}
+    for name in list(STATUSES) + list(FLAGS):
+        role, mark = MARKERS[name]
+        badge = f"{{{role}}}`{mark} {name}`"
+        want = [sum(1 for r in ROWS if r["source"] == s and (r["status"] == name
+                    or r["flag"].partition(":")[0] == name)) for s in SOURCES]
+        assert table[badge] == want + [sum(want)], name
+        assert f"- {badge} " in head  # the legend
+    assert table["items"] == [sum(r["source"] == s for r in ROWS) for s in SOURCES] + [len(ROWS)]
+    body = render(ROWS)
+    flagged = Counter(r["flag"].partition(":")[0] for r in ROWS if r["flag"])
+    assert body.count("{bdg-") == len(ROWS) + sum(flagged.values())  # one per status and flag
+    assert "\u200b" not in body + head  # no zero-width spaces inside identifiers
+    targets = page_targets(BOOK)
+    for r in ROWS:
+        if not r["label"]:
+            continue
+        kind = targets[r["label"]][0]
+        link = {"figure": f"Fig. %s <{r['label']}>`", "exercise": f"Exercise %s <{r['label']}>`",
+                "proof": f"{{prf:ref}}`{r['label']}`"}.get(kind, f"<{r['label']}>`")
+        assert link in body, (r["source"], r["item"], kind)
+        if kind in ("section", "paragraph"):
+            assert re.search(r"\{ref\}`ch\w+ § [^`<]+ <" + re.escape(r["label"]) + ">`", body) \
+                or re.search(r"\{ref\}`App\. A § [^`<]+ <" + re.escape(r["label"]) + ">`", body)
+    # the code and the checks sit in a collapsed block; every test id is shown whole, as code
+    assert body.count("<details") == sum(1 for r in ROWS if r["function"] or r["check"])
+    for r in ROWS:
+        for c in checks(r):
+            if c.startswith("tests/"):
+                assert f"<code>{c}</code>" in body
+    # long names in notes are code spans, which the page's style never breaks
+    css = (ROOT / "_static" / "kernelclf.css").read_text()
+    assert "table.kernelclf-repro code" in css and "white-space: nowrap" in css
+    for r in ROWS:
+        for w in r["note"].split():
+            if "::" in w or w.rstrip(";,)").endswith((".py", ".jsonl")):
+                assert f"`{w.rstrip(';,)')}`" in body
+
+
+def test_page_targets_kinds():
+    from kernelclf.book.reproductions import page_targets
+
+    t = page_targets(BOOK)
+    assert t["fig-ch04-normalisation"] == ("figure", "")
+    assert t["ch03-alg-primal"][0] == "proof"
+    assert t["ch17-ex-2"][0] == "exercise"
+    assert t["ch13-table2-full"] == ("paragraph", "Table 2, USPS in full")
+    assert t["ch17-rmm-table1"] == ("section", "RMM Table 1")
 
 
 def test_the_page_prose_matches_the_rows():
