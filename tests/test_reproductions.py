@@ -143,6 +143,7 @@ NOT_ROWS = {
     ("LKC", "Remark 2.25"): "the ridge problem, shown with LKC Fig. 2.5",
     ("LKC", "Remark 2.39"): "which points get coefficients, checked with LKC Eq. 2.56 (the LOOM)",
     ("LKC", "Remark 4.33"): "shown with LKC Fig. 4.8 (erratum E23)",
+    ("LKC", "Lemma C.1"): "its main step is drawn and checked with LKC Fig. C.1",
 }
 RESULT = re.compile(r"\b(?:(LKC|BPM|TR|RMM|RM)\s+)?(Theorems?|Thm|Lemmas?|Corollary|Cor\.|Remark|"
                     r"Examples?)\s+(" + NUMBER + r"(?:(?:,\s*|\s+and\s+|–)" + NUMBER + r")*)")
@@ -199,6 +200,8 @@ CORRECTED = {
     ("TR", "Fig. 2"): "reproduced", ("LKC", "Fig. 3.3"): "reproduced",
     ("BPM", "Lemma 13"): "reproduced", ("LKC", "Fig. 3.7"): "drawn", ("BPM", "Fig. 2"): "drawn",
     ("BPM", "Fig. 3"): "drawn", ("RMM", "Fig. 2"): "drawn",
+    # proof diagrams, drawn (C.2 and C.3 with their swappings enumerated)
+    ("LKC", "Fig. C.1"): "drawn", ("LKC", "Fig. C.2"): "drawn", ("LKC", "Fig. C.3"): "drawn",
     # evaluated in the chapters, rows added
     ("LKC", "Thm C.13"): "analogue", ("LKC", "Lemma C.20"): "analogue",
     ("LKC", "Remark 4.11"): "reproduced", ("LKC", "Example 4.13"): "analogue",
