@@ -202,7 +202,8 @@ CORRECTED = {
     ("BPM", "Fig. 3"): "drawn", ("RMM", "Fig. 2"): "drawn",
     # proof diagrams, drawn (C.2 and C.3 with their swappings enumerated)
     ("LKC", "Fig. C.1"): "drawn", ("LKC", "Fig. C.2"): "drawn", ("LKC", "Fig. C.3"): "drawn",
-    ("LKC", "Fig. A.1"): "drawn", ("LKC", "Fig. 2.8"): "drawn",
+    ("LKC", "Fig. A.1"): "drawn", ("LKC", "Fig. 2.8"): "drawn", ("BPM", "Fig. 5"): "drawn",
+    ("TR", "Fig. 3"): "drawn",
     # evaluated in the chapters, rows added
     ("LKC", "Thm C.13"): "analogue", ("LKC", "Lemma C.20"): "analogue",
     ("LKC", "Remark 4.11"): "reproduced", ("LKC", "Example 4.13"): "analogue",
