@@ -334,7 +334,8 @@ def _margin_records(c):
     g_r, d_r, v_r = mi.best_robust_margin(c.delta)
     out.append(_rec("Robust margin bound", v_r,
                     {"m": m, "gamma": g_r, "d_eff": d_r, "varsigma": mi.varsigma, "delta": c.delta},
-                    note="minimum over gamma in (0, varsigma] (the theorem holds for all gamma)",
+                    note="minimum over gamma at the observed margins in (0, varsigma] and varsigma "
+                    "(the theorem holds for all gamma at once)",
                     why_inf=f"d_eff = 65 (varsigma + 3 D(gamma))^2/gamma^2 >= {_g(d_r)} > 2m = "
                     f"{2 * m} at every gamma tried: Theorem 4.35 needs d_eff <= 2m"))
     return out
@@ -403,7 +404,8 @@ def _pac_bayes_records(c):
     return [_rec(name, _pb.pac_bayes_margin_bound(c.m, G, c.delta, n),
                  {"m": c.m, "Gamma": G, "n": float("inf") if n is None else n,
                   "d": c.m if n is None else min(c.m, n), "delta": c.delta},
-                 note="n = inf: infinite feature space, d = m",
+                 note="n = inf: infinite feature space, d = m" if n is None else
+                 f"n = {n}: feature space R^{n}, d = min(m, n)",
                  why_inf=f"normalised margin Gamma = {_g(G)} <= 0")]
 
 
@@ -552,7 +554,8 @@ def _rademacher_records(c):
             val = _rad.sigma_svm_margin_bound(slack, 1.0, B, S, D, c.delta)
             out.append(_rec(names[1], val, {"n": c.m, "slack_sum": slack, "gamma": 1.0, "B": B,
                                             "D": D, "delta": c.delta},
-                            note=note_E + "; O(1/sqrt(n tr K)) term left out (not certified)"))
+                            note=note_E + "; O(1/sqrt(n tr K)) term left out and landmarks U = the "
+                            "training sample (not certified)"))
     if c.family != "rmm":
         out.append(_rec(names[2], reason="only for the relative margin machine (family 'rmm'): "
                         "class H^S_{E,D}"))
@@ -569,5 +572,6 @@ def _rademacher_records(c):
             val = _rad.rmm_margin_bound(slack, 1.0, E, S, D, c.delta)
             out.append(_rec(names[2], val, {"n": c.m, "slack_sum": slack, "gamma": 1.0, "E": E,
                                             "D": D, "delta": c.delta},
-                            note=note_E + "; O(1/sqrt(n_v tr K)) term left out (not certified)"))
+                            note=note_E + "; O(1/sqrt(n_v tr K)) term left out and landmarks V = the "
+                            "training sample (not certified)"))
     return out
