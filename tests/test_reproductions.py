@@ -212,7 +212,8 @@ CORRECTED = {
 }
 FLAGGED = {("TR", "Fig. 1"): "disagrees", ("LKC", "Fig. 3.6"): "disagrees",
            ("LKC", "Remark 4.11"): "disagrees", ("LKC", "Fig. 4.8"): "disagrees",
-           ("RMM", "Fig. 10"): "stale"}
+           ("RMM", "Fig. 10"): "stale", ("BPM", "Fig. 5"): "disagrees",
+           ("TR", "Fig. 3"): "disagrees"}
 
 
 def test_corrected_statuses_and_flags():
@@ -226,6 +227,17 @@ def test_corrected_statuses_and_flags():
     assert "2/3-MNIST and Full-MNIST" in row["RMM", "Table 2"]["note"]
     assert "all it has" not in row["BPM", "Table 1"]["note"]
     assert "60:40" in row["BPM", "Table 1"]["note"]
+    # E23: the registry's numbers are the code's (eq. 4.29 with its ceiling), not 34 820
+    from kernelclf.bounds.margin import nontrivial_sample_size
+
+    caption, bare = nontrivial_sample_size(1.0), nontrivial_sample_size(1.0, keep_ld_m=False)
+    for k in ("note", "flag"):
+        text = row["LKC", "Fig. 4.8"][k]
+        assert f"{caption // 1000} {caption % 1000:03d}" in text and "34 820" not in text
+        assert f"{bare // 1000} {bare % 1000:03d}" in text and "34 816" in text
+    # BPM Fig. 5 / TR Fig. 3: the shapes drawn are not those of the papers' equation
+    for k in (("BPM", "Fig. 5"), ("TR", "Fig. 3")):
+        assert "1/sqrt(sigma_j + lambda)" in row[k]["flag"] and "cigar" in row[k]["flag"]
 
 
 def test_bounds_the_sources_print_no_numbers_for_are_not_reproduced():
