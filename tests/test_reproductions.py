@@ -235,6 +235,11 @@ def test_corrected_statuses_and_flags():
         text = row["LKC", "Fig. 4.8"][k]
         assert f"{caption // 1000} {caption % 1000:03d}" in text and "34 820" not in text
         assert f"{bare // 1000} {bare % 1000:03d}" in text and "34 816" in text
+    # LKC Fig. 4.1: the plug-in risk the row quotes is the one chapter 14 asserts
+    ch14 = CHAPTERS["14_vc_theory_and_srm"]
+    (risk,) = re.findall(r'says\(plugin_risk\(th1, th2\), "([\d.]+)"\)', ch14)
+    for k in ("check", "flag"):
+        assert risk in row["LKC", "Fig. 4.1"][k] and "0.489" not in row["LKC", "Fig. 4.1"][k]
     # BPM Fig. 5 / TR Fig. 3: the shapes drawn are not those of the papers' equation
     for k in (("BPM", "Fig. 5"), ("TR", "Fig. 3")):
         assert "1/sqrt(sigma_j + lambda)" in row[k]["flag"] and "cigar" in row[k]["flag"]
