@@ -292,6 +292,46 @@ def test_cited_captions_have_rows_and_one_citation_form():
     assert not loose, f"captions cite a source item in another form than 'LKC Fig. 4.8': {loose}"
 
 
+_ITEM = r"(?:LKC|BPM|TR|RMM|RM)\s+(?:Fig\.|Table|Alg\.)\s+[A-D]?\d+(?:\.\d+)?(?:\s*\([^()]*\))?"
+_LIST = _ITEM + r"(?:(?:,\s*|\s+and\s+)" + _ITEM + r")*"
+#: what a caption says of the items it names: "an analogue of LKC Fig. 3.7", "BPM Fig. 10
+#: reproduced", "LKC Fig. 3.7 (...) and BPM Fig. 3 (...) drawn"
+STATUS_PHRASES = [(re.compile(r"analogue of\s+(" + _LIST + ")"), "analogue"),
+                  (re.compile("(" + _LIST + r")\s+reproduced"), "reproduced"),
+                  (re.compile("(" + _LIST + r")\s+drawn"), "drawn")]
+
+
+def caption_statuses(caption):
+    """``{(source, item): status}`` for the items a caption calls an analogue, reproduced or
+    drawn."""
+    cap = " ".join(caption.split())
+    out = {}
+    for pat, status in STATUS_PHRASES:
+        for m in pat.finditer(cap):
+            for src, kind, num in CITE.findall(re.sub(r"\([^()]*\)", "", m.group(1))):
+                out[src, f"{kind} {num}"] = status
+    return out
+
+
+def test_caption_statuses_reads_lists_and_asides():
+    assert caption_statuses("An analogue of LKC Fig. 3.7 (left: x) and BPM Fig. 3; TR Fig. 7 "
+                            "draws") == {("LKC", "Fig. 3.7"): "analogue", ("BPM", "Fig. 3"): "analogue"}
+    assert caption_statuses("BPM Fig. 5 and TR Fig. 3 drawn: ... BPM Fig. 10\n reproduced") == {
+        ("BPM", "Fig. 5"): "drawn", ("TR", "Fig. 3"): "drawn", ("BPM", "Fig. 10"): "reproduced"}
+
+
+def test_captions_agree_with_the_statuses_of_their_rows():
+    """A figure that a row links to does not call that row's item something else than its
+    status (e.g. 'an analogue of' an item the registry calls drawn)."""
+    caps = {name: cap for text in CHAPTERS.values() for name, cap in _captions(text)}
+    bad = []
+    for r in ROWS:
+        said = caption_statuses(caps.get(r["label"], "")).get((r["source"], r["item"]))
+        if said and said != r["status"]:
+            bad.append((r["source"], r["item"], r["label"], r["status"], said))
+    assert not bad, bad
+
+
 def test_rows_name_existing_checks():
     from kernelclf.book.reproductions import checks
 
