@@ -58,7 +58,10 @@ columns of its two classes' examples and evaluated on the columns of those examp
 
 Relation to scikit-learn. ``sklearn.multiclass.OneVsOneClassifier`` breaks ties in the
 vote by the summed confidences of the pairwise machines; that rule is available here as
-``tie_break="confidence"`` and reproduces scikit-learn's ``decision_function`` exactly.
+``tie_break="confidence"`` and reproduces scikit-learn's ``decision_function`` exactly
+when both wrap the same pairwise machines: with a data-driven kernel (``kernel='rbf'`` or
+``'poly'``) scikit-learn's wrapper lets each pair take its width from its own examples,
+ours fixes one on the whole sample (above).
 scikit-learn has no random tie-breaking and no decision DAG. Its
 ``OneVsRestClassifier`` trains the same machines as ours (labels ``y == k`` as 0/1).
 """
@@ -530,7 +533,10 @@ class OneVsOneClassifier(_PairwiseBase):
         * ``'first'``: the tied class with the lowest index in ``classes_``.
         * ``'confidence'``: scikit-learn's rule (``sklearn.multiclass.OneVsOneClassifier``):
           the class whose summed pairwise ``decision_function`` values are largest; this
-          reproduces scikit-learn's ``decision_function`` exactly.
+          reproduces scikit-learn's ``decision_function`` exactly, given the same pairwise
+          machines (a data-driven width, ``kernel='rbf'`` or ``'poly'``, is fixed here on
+          the whole sample and in scikit-learn's wrapper on each pair's examples: module
+          docstring).
     random_state : int, RandomState or None
         Seeds the random tie-breaking (drawn once in ``fit``). Not passed on to the
         pairwise machines (set ``estimator__random_state`` for them).
@@ -617,7 +623,8 @@ class OneVsOneClassifier(_PairwiseBase):
         * ``tie_break='first'``: no key (plain vote counts);
         * ``tie_break='confidence'``: scikit-learn's normalised summed confidences
           ``s / (3 (|s| + 1))``, where ``s_y`` adds the pairwise outputs in favour of
-          ``y`` -- identical to ``sklearn.multiclass.OneVsOneClassifier``.
+          ``y`` -- identical to ``sklearn.multiclass.OneVsOneClassifier`` with the same
+          pairwise machines (see the class docstring on data-driven kernel widths).
         """
         X = self._validate_test(X)
         if len(self.classes_) == 2:
