@@ -14,7 +14,8 @@ binary ones into a classifier for ``K >= 2`` classes:
   with a seeded generator, as in the digit experiments of RMM §5.2.
 * :class:`DAGClassifier` -- the same pairwise machines, combined by the decision
   DAG of Platt et al. (2000): a point is sent through ``K - 1`` of them, each one
-  removing a class from the list of candidates (LKC §2.4.4, last paragraph).
+  removing a class from the list of candidates (LKC §2.4.4, the last paragraph on
+  multiclass machines).
 * :class:`OneVsRestClassifier` -- ``K`` machines, class ``k`` against the rest, and
   the arg-max of the ``K`` real outputs (LKC §2.4.4, method 1); with the rejection
   protocol of BPM §4.3 / Fig. 9 (reject the test points whose winning output is
@@ -644,10 +645,11 @@ class OneVsOneClassifier(_PairwiseBase):
 class DAGClassifier(_PairwiseBase):
     """Decision DAG over the pairwise machines (Platt, Cristianini & Shawe-Taylor, 2000).
 
-    LKC §2.4.4 (last paragraph). The classes are kept in a list (the order of
-    ``classes_``). The root machine compares the first and the last class of the list;
-    the class it votes against leaves the list, and the next machine compares the new
-    first and last classes. After ``K - 1`` evaluations one class is left: the
+    LKC §2.4.4 (the last paragraph on multiclass machines, before support vector
+    regression). The classes are kept in a list (the order of ``classes_``). The root
+    machine compares the first and the last class of the list; the class it votes
+    against leaves the list, and the next machine compares the new first and last
+    classes. After ``K - 1`` evaluations one class is left: the
     prediction. The decision is made by elimination, not by counting votes; when one
     class beats all others (it wins all its ``K - 1`` comparisons) the DAG and the
     one-versus-one vote agree, since that class is never eliminated.
