@@ -14,7 +14,8 @@ binary ones into a classifier for ``K >= 2`` classes:
   with a seeded generator, as in the digit experiments of RMM §5.2.
 * :class:`DAGClassifier` -- the same pairwise machines, combined by the decision
   DAG of Platt et al. (2000): a point is sent through ``K - 1`` of them, each one
-  removing a class from the list of candidates (LKC §2.4.4, last paragraph).
+  removing a class from the list of candidates (LKC §2.4.4, the last paragraph on
+  multiclass machines).
 * :class:`OneVsRestClassifier` -- ``K`` machines, class ``k`` against the rest, and
   the arg-max of the ``K`` real outputs (LKC §2.4.4, method 1); with the rejection
   protocol of BPM §4.3 / Fig. 9 (reject the test points whose winning output is
@@ -58,7 +59,10 @@ columns of its two classes' examples and evaluated on the columns of those examp
 
 Relation to scikit-learn. ``sklearn.multiclass.OneVsOneClassifier`` breaks ties in the
 vote by the summed confidences of the pairwise machines; that rule is available here as
-``tie_break="confidence"`` and reproduces scikit-learn's ``decision_function`` exactly.
+``tie_break="confidence"`` and reproduces scikit-learn's ``decision_function`` exactly
+when both wrap the same pairwise machines: with a data-driven kernel (``kernel='rbf'`` or
+``'poly'``) scikit-learn's wrapper lets each pair take its width from its own examples,
+ours fixes one on the whole sample (above).
 scikit-learn has no random tie-breaking and no decision DAG. Its
 ``OneVsRestClassifier`` trains the same machines as ours (labels ``y == k`` as 0/1).
 """
@@ -530,7 +534,10 @@ class OneVsOneClassifier(_PairwiseBase):
         * ``'first'``: the tied class with the lowest index in ``classes_``.
         * ``'confidence'``: scikit-learn's rule (``sklearn.multiclass.OneVsOneClassifier``):
           the class whose summed pairwise ``decision_function`` values are largest; this
-          reproduces scikit-learn's ``decision_function`` exactly.
+          reproduces scikit-learn's ``decision_function`` exactly, given the same pairwise
+          machines (a data-driven width, ``kernel='rbf'`` or ``'poly'``, is fixed here on
+          the whole sample and in scikit-learn's wrapper on each pair's examples: module
+          docstring).
     random_state : int, RandomState or None
         Seeds the random tie-breaking (drawn once in ``fit``). Not passed on to the
         pairwise machines (set ``estimator__random_state`` for them).
@@ -617,7 +624,8 @@ class OneVsOneClassifier(_PairwiseBase):
         * ``tie_break='first'``: no key (plain vote counts);
         * ``tie_break='confidence'``: scikit-learn's normalised summed confidences
           ``s / (3 (|s| + 1))``, where ``s_y`` adds the pairwise outputs in favour of
-          ``y`` -- identical to ``sklearn.multiclass.OneVsOneClassifier``.
+          ``y`` -- identical to ``sklearn.multiclass.OneVsOneClassifier`` with the same
+          pairwise machines (see the class docstring on data-driven kernel widths).
         """
         X = self._validate_test(X)
         if len(self.classes_) == 2:
@@ -637,10 +645,11 @@ class OneVsOneClassifier(_PairwiseBase):
 class DAGClassifier(_PairwiseBase):
     """Decision DAG over the pairwise machines (Platt, Cristianini & Shawe-Taylor, 2000).
 
-    LKC §2.4.4 (last paragraph). The classes are kept in a list (the order of
-    ``classes_``). The root machine compares the first and the last class of the list;
-    the class it votes against leaves the list, and the next machine compares the new
-    first and last classes. After ``K - 1`` evaluations one class is left: the
+    LKC §2.4.4 (the last paragraph on multiclass machines, before support vector
+    regression). The classes are kept in a list (the order of ``classes_``). The root
+    machine compares the first and the last class of the list; the class it votes
+    against leaves the list, and the next machine compares the new first and last
+    classes. After ``K - 1`` evaluations one class is left: the
     prediction. The decision is made by elimination, not by counting votes; when one
     class beats all others (it wins all its ``K - 1`` comparisons) the DAG and the
     one-versus-one vote agree, since that class is never eliminated.

@@ -52,8 +52,8 @@ class KernelNearestNeighbors(_MulticlassKernelClassifier):
     """Majority vote of the ``k`` nearest training points in feature space.
 
     LKC §1.2, eq. (1.2); book chapter 01.  The classifier stores the whole
-    training sample (the first drawback the book names) and computes the
-    feature-space distance of each test point to every stored point.  Any
+    training sample (the second of the two problems LKC names on p. 10) and
+    computes the feature-space distance of each test point to every stored point.  Any
     number of classes is allowed.  Ties between equally frequent classes go to
     the smallest label (the class that comes first in ``classes_``), and ties
     in distance to the training point with the smaller index (a stable sort).

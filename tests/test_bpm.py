@@ -462,3 +462,22 @@ def test_chapter12_exercise_answers_against_scipy():
         lambda b, s: stats.ttest_rel(b, s, alternative="less").pvalue)[0]
     assert not ex["ch12-ex-1"].judge(lambda b, s: stats.ttest_rel(b, s).pvalue)[0]
     assert ex["ch12-ex-4"].judge(1 - 0.9 * 0.03 / 0.08)[0]
+
+
+def test_default_tol_matches_the_accuracy_of_1e3_with_ten_times_fewer_bounces():
+    """The ``tol`` docstring: on noisy two moons (RBF(0.5)) the default 1e-2 reaches the
+    test accuracy of tol=1e-3 (within 0.006) with 10-17 times fewer bounces; and the rho2
+    rule needs at least (1 - tol) / tol bounces."""
+    from kernelclf.datasets import make_moons as moons
+
+    Xt, yt = moons(2000, noise=0.3, random_state=1)
+    for seed in (0, 1):
+        X, y = moons(500, noise=0.3, random_state=seed)
+        fits = {tol: BayesPointMachine(RBF(0.5), tol=tol, random_state=0).fit(X, y)
+                for tol in (1e-2, 1e-3)}
+        acc = {tol: np.mean(f.predict(Xt) == yt) for tol, f in fits.items()}
+        assert abs(acc[1e-2] - acc[1e-3]) <= 0.006
+        ratio = fits[1e-3].n_bounces_ / fits[1e-2].n_bounces_
+        assert 10 <= ratio <= 17, ratio
+        for tol, f in fits.items():
+            assert f.n_bounces_ >= (1 - tol) / tol

@@ -92,6 +92,22 @@ def test_pairwise_machines_are_sklearns():
         np.testing.assert_allclose(ours.decision_function(X), theirs.decision_function(X))
 
 
+def test_confidence_equals_sklearn_only_with_the_same_width():
+    """The docstrings' qualification: kernel='rbf' takes its width from all of X here and
+    from each pair's examples in scikit-learn's wrapper, so the two differ; given the
+    width fixed on X, scikit-learn's wrapper gives our decision_function."""
+    X, y = _blobs(K=3, std=2.0)
+    ours = OneVsOneClassifier(SupportVectorMachine("rbf"), tie_break="confidence").fit(X, y)
+    widths = {float(e.kernel_.sigma) for e in ours.estimators_}
+    assert widths == {RBF(sigma="scale").resolve(X).sigma}
+    per_pair = skm.OneVsOneClassifier(SupportVectorMachine("rbf")).fit(X, y)
+    assert len({float(e.kernel_.sigma) for e in per_pair.estimators_}) == 3
+    assert np.abs(ours.decision_function(X) - per_pair.decision_function(X)).max() > 1e-3
+    shared = skm.OneVsOneClassifier(SupportVectorMachine(RBF(sigma=widths.pop()))).fit(X, y)
+    np.testing.assert_allclose(ours.decision_function(X), shared.decision_function(X),
+                               rtol=1e-10, atol=1e-10)
+
+
 # -- tie-breaking ----------------------------------------------------------------------
 class _TournamentMachine(ClassifierMixin, BaseEstimator):
     """A pairwise machine whose vote depends only on which two classes it separates.

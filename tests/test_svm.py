@@ -161,6 +161,24 @@ def test_hard_margin_separable_matches_sklearn_and_margin():
     assert soft.dual_objective_ == pytest.approx(s.dual_objective_, rel=1e-6)
 
 
+def test_margin_attribute_is_one_over_norm_w_as_documented():
+    """margin_ docstrings: 1/||w|| (the band |f| <= 1) for the C-SVM, smaller than the
+    soft margin's sample margin; for the nu-SVM rho_ * margin_ is libsvm's 1/||coef_||."""
+    X, y = make_moons(120, noise=0.3, random_state=0)
+    s = SupportVectorMachine(tol=1e-8).fit(X, y)
+    y_pm = np.where(y == s.classes_[1], 1.0, -1.0)
+    assert s.margin_ == pytest.approx(1 / np.linalg.norm(s.coef_), rel=1e-12)
+    # with slack the sample's geometric margin (LKC Def. 2.30) is below margin_, here < 0
+    assert np.min(y_pm * s.decision_function(X)) * s.margin_ < 0 < s.margin_
+    X, y = make_blobs(120, centers=[[-1, -1], [1, 1]], cluster_std=1.0, random_state=0)
+    nu = NuSupportVectorMachine(nu=0.5, tol=1e-8).fit(X, y)
+    ref = NuSVC(kernel="linear", nu=0.5, tol=1e-8).fit(X, y)
+    assert nu.rho_ > 0
+    assert nu.margin_ == pytest.approx(1 / np.linalg.norm(nu.coef_), rel=1e-12)
+    assert nu.rho_ * nu.margin_ == pytest.approx(1 / np.linalg.norm(ref.coef_), rel=1e-4)
+    assert nu.margin_ > 1 / np.linalg.norm(ref.coef_) * 2     # not the band's margin
+
+
 @pytest.mark.parametrize("solver", ["smo", "qp"])
 @pytest.mark.parametrize("fit_bias", [True, False])
 def test_hard_margin_non_separable_raises(solver, fit_bias):

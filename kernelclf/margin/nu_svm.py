@@ -79,7 +79,10 @@ class NuSupportVectorMachine(_PlattScaling, DualClassifier):
         ``NuSVC.coef_ = coef_ / rho_``).
     dual_objective_ : float, ``-1/2 alpha' Y G Y alpha`` (book scaling)
     probA_, probB_ : float, Platt's sigmoid (``probability=True`` only)
-    margin_, X_fit_, kernel_, classes_, n_iter_
+    margin_ : float
+        ``1/||w||`` in the book scaling, where the margin of the band ``|f(x)| <= rho``
+        is ``rho_ * margin_`` (``1/||NuSVC.coef_||`` for a linear kernel).
+    X_fit_, kernel_, classes_, n_iter_
 
     Notes
     -----

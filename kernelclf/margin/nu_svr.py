@@ -1,4 +1,4 @@
-"""Book chapters 04 and the guide (``book/04_support_vector_machines.md``, ``book/sklearn_guide.md``).
+"""Book chapter "For scikit-learn users" (``book/sklearn_guide.md``); the SVMs it extends are in chapter 04.
 
 Nu-support vector regression.
 

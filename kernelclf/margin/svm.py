@@ -166,7 +166,10 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
         Dual value ``sum alpha_i - 1/2 alpha' (Y G Y + R) alpha`` (``R = diag(1/C_i)``
         for the squared hinge, else 0); equals scikit-learn's / libsvm's dual.
     margin_ : float
-        Geometric margin ``1/||w||`` in feature space (LKC Def. 2.30).
+        ``1/||w||`` in feature space, the distance between the hyperplanes ``f = 0`` and
+        ``f = 1``: for the hard margin the geometric margin of the sample (LKC
+        Def. 2.30); with slack, points inside the band ``|f| < 1`` have a smaller
+        geometric margin (negative when misclassified).
     class_weight_ : (2,) array
         The weight of ``classes_[0]`` and ``classes_[1]`` (ones without
         ``class_weight``).

@@ -65,11 +65,14 @@ class UniversumSVM(DualClassifier):
         As scikit-learn's ``SVC.dual_coef_``: the expansion coefficients of the support
         vectors in the order of ``support_``, i.e. ``alpha_[support_][None, :]``
         (``beta_j y_j`` for a labelled point). Without Universum points (or with
-        ``C_universum=0``) these are ``SVC``'s.
+        ``C_universum=0``) these are ``SVC``'s up to the interior-point solver's accuracy
+        (within ``1e-3 C`` on noisy two moons, ``tests/test_rmm_theory.py``).
     support_ : (n_SV,) array of int
-        Indices into ``X_fit_`` of the points with a non-zero coefficient, in ``SVC``'s
-        order: labelled points of ``classes_[0]``, then of ``classes_[1]``, then Universum
-        points, each group in index order.
+        Indices into ``X_fit_`` of the points with a coefficient above ``1e-8 max(1, C,
+        C_U)``, in ``SVC``'s order: labelled points of ``classes_[0]``, then of
+        ``classes_[1]``, then Universum points, each group in index order. The
+        interior-point solution has no exact zeros, so this can hold a few points more
+        than ``SVC``'s support (with coefficients below ``1e-4 C`` in those tests).
     support_vectors_ : array or list
         ``X_fit_[support_]``.
     intercept_ : float
