@@ -375,8 +375,9 @@ def kernel_billiard(G=None, y=None, *, kernel=None, X=None, lam=0.0, start=None,
         Coefficients of a starting point strictly inside the version space;
         found by :func:`kernelclf.bayespoint.versionspace.find_version_space_point` when omitted.
     tol : float
-        Threshold of the stopping rule: on ``rho_2`` (the largest weight a new
-        piece of trajectory can still get) or on the batch-means standard error.
+        Threshold of the stopping rule: on ``rho_2`` (the weight a new piece of
+        trajectory would get if it were no longer than the longest so far and its
+        midpoint no further off; TR §3's upper bound, which a longer piece can exceed) or on the batch-means standard error.
     tau_max : float
         Restart (or continue geodesically) when the flight time reaches this
         value; ``arctan(tau_max)`` is the longest arc flown in one piece.

@@ -173,8 +173,9 @@ class BayesPointMachine(BinaryKernelClassifier):
         Number of perceptron runs (``method='perceptron'``). Called ``n_samples`` in
         earlier versions (in scikit-learn ``n_samples`` is the number of examples).
     tol : float, default 1e-2
-        Billiard stopping threshold: on ``rho_2`` (the largest weight a new piece of
-        trajectory can still get) for ``stopping='rho2'``, on the estimated standard
+        Billiard stopping threshold: on ``rho_2`` (the weight a new piece of trajectory
+        would get if it were no longer than the longest so far; TR §3's upper bound, which
+        a longer piece can exceed) for ``stopping='rho2'``, on the estimated standard
         error of the direction (radians) for ``stopping='batch'``. The default 1e-2: on
         noisy two moons (m = 500 and 4000, RBF(0.5); seven training sets) it reaches the
         test accuracy of ``tol=1e-3`` (within 0.006) with 10-17 times fewer bounces
