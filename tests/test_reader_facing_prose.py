@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-ENFORCE = False          # the lead sets True once the pages are clean: a hit fails
+ENFORCE = True           # a reference a reader cannot follow fails
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -32,7 +32,7 @@ from kernelclf.book.typed_numbers import (
     seed_keys,
 )
 
-ENFORCE = False          # the lead sets True once the pages are fixed: unclassified numbers fail
+ENFORCE = True           # unclassified numbers fail
 ENFORCE_QUOTED = True    # a {quoted} number absent from its source's text fails
 
 ROOT = Path(__file__).resolve().parent.parent
