@@ -8,6 +8,7 @@ of the version-space centre of mass (kernelclf.bayespoint.versionspace, itself t
 against closed forms in tests/test_versionspace.py), the hard-margin SVM from a
 QP, the shoelace centroid of a polygon and a kernel wrapper that counts evaluations.
 """
+import math
 import warnings
 
 import numpy as np
@@ -726,11 +727,12 @@ def test_numpy_twins_match_the_compiled_steps():
     beta -= (gamma @ G @ beta) * gamma
     beta /= np.sqrt(beta @ G @ beta)
     u, w = G @ gamma, G @ beta
+    T = np.empty(m)
     for last in (-1, 3):
         for tau_max in (20.0, 1e-9):  # a wall ahead / none nearer than tau_max
-            assert kb._next_wall(y, u, w, last, tau_max) == \
-                kb._next_wall_np(y, u, w, last, tau_max)
-    c, t = kb._next_wall(y, u, w, -1, 20.0)
+            assert kb._next_wall(y, u, w, last, tau_max, T) == \
+                kb._next_wall_np(y, u, w, last, tau_max, T)
+    c, t = kb._next_wall(y, u, w, -1, 20.0, T)
     assert c >= 0
     ga = rng.normal(size=m)
     for cc, fix in ((c, False), (c, True), (-1, False)):  # bounces, a geodesic flight
@@ -759,6 +761,54 @@ def test_numpy_twins_match_the_compiled_steps():
     bl = rng.uniform(1, 2, size=12)
     args = (bc, bo, bl, 12, bc.sum(0), bo.sum(0), bl.sum())
     assert kb._batch_error(*args) == kb._batch_error_np(*args)
+
+
+def _next_wall_reference(y, u, w, last, tau_max):
+    """The nearest wall ahead by a plain loop over the walls (one test and one comparison
+    per wall, the first of equal times kept): the definition the engines' vectorised
+    two-pass search must reproduce to the bit."""
+    best, c = math.inf, -1
+    for i in range(len(y)):
+        nu = y[i] * w[i]
+        if nu < 0.0 and i != last:
+            t = max(-(y[i] * u[i]) / nu, 0.0)
+            if t < best:
+                best, c = t, i
+    return (c, best) if best < tau_max else (-1, best)
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 4, 5, 7, 8, 9, 13, 64, 301])
+def test_next_wall_engines_match_a_plain_loop(m):
+    """Both twins of the nearest-wall search equal the plain loop, index and time, on
+    random flights with the cases the four-lane minimum must get right: equal times in
+    different lanes and in the tail (the first index wins), walls crossed by round-off
+    (negative times count as 0), walls parallel to the flight (nu = 0), no wall ahead,
+    the wall just left excluded, every length modulo 4."""
+    import kernelclf.bayespoint.billiard_engines as kb
+
+    rng = np.random.default_rng(m)
+    T = np.empty(m)
+    n_ties = 0
+    for trial in range(60):
+        y = rng.choice([-1.0, 1.0], size=m)
+        u = rng.uniform(0.0, 1.0, size=m) * y          # inside: y u > 0
+        w = rng.normal(size=m)
+        if trial % 3 == 1:                             # many equal times
+            u = y * rng.choice([0.5, 1.0], size=m)
+            w = -y * rng.choice([1.0, 2.0], size=m)
+            n_ties += 1
+        if trial % 5 == 2 and m > 1:                   # crossed walls, parallel walls
+            u[rng.integers(m, size=2)] *= -1.0
+            w[rng.integers(m)] = 0.0
+        if trial % 7 == 3:                             # no wall ahead
+            w = y * rng.uniform(0.1, 1.0, size=m)
+        for last in (-1, int(rng.integers(m))):
+            for tau_max in (math.inf, 1.0, 1e-12):
+                want = _next_wall_reference(y, u, w, last, tau_max)
+                for engine in (kb._next_wall, kb._next_wall_np):
+                    got = engine(y, u, w, last, tau_max, T)
+                    assert (int(got[0]), float(got[1])) == want, (engine, trial, last, tau_max)
+    assert n_ties >= 20
 
 
 @pytest.mark.parametrize("stopping", ["rho2", "rho2-printed", "batch", "tr"])
