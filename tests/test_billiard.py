@@ -30,10 +30,15 @@ from kernelclf.bayespoint import (
     slerp_add,
     version_space_centre,
 )
+from kernelclf.bayespoint.billiard_engines import HAVE_NUMBA
 from kernelclf.datasets import make_teacher
 from kernelclf.kernels import RBF, CallableKernel, Gram
 from kernelclf.optim import solve_qp
 
+#: tests that compare the compiled engine with the NumPy twins need numba (the NumPy
+#: twins alone are tested without it by the others)
+needs_numba = pytest.mark.skipif(not HAVE_NUMBA, reason="compares the compiled engine "
+                                 "with the NumPy twins; numba is not available")
 
 def _unit_rows(rng, n, d):
     V = rng.standard_normal((n, d))
@@ -146,6 +151,7 @@ def test_stopping_rule_guard_and_threshold():
 
 # ------------------------------------------------- stopping rules (issue 14)
 
+@needs_numba
 def test_compiled_and_python_engines_fly_the_same_trajectory():
     """The compiled loop (stored Gram matrix) and the Python driver (columns from the
     Gram object, one per bounce) run the same steps: same start and direction give the
@@ -477,6 +483,7 @@ _PROBLEMS = {
 }
 
 
+@needs_numba
 @pytest.mark.parametrize("problem", sorted(_PROBLEMS))
 @pytest.mark.parametrize("refresh, seed", [(0.1, 0), (0.1, 7), (0.3, 2)])
 def test_engines_return_the_same_bayes_point_with_random_refreshes(problem, refresh, seed):
@@ -499,6 +506,7 @@ def test_engines_return_the_same_bayes_point_with_random_refreshes(problem, refr
     dict(stopping="batch", tol=0.02, refresh=0.2),             # batch-means rule
     dict(weighting="arc", refresh=0.1, tol=2e-3),              # slerp averaging
 ])
+@needs_numba
 def test_engines_agree_on_restarts_rules_and_weightings(kw):
     X, y = _linear_toy(3, 10, 4)  # a wide version space: long flights occur
     kw = {"tol": 1e-3, **kw}
@@ -510,6 +518,7 @@ def test_engines_agree_on_restarts_rules_and_weightings(kw):
     _assert_same_run(runs)
 
 
+@needs_numba
 def test_engines_record_the_same_trajectory_across_trace_buffers():
     """Records fill several trace buffers (the loop hands them to the driver when
     full); every engine records the same flights, and the records are consistent."""
@@ -582,7 +591,7 @@ def test_seeded_runs_leave_the_global_random_state_alone():
     kw = dict(tol=1e-2, refresh=0.2, restart="random", tau_max=0.5)
     saved = np.random.get_state()
     try:
-        for engine in ("compiled", "python", "numpy"):
+        for engine in ("compiled", "python", "numpy") if HAVE_NUMBA else ("python", "numpy"):
             a = _draws(lambda e=engine: kernel_billiard(
                 G, y, random_state=np.random.RandomState(8), engine=e, **kw))
             np.random.standard_normal(3)  # another global state: the same answer
@@ -649,6 +658,7 @@ def test_random_direction_helper():
             np.testing.assert_array_equal(again[0], beta)
 
 
+@needs_numba
 def test_engine_choice_and_runs_without_numba(monkeypatch):
     """Which engine runs: 'auto' takes the compiled loop for a stored matrix and the
     Python loop for columns on demand; without numba (Pyodide; here the module's flag is
