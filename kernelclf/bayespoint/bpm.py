@@ -178,7 +178,7 @@ class BayesPointMachine(BinaryKernelClassifier):
         error of the direction (radians) for ``stopping='batch'``. The default 1e-2: on
         noisy two moons (m = 500 and 4000, RBF(0.5)) it reaches the test accuracy
         of ``tol=1e-3`` with 5-10 times fewer bounces, which puts the fit within a few
-        times the SVM's (``python -m benchmarks.bpm --issue27-only``); the paper's
+        times the SVM's (``python -m benchmarks.bpm --noisy-moons-only``); the paper's
         protocols (chapter 12, :mod:`kernelclf.experiments.bpm`) pass ``tol=1e-3``.
     stopping : {'rho2', 'batch', 'rho2-printed'}, default 'rho2'
         Billiard stopping rule, see :func:`~kernelclf.bayespoint.billiard.kernel_billiard`.  The
