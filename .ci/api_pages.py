@@ -46,7 +46,7 @@ PAGES = [
     ("api_bayes", "Bayesian kernel classifiers", "kernelclf.bayes",
      ["gp_regression", "gp", "rvm_evidence", "rvm_regression", "rvm", "fisher"]),
     ("api_bayespoint", "Bayes points", "kernelclf.bayespoint",
-     ["versionspace", "polygon", "billiard", "billiard_engines", "rujan", "bpm"]),
+     ["versionspace", "perceptron_epochs", "polygon", "billiard", "billiard_engines", "rujan", "bpm"]),
     ("api_bounds", "Learning-theory bounds", "kernelclf.bounds",
      ["concentration", "vc", "shattering", "margin", "inputs", "loo", "mistake", "pac_bayes",
       "volume", "compression", "stability", "rademacher", "report_tags", "report_rows", "report"]),

@@ -8,6 +8,7 @@ of the version-space centre of mass (kernelclf.bayespoint.versionspace, itself t
 against closed forms in tests/test_versionspace.py), the hard-margin SVM from a
 QP, the shoelace centroid of a polygon and a kernel wrapper that counts evaluations.
 """
+import math
 import warnings
 
 import numpy as np
@@ -29,10 +30,15 @@ from kernelclf.bayespoint import (
     slerp_add,
     version_space_centre,
 )
+from kernelclf.bayespoint.billiard_engines import HAVE_NUMBA
 from kernelclf.datasets import make_teacher
 from kernelclf.kernels import RBF, CallableKernel, Gram
 from kernelclf.optim import solve_qp
 
+#: tests that compare the compiled engine with the NumPy twins need numba (the NumPy
+#: twins alone are tested without it by the others)
+needs_numba = pytest.mark.skipif(not HAVE_NUMBA, reason="compares the compiled engine "
+                                 "with the NumPy twins; numba is not available")
 
 def _unit_rows(rng, n, d):
     V = rng.standard_normal((n, d))
@@ -145,6 +151,7 @@ def test_stopping_rule_guard_and_threshold():
 
 # ------------------------------------------------- stopping rules (issue 14)
 
+@needs_numba
 def test_compiled_and_python_engines_fly_the_same_trajectory():
     """The compiled loop (stored Gram matrix) and the Python driver (columns from the
     Gram object, one per bounce) run the same steps: same start and direction give the
@@ -476,6 +483,7 @@ _PROBLEMS = {
 }
 
 
+@needs_numba
 @pytest.mark.parametrize("problem", sorted(_PROBLEMS))
 @pytest.mark.parametrize("refresh, seed", [(0.1, 0), (0.1, 7), (0.3, 2)])
 def test_engines_return_the_same_bayes_point_with_random_refreshes(problem, refresh, seed):
@@ -498,6 +506,7 @@ def test_engines_return_the_same_bayes_point_with_random_refreshes(problem, refr
     dict(stopping="batch", tol=0.02, refresh=0.2),             # batch-means rule
     dict(weighting="arc", refresh=0.1, tol=2e-3),              # slerp averaging
 ])
+@needs_numba
 def test_engines_agree_on_restarts_rules_and_weightings(kw):
     X, y = _linear_toy(3, 10, 4)  # a wide version space: long flights occur
     kw = {"tol": 1e-3, **kw}
@@ -509,6 +518,7 @@ def test_engines_agree_on_restarts_rules_and_weightings(kw):
     _assert_same_run(runs)
 
 
+@needs_numba
 def test_engines_record_the_same_trajectory_across_trace_buffers():
     """Records fill several trace buffers (the loop hands them to the driver when
     full); every engine records the same flights, and the records are consistent."""
@@ -581,7 +591,7 @@ def test_seeded_runs_leave_the_global_random_state_alone():
     kw = dict(tol=1e-2, refresh=0.2, restart="random", tau_max=0.5)
     saved = np.random.get_state()
     try:
-        for engine in ("compiled", "python", "numpy"):
+        for engine in ("compiled", "python", "numpy") if HAVE_NUMBA else ("python", "numpy"):
             a = _draws(lambda e=engine: kernel_billiard(
                 G, y, random_state=np.random.RandomState(8), engine=e, **kw))
             np.random.standard_normal(3)  # another global state: the same answer
@@ -648,6 +658,7 @@ def test_random_direction_helper():
             np.testing.assert_array_equal(again[0], beta)
 
 
+@needs_numba
 def test_engine_choice_and_runs_without_numba(monkeypatch):
     """Which engine runs: 'auto' takes the compiled loop for a stored matrix and the
     Python loop for columns on demand; without numba (Pyodide; here the module's flag is
@@ -726,11 +737,12 @@ def test_numpy_twins_match_the_compiled_steps():
     beta -= (gamma @ G @ beta) * gamma
     beta /= np.sqrt(beta @ G @ beta)
     u, w = G @ gamma, G @ beta
+    T = np.empty(m)
     for last in (-1, 3):
         for tau_max in (20.0, 1e-9):  # a wall ahead / none nearer than tau_max
-            assert kb._next_wall(y, u, w, last, tau_max) == \
-                kb._next_wall_np(y, u, w, last, tau_max)
-    c, t = kb._next_wall(y, u, w, -1, 20.0)
+            assert kb._next_wall(y, u, w, last, tau_max, T) == \
+                kb._next_wall_np(y, u, w, last, tau_max, T)
+    c, t = kb._next_wall(y, u, w, -1, 20.0, T)
     assert c >= 0
     ga = rng.normal(size=m)
     for cc, fix in ((c, False), (c, True), (-1, False)):  # bounces, a geodesic flight
@@ -759,6 +771,54 @@ def test_numpy_twins_match_the_compiled_steps():
     bl = rng.uniform(1, 2, size=12)
     args = (bc, bo, bl, 12, bc.sum(0), bo.sum(0), bl.sum())
     assert kb._batch_error(*args) == kb._batch_error_np(*args)
+
+
+def _next_wall_reference(y, u, w, last, tau_max):
+    """The nearest wall ahead by a plain loop over the walls (one test and one comparison
+    per wall, the first of equal times kept): the definition the engines' vectorised
+    two-pass search must reproduce to the bit."""
+    best, c = math.inf, -1
+    for i in range(len(y)):
+        nu = y[i] * w[i]
+        if nu < 0.0 and i != last:
+            t = max(-(y[i] * u[i]) / nu, 0.0)
+            if t < best:
+                best, c = t, i
+    return (c, best) if best < tau_max else (-1, best)
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 4, 5, 7, 8, 9, 13, 64, 301])
+def test_next_wall_engines_match_a_plain_loop(m):
+    """Both twins of the nearest-wall search equal the plain loop, index and time, on
+    random flights with the cases the four-lane minimum must get right: equal times in
+    different lanes and in the tail (the first index wins), walls crossed by round-off
+    (negative times count as 0), walls parallel to the flight (nu = 0), no wall ahead,
+    the wall just left excluded, every length modulo 4."""
+    import kernelclf.bayespoint.billiard_engines as kb
+
+    rng = np.random.default_rng(m)
+    T = np.empty(m)
+    n_ties = 0
+    for trial in range(60):
+        y = rng.choice([-1.0, 1.0], size=m)
+        u = rng.uniform(0.0, 1.0, size=m) * y          # inside: y u > 0
+        w = rng.normal(size=m)
+        if trial % 3 == 1:                             # many equal times
+            u = y * rng.choice([0.5, 1.0], size=m)
+            w = -y * rng.choice([1.0, 2.0], size=m)
+            n_ties += 1
+        if trial % 5 == 2 and m > 1:                   # crossed walls, parallel walls
+            u[rng.integers(m, size=2)] *= -1.0
+            w[rng.integers(m)] = 0.0
+        if trial % 7 == 3:                             # no wall ahead
+            w = y * rng.uniform(0.1, 1.0, size=m)
+        for last in (-1, int(rng.integers(m))):
+            for tau_max in (math.inf, 1.0, 1e-12):
+                want = _next_wall_reference(y, u, w, last, tau_max)
+                for engine in (kb._next_wall, kb._next_wall_np):
+                    got = engine(y, u, w, last, tau_max, T)
+                    assert (int(got[0]), float(got[1])) == want, (engine, trial, last, tau_max)
+    assert n_ties >= 20
 
 
 @pytest.mark.parametrize("stopping", ["rho2", "rho2-printed", "batch", "tr"])

@@ -476,3 +476,30 @@ def test_one_split_falls_back_when_the_smo_diverges(monkeypatch):
     svm_err, bpm_err, lam, _ = ex._one_split(Xtr, ytr, Xte, yte, 1.0, 3e-2, 0)
     assert solvers[0] != "qp" and "qp" in solvers and lam == 0.0
     assert bpm_err == reference[1] and abs(svm_err - reference[0]) <= 0.05
+
+
+def test_bpm_benchmark_svm_falls_back_when_the_smo_diverges(monkeypatch):
+    """The BPM benchmark times the SVM of the Table 1 protocol: its SVM fit, too, hands a
+    sample on which the hard-margin SMO raises DualDivergenceError to the QP."""
+    import numpy as np
+
+    from benchmarks.bpm import _svm_fit
+    from kernelclf.datasets import make_moons
+    from kernelclf.kernels import RBF
+    from kernelclf.margin import svm as svm_mod
+    from kernelclf.margin.smo import DualDivergenceError
+
+    X, y = make_moons(40, noise=0.1, flip=0.0, random_state=0)
+    y = np.where(y > 0, 1.0, -1.0)
+    real_fit, solvers = svm_mod.SupportVectorMachine.fit, []
+
+    def diverging_smo(self, X, y, sample_weight=None):
+        solvers.append(self.solver if self.hard_margin else "soft")
+        if self.hard_margin and self.solver != "qp":
+            raise DualDivergenceError("dual variable exceeded 1e+09")
+        return real_fit(self, X, y, sample_weight)
+
+    monkeypatch.setattr(svm_mod.SupportVectorMachine, "fit", diverging_smo)
+    svm = _svm_fit(RBF(1.0), X, y)
+    assert solvers[0] != "qp" and "qp" in solvers
+    assert svm.get_params()["solver"] == "qp" and np.all(y * svm.decision_function(X) > 0)

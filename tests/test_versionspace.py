@@ -295,6 +295,65 @@ def test_find_version_space_point():
     assert billiard.NotSeparableError is NotSeparableError
 
 
+def _perceptron_epochs_reference(column, y, m, max_epochs, rng):
+    """The dual perceptron with cached outputs as a plain loop over the examples (LKC
+    Alg. 3): the updates that the compiled and NumPy epochs must reproduce to the bit."""
+    gamma, out = np.zeros(m), np.zeros(m)
+    for _ in range(max_epochs):
+        mistakes = 0
+        for i in rng.permutation(m):
+            if y[i] * out[i] <= 0:
+                gamma[i] += y[i]
+                out += y[i] * column(i)
+                mistakes += 1
+        if mistakes == 0:
+            break
+    return gamma, out
+
+
+@pytest.mark.parametrize("ridge", [0.0, 0.3])
+def test_perceptron_epochs_match_a_plain_loop_to_the_bit(ridge):
+    """find_version_space_point gives the same coefficients and outputs, bit for bit, as
+    the plain per-example loop, whichever epoch runs: compiled on a stored matrix (an
+    array, whose columns are read, or a Gram with a ridge, read by rows) or the NumPy
+    epoch on columns computed on demand; and the kernel evaluations are counted per
+    mistake (one column each) either way."""
+    from sklearn.utils import check_random_state
+
+    import kernelclf.bayespoint.perceptron_epochs as pe
+
+    X, y = make_teacher(120, 5, random_state=3)
+    G = RBF(1.5)(X)
+    G = G + 1e-3 * np.triu(np.ones_like(G), 1)     # not symmetric: columns, not rows, count
+    G[np.diag_indices_from(G)] += ridge
+    ref_gamma, ref_out = _perceptron_epochs_reference(lambda i: G[:, i], y, len(y), 100,
+                                                      check_random_state(0))
+    assert np.all(y * ref_out > 0) and np.abs(ref_gamma).sum() > 10   # it took epochs
+    gamma, out = find_version_space_point(G, y, random_state=0, use_lp=False)
+    np.testing.assert_array_equal(gamma, ref_gamma)
+    np.testing.assert_array_equal(out, ref_out)
+    counts = []
+    for precompute in (True, False):
+        gram = Gram(RBF(1.5), X, ridge=ridge, precompute=precompute)
+        ref = _perceptron_epochs_reference(Gram(RBF(1.5), X, ridge=ridge,
+                                                precompute=precompute).column,
+                                           y, len(y), 100, check_random_state(0))
+        got = find_version_space_point(gram, y, random_state=0, use_lp=False)
+        for a, b in zip(got, ref):
+            np.testing.assert_array_equal(a, b)
+        counts.append(gram.n_evaluations)
+    assert counts[0] == counts[1] == len(y) * np.abs(ref[0]).sum()
+    # the NumPy epoch on a stored matrix as well (what runs without numba)
+    saved = pe.HAVE_NUMBA
+    try:
+        pe.HAVE_NUMBA = False
+        got = find_version_space_point(G, y, random_state=0, use_lp=False)
+    finally:
+        pe.HAVE_NUMBA = saved
+    np.testing.assert_array_equal(got[0], ref_gamma)
+    np.testing.assert_array_equal(got[1], ref_out)
+
+
 def test_geometric_margin_by_hand():
     X = np.array([[1.0, 0.0], [0.0, 2.0], [-1.0, -1.0]])
     y = np.array([1.0, 1.0, -1.0])

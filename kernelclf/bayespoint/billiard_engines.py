@@ -54,10 +54,15 @@ try:  # numba compiles the O(m) steps and the loop; without it the NumPy twins r
 
     def _jit(f):  # no fastmath: IEEE arithmetic in the written order, as in the twins
         return _njit(cache=True, nogil=True)(f)
+
+    def _jit_vec(f):  # as _jit, with NumPy's error model (x / 0 is inf or nan, no
+        # exception, as in the NumPy twins): a loop that divides without a branch vectorises
+        return _njit(cache=True, nogil=True, error_model="numpy")(f)
     HAVE_NUMBA = True
 except ImportError:  # pragma: no cover - numba is a dependency; Pyodide has none
     def _jit(f):
         return f
+    _jit_vec = _jit
     HAVE_NUMBA = False
 
 __all__ = ["HAVE_NUMBA", "ENGINES", "STOPPING_RULES", "select_engine"]
@@ -157,44 +162,87 @@ def _dot_np(a, b):
     return s
 
 
-@_jit
-def _next_wall(y, u, w, last, tau_max):
+@_jit_vec
+def _first_argmin(T):
+    """``(i, T[i])`` for the first index of the smallest entry (``(-1, inf)`` if none is
+    below ``inf``; NaN entries are never taken), as ``np.argmin`` on NaN-free ``T``.
+    Four running minima (lane ``j`` takes the indices ``i = j mod 4`` below the last
+    multiple of 4) with their first indices, merged with ties to the smaller index: the
+    lanes are independent, so the compiler runs them side by side."""
+    m = T.shape[0]
+    n4 = m - m % 4
+    b0 = b1 = b2 = b3 = math.inf
+    i0 = i1 = i2 = i3 = -1
+    for i in range(0, n4, 4):
+        t = T[i]
+        k = t < b0
+        b0 = t if k else b0
+        i0 = i if k else i0
+        t = T[i + 1]
+        k = t < b1
+        b1 = t if k else b1
+        i1 = i + 1 if k else i1
+        t = T[i + 2]
+        k = t < b2
+        b2 = t if k else b2
+        i2 = i + 2 if k else i2
+        t = T[i + 3]
+        k = t < b3
+        b3 = t if k else b3
+        i3 = i + 3 if k else i3
+    best, c = b0, i0
+    if b1 < best or (b1 == best and i1 < c):
+        best, c = b1, i1
+    if b2 < best or (b2 == best and i2 < c):
+        best, c = b2, i2
+    if b3 < best or (b3 == best and i3 < c):
+        best, c = b3, i3
+    for i in range(n4, m):
+        if T[i] < best:
+            best, c = T[i], i
+    return c, best
+
+
+@_jit_vec
+def _next_wall(y, u, w, last, tau_max, T):
     """Nearest wall ahead: ``(c, tau_c)``; ``c = -1`` when none is nearer than ``tau_max``.
 
     Flight times ``tau_i = -d_i / nu_i`` with ``d = Y G gamma``, ``nu = Y G beta``
-    (erratum E12), over the walls approached (``nu_i < 0``) except the one just left."""
-    best = math.inf
-    c = -1
-    for i in range(y.shape[0]):
+    (erratum E12), over the walls approached (``nu_i < 0``) except the one just left;
+    a negative time (a wall crossed by round-off) counts as 0. Two passes: the times of
+    all walls into the scratch array ``T`` (``inf`` for walls not ahead), a loop without
+    branches that the compiler vectorises, then the first index of the smallest. (One
+    pass with a branch per wall mispredicted about half of them: the walls ahead change
+    from flight to flight at random.)"""
+    m = y.shape[0]
+    for i in range(m):
         nu = y[i] * w[i]
-        if nu < 0.0 and i != last:
-            t = -(y[i] * u[i]) / nu
-            if t < 0.0:
-                t = 0.0
-            if t < best:
-                best = t
-                c = i
+        t = -(y[i] * u[i]) / nu
+        t = 0.0 if t < 0.0 else t
+        T[i] = t if nu < 0.0 else math.inf
+    if 0 <= last < m:
+        T[last] = math.inf
+    c, best = _first_argmin(T)
     if not best < tau_max:
         return -1, best
     return c, best
 
 
-def _next_wall_np(y, u, w, last, tau_max):
+def _next_wall_np(y, u, w, last, tau_max, T):
     """NumPy twin of :func:`_next_wall` (ties go to the first index, as there)."""
     nu = y * w
-    ahead = nu < 0.0
-    if 0 <= last < ahead.shape[0]:
-        ahead[last] = False
-    if not ahead.any():
-        return -1, math.inf
-    idx = np.flatnonzero(ahead)
-    t = -(y[idx] * u[idx]) / nu[idx]
-    t = np.where(t < 0.0, 0.0, t)
-    k = int(np.argmin(t))
-    best = float(t[k])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.divide(-(y * u), nu, out=T)
+    T[T < 0.0] = 0.0
+    T[~(nu < 0.0)] = math.inf
+    T[np.isnan(T)] = math.inf
+    if 0 <= last < T.shape[0]:
+        T[last] = math.inf
+    c = int(np.argmin(T))
+    best = float(T[c])
     if not best < tau_max:
         return -1, best
-    return int(idx[k]), best
+    return c, best
 
 
 @_jit
@@ -512,11 +560,12 @@ def _fly(G, y, kdiag, gamma, u, beta, w, alpha, ga, z, uz, fs, ist, bc, bo, bl, 
     and ``TRACE_FULL`` (the driver empties the trace buffers, sets ``ist[_NTRACE] = 0``
     and calls again).
     """
+    T = np.empty(y.shape[0])  # scratch: the flight times of the walls
     while ist[_NB] < max_bounces:
         k = ist[_NTRACE]
         if k >= chords.shape[0]:
             return TRACE_FULL
-        c, t = _next_wall(y, u, w, ist[_LAST], tau_max)
+        c, t = _next_wall(y, u, w, ist[_LAST], tau_max, T)
         if c < 0:
             ist[_NR] += 1
             if ist[_NR] > max_restarts:

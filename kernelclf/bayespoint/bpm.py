@@ -180,7 +180,7 @@ class BayesPointMachine(BinaryKernelClassifier):
         noisy two moons (m = 500 and 4000, RBF(0.5); seven training sets) it reaches the
         test accuracy of ``tol=1e-3`` (within 0.006) with 10-17 times fewer bounces
         (``tests/test_bpm.py``), which puts the fit within a few times the SVM's
-        (``python -m benchmarks.bpm --issue27-only`` times the default against the SVM);
+        (``python -m benchmarks.bpm --noisy-moons-only`` times the default against the SVM);
         the paper's protocols (chapter 12, :mod:`kernelclf.experiments.bpm`) pass
         ``tol=1e-3``.
     stopping : {'rho2', 'batch', 'rho2-printed'}, default 'rho2'

@@ -47,13 +47,6 @@ __all__ = [
 ]
 
 
-def _column_getter(G):
-    if hasattr(G, "column"):
-        return G.column
-    G = np.asarray(G, dtype=float)
-    return lambda i: G[:, i]
-
-
 def find_version_space_point(G, y, max_epochs=100, random_state=None, use_lp=True):
     """Dual coefficients ``gamma`` of a point of version space: ``y_i (G gamma)_i > 0``.
 
@@ -83,20 +76,19 @@ def find_version_space_point(G, y, max_epochs=100, random_state=None, use_lp=Tru
     """
     from sklearn.utils import check_random_state
 
+    from .perceptron_epochs import perceptron_epoch
+
     rng = check_random_state(random_state)
-    column = _column_getter(G)
-    m = G.m if hasattr(G, "m") else np.asarray(G).shape[0]
-    y = _check_labels(y, m)
+    if not hasattr(G, "column"):
+        G = np.asarray(G, dtype=float)
+    m = G.m if hasattr(G, "m") else G.shape[0]
+    y = np.ascontiguousarray(_check_labels(y, m), dtype=float)
     gamma = np.zeros(m)
     out = np.zeros(m)
     for _ in range(int(max_epochs)):
-        mistakes = 0
-        for i in rng.permutation(m):
-            if y[i] * out[i] <= 0:
-                gamma[i] += y[i]
-                out += y[i] * column(i)
-                mistakes += 1
-        if mistakes == 0:
+        # one epoch on a fresh permutation (compiled, or NumPy that jumps from mistake
+        # to mistake: the same updates in the same order as a loop over the examples)
+        if perceptron_epoch(G, y, rng.permutation(m), gamma, out) == 0:
             return gamma, out
     if not use_lp:
         raise NotSeparableError(

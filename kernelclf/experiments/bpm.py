@@ -102,12 +102,43 @@ def _standardise(Xtr, Xte):
     return (Xtr - mu) / sd, (Xte - mu) / sd
 
 
-def _one_split(Xtr, ytr, Xte, yte, sigma, tol, seed, lam=0.0):
-    from ..bayespoint.billiard import NotSeparableError
-    from ..bayespoint.bpm import BayesPointMachine
+def _hard_margin_svm(kernel, Xtr, ytr):
+    """The hard-margin SVM without bias that BPM Table 1 compares the BPM with: SMO, the
+    QP solver where SMO stalls or its coefficients diverge, and C = 1e6 with squared
+    slacks where the QP solution does not separate the sample (call it with
+    :class:`~sklearn.exceptions.ConvergenceWarning` silenced)."""
     from ..margin.smo import DualDivergenceError
     from ..margin.svm import SupportVectorMachine
     from ..optim import InfeasibleProblemError
+
+    try:
+        svm = SupportVectorMachine(kernel, hard_margin=True, fit_bias=False).fit(Xtr, ytr)
+        stalled = not svm.converged_  # SMO can stall on ill-conditioned hard margins
+    except DualDivergenceError:
+        # a separable sample whose hard-margin coefficients pass the SMO's bound
+        # (Banana, sigma = 0.5; a non-separable one raises ValueError instead)
+        stalled = True
+    if stalled:
+        try:
+            svm = SupportVectorMachine(kernel, hard_margin=True, fit_bias=False,
+                                       solver="qp", tol=1e-8).fit(Xtr, ytr)
+            # the interior-point solver may stop at a point that does not separate
+            # the sample (Diabetes, Banana): not a hard-margin solution
+            if np.min(ytr * svm.decision_function(Xtr)) <= 0:
+                raise InfeasibleProblemError("QP solution does not separate the sample")
+        except InfeasibleProblemError:
+            # a strictly positive definite Gram matrix separates every labelling,
+            # but the hard-margin dual may need coefficients beyond 1e9 (Banana,
+            # sigma = 0.5): take the limit C -> infinity at C = 1e6 (L2 slacks)
+            svm = SupportVectorMachine(kernel, C=1e6, loss="squared_hinge",
+                                       fit_bias=False).fit(Xtr, ytr)
+    return svm
+
+
+def _one_split(Xtr, ytr, Xte, yte, sigma, tol, seed, lam=0.0):
+    from ..bayespoint.billiard import NotSeparableError
+    from ..bayespoint.bpm import BayesPointMachine
+    from ..margin.svm import SupportVectorMachine
 
     Xtr, Xte = _standardise(Xtr, Xte)
     kernel = RBF(sigma)
@@ -123,27 +154,7 @@ def _one_split(Xtr, ytr, Xte, yte, sigma, tol, seed, lam=0.0):
             svm = SupportVectorMachine(kernel, C=1.0 / used, loss="squared_hinge",
                                        fit_bias=False).fit(Xtr, ytr)
         else:
-            try:
-                svm = SupportVectorMachine(kernel, hard_margin=True, fit_bias=False).fit(Xtr, ytr)
-                stalled = not svm.converged_  # SMO can stall on ill-conditioned hard margins
-            except DualDivergenceError:
-                # a separable sample whose hard-margin coefficients pass the SMO's bound
-                # (Banana, sigma = 0.5; a non-separable one raises ValueError instead)
-                stalled = True
-            if stalled:
-                try:
-                    svm = SupportVectorMachine(kernel, hard_margin=True, fit_bias=False,
-                                               solver="qp", tol=1e-8).fit(Xtr, ytr)
-                    # the interior-point solver may stop at a point that does not separate
-                    # the sample (Diabetes, Banana): not a hard-margin solution
-                    if np.min(ytr * svm.decision_function(Xtr)) <= 0:
-                        raise InfeasibleProblemError("QP solution does not separate the sample")
-                except InfeasibleProblemError:
-                    # a strictly positive definite Gram matrix separates every labelling,
-                    # but the hard-margin dual may need coefficients beyond 1e9 (Banana,
-                    # sigma = 0.5): take the limit C -> infinity at C = 1e6 (L2 slacks)
-                    svm = SupportVectorMachine(kernel, C=1e6, loss="squared_hinge",
-                                               fit_bias=False).fit(Xtr, ytr)
+            svm = _hard_margin_svm(kernel, Xtr, ytr)
     return (float(np.mean(svm.predict(Xte) != yte)), float(np.mean(bpm.predict(Xte) != yte)),
             used, int(bpm.n_bounces_))
 

@@ -333,6 +333,12 @@ class Gram:
         """Whether the whole matrix is held in memory."""
         return self._G is not None
 
+    def stored(self):
+        """The stored matrix ``G`` without the ridge (no copy, not counted as kernel
+        evaluations; do not modify it), or ``None`` when columns are computed on demand.
+        For compiled loops that read columns as rows and add the ridge themselves."""
+        return self._G
+
     @property
     def diag(self):
         """``k(x_i, x_i) + ridge`` (read-only)."""
