@@ -7,7 +7,8 @@ non-empty), Def. 2.30 (geometric margin), eq. 2.45 (the hard-margin SVM, whose m
 the largest one). The hard-margin machines (SVM, perceptron) and the Bayes point machines
 ask these questions before they fit.
 
-Every test here is bounded in time and memory (issue 27):
+Every test here is bounded in time and memory: each solver has an iteration budget, and
+the linear program runs only on small samples:
 
 * :func:`hard_margin_bounds` - lower and upper bounds on the largest margin, from an
   iteration-capped nearest-point solver that reads one kernel column at a time;

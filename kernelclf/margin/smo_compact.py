@@ -23,8 +23,10 @@ mostly there.
 The arithmetic is that of ``_pair_loop`` element by element (the same selection with
 the same tie-breaking, since the active variables keep their order; the same step; the
 same update; the same reconstruction) and the kernel values are the same numbers, so
-both loops, and the NumPy loop of :func:`kernelclf.margin.smo.solve_smo`, produce the
-same iterates. The two compiled loops share the step, the bound flags and the slot choice
+both compiled loops produce the same iterates (the NumPy loop of
+:func:`kernelclf.margin.smo.solve_smo` too, when it reads the same columns; its own
+kernel columns can differ from the compiled ones in the last bit). The two compiled loops
+share the step, the bound flags and the slot choice
 (:mod:`kernelclf.margin.smo_step`, :func:`kernelclf.kernels.native_columns.take_slot`),
 and with one equality the selection passes too, and without kernel signs the gradient
 update (:mod:`kernelclf.margin.smo_passes`, each pass in a version for the index list and

@@ -5,7 +5,9 @@ Fan, Chen & Lin (2005, JMLR 6, §3, WSS 2); Chang & Lin (2011, libsvm, §4-5).
 
 Two loops, each the element-by-element twin of a NumPy loop of :mod:`kernelclf.margin.smo`
 (same selection, same step, same update, floating-point operations in the same order),
-so that both engines take the same steps and return the same ``alpha``:
+so that on the same kernel columns both engines take the same steps and return the same
+``alpha`` (the columns computed here by :mod:`kernelclf.kernels.native_columns` can
+differ from NumPy's in the last bit, and then the paths part):
 
 * :func:`_pair_loop` -- the pairwise SMO with the second-order working-set selection,
   one or two equality groups (the C-SVM with bias; the nu-SVM with bias) and the
