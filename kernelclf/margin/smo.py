@@ -82,9 +82,9 @@ is not larger than SMO's; then the solution is exact up to round-off instead of
 ``tol``-accurate (and, e.g., integer per-example bounds give the same machine as
 repeated examples). Where SMO has stopped before the bounded variables are the
 optimum's, the exact solution of the free variables' equations leaves the box, and the
-result is SMO's own, accurate to ``tol`` only: this is common at larger ``C`` (book
-chapter 04 shows it on two moons), and the polish is skipped when more than 1000
-variables are free.
+result is SMO's own, accurate to ``tol`` only (book chapter 04 shows both outcomes on
+two moons: kept for C = 1 and 10, not for C = 100). The polish is skipped when more
+than 1000 variables are free.
 """
 from __future__ import annotations
 
