@@ -5,7 +5,7 @@ Lin (2005, JMLR 6, §3, WSS 2); Chang & Lin (2011, libsvm, §4-5).
 
 One pairwise loop, :func:`_pairs`, runs every problem with equalities, on libsvm's
 compacted layout: the ``n`` active variables' values are copied into contiguous arrays
-(the :class:`Layout`), so that the selection and the gradient update are passes over
+(the ``Layout``), so that the selection and the gradient update are passes over
 contiguous memory. While every variable is active (``n = m``) the passes read whole
 kernel columns; once shrinking has set variables aside they read compacted columns,
 ``n`` entries each (column ``c`` in ``cflat[c n : (c + 1) n]``), copied from the whole
@@ -14,8 +14,8 @@ moves the survivors forward in place, in the variables and in the compacted colu
 bringing every variable back reconstructs the gradient of the shrunk ones (the
 operations of :class:`kernelclf.margin.smo.kkt._Reconstruction`) from whole columns.
 
-The loop's state is named: the iterate and the problem (:class:`Problem`), the layout,
-the two column stores (:class:`Cache`), and two small arrays of counters and values
+The loop's state is named: the iterate and the problem (``Problem``), the layout,
+the two column stores (``Cache``), and two small arrays of counters and values
 (``st``, ``fst``, indexed by named constants) that it keeps between calls. The
 variants are generated from that one body: kernel signs (``SIGNED``) and two equality
 groups (``TWO``) are global constants of a copy of :func:`_pairs` made for each case

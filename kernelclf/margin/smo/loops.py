@@ -4,9 +4,9 @@ Book chapter 04 (``book/04_support_vector_machines.md``); LKC §2.4, App. B.5; F
 Lin (2005, JMLR 6, §3, WSS 2); Chang & Lin (2011, libsvm, §4-5).
 
 This engine runs wherever numba does not (Pyodide's in-browser lab, an install without
-the ``fast`` extra). :func:`pairwise` is the pairwise SMO with second-order working-set
+the ``fast`` extra). ``pairwise`` is the pairwise SMO with second-order working-set
 selection, one or two equality groups and shrinking (the rules of the package notes,
-:mod:`kernelclf.margin.smo`); :func:`coordinate` the greedy single-variable Newton steps
+:mod:`kernelclf.margin.smo`); ``coordinate`` the greedy single-variable Newton steps
 of the problems without equality. Columns come from ``getcol(i)`` (the Gram's own cache,
 :class:`kernelclf.kernels.gram.ColumnCache`); the pair step and the bound flags are those
 of :mod:`kernelclf.margin.smo.step`, the reconstruction of the shrunk gradient that of
@@ -184,7 +184,7 @@ def _shrink(F, up, low, gmask, active):
 def coordinate(p, C, s, getcol, Kd, alpha, F, tol, max_iter, alpha_bound):
     """Greedy single-variable Newton steps for the problem without equality, with a
     projected Newton step on the free variables every ``max(20, m)`` updates. Returns
-    ``(iterations, how)`` as :func:`pairwise`."""
+    ``(iterations, how)`` as ``pairwise``."""
     m = p.size
     Kd_safe = np.maximum(Kd, TAU)
     it = 0
