@@ -42,7 +42,8 @@ PAGES = [
     ("api_kernels", "Kernels", "kernelclf.kernels",
      ["vector", "rows", "gram", "gram_guard", "strings", "subsequence", "fisher", "features"]),
     ("api_margin", "Margin machines", "kernelclf.margin",
-     ["separability", "perceptron", "smo", "svm", "nu_svm", "platt", "amm", "rmm", "rmm_solver"]),
+     ["separability", "perceptron", "smo", "smo.loops", "smo.compiled", "smo.kkt", "smo.step",
+      "svm", "nu_svm", "platt", "amm", "rmm", "rmm_solver"]),
     ("api_bayes", "Bayesian kernel classifiers", "kernelclf.bayes",
      ["gp_regression", "gp", "rvm_evidence", "rvm_regression", "rvm", "fisher"]),
     ("api_bayespoint", "Bayes points", "kernelclf.bayespoint",
@@ -289,6 +290,7 @@ def page(stem, title, family, modules):
         import pkgutil
         found = [i.name for i in pkgutil.iter_modules(fam.__path__)
                  if not i.name.startswith("_")]
+        found += [m for m in modules if "." in m and m.split(".")[0] in found]  # subpackages'
         modules = [m for m in modules if m in found] + sorted(set(found) - set(modules))
         subs = [f"{family}.{s}" for s in modules]
         # a module whose names are not all re-exported by the family names its own import

@@ -5,7 +5,7 @@ Book chapter 04 (``book/04_support_vector_machines.md``); the compiled SMO and b
 numba stores a compiled function (``cache=True``) with a stamp of the one source file
 that defines it. The package's compiled functions call and inline functions of other
 modules (the SMO loops inline the kernel columns of
-:mod:`kernelclf.kernels.native_columns` and the step of :mod:`kernelclf.margin.smo_step`),
+:mod:`kernelclf.kernels.native_columns` and the step of :mod:`kernelclf.margin.smo.step`),
 so after an edit to one module another module's cache would still hold the old code,
 and calls between the two disagree about their arguments: wrong numbers, or a crash.
 Importing this module gives numba cache locators for the package's files whose stamp

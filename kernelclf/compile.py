@@ -1,7 +1,7 @@
 """Compile the package's numba loops once, ahead of time: ``python -m kernelclf.compile``.
 
 Book chapter 04 (``book/04_support_vector_machines.md``); the compiled SMO solver
-(:mod:`kernelclf.margin.smo_compiled`, :mod:`kernelclf.margin.smo_compact`), the kernel
+(:mod:`kernelclf.margin.smo.compiled`), the kernel
 columns it computes itself (:mod:`kernelclf.kernels.native_columns`), the billiard of the
 Bayes point machine (:mod:`kernelclf.bayespoint.billiard_engines`) and the separability
 test (:mod:`kernelclf.margin.separability`).

@@ -2,7 +2,7 @@
 
 The pages ``book/api_*.md`` (written by ``.ci/api_pages.py``) say where to import their
 names from: the family for the whole page ("Import these names from `kernelclf.margin`"),
-a module for its own section ("Import these names from `kernelclf.margin.smo_step`"), or
+a module for its own section ("Import these names from `kernelclf.margin.svm`"), or
 each section's module ("Import each name from the module its section names"). This test
 reads the pages as a user would and imports every documented name from there; the object
 must be the documented one. Every estimator is importable from ``kernelclf`` itself.

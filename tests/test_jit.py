@@ -85,9 +85,9 @@ def test_an_edit_and_a_reload_compile_the_new_code(tmp_path, name):
 def test_the_package_is_stamped_with_every_compiled_module():
     """A compiled function of the package is cached under the stamp of all its compiled
     modules together (an edit to one recompiles its callers too)."""
-    from kernelclf.margin import smo_passes
+    from kernelclf.margin.smo import compiled
 
-    locator = smo_passes.second._cache._impl.locator
+    locator = compiled._shrink._cache._impl.locator
     assert type(locator)._kernelclf == _jit._ROOT
     assert locator.get_source_stamp() == _jit.source_stamp()
 

@@ -45,8 +45,8 @@ print(json.dumps({"flags": flags, "fitted": fitted,
 
 def test_the_switch_hides_numba_from_every_module_and_every_fit():
     """In a fresh interpreter with the switch on: every module that has ``HAVE_NUMBA``
-    says False (the compiled SMO, its passes, the native kernel columns, the billiard,
-    the separability test...), and after importing every module of the package and
+    says False (the compiled SMO, its step, the native kernel columns, the billiard...),
+    and after importing every module of the package and
     fitting every estimator, numba is not among the imported modules."""
     env = dict(os.environ, KERNELCLF_NO_NUMBA="1")
     out = subprocess.run([sys.executable, "-c", _PROBE], env=env, capture_output=True,
@@ -54,9 +54,8 @@ def test_the_switch_hides_numba_from_every_module_and_every_fit():
     probe = json.loads(out.strip().splitlines()[-1])
     assert probe["numba"] == []
     assert len(probe["fitted"]) >= 15
-    for module in ("kernelclf._jit", "kernelclf.margin.smo", "kernelclf.margin.smo_compiled",
-                   "kernelclf.kernels.native_columns", "kernelclf.margin.separability",
-                   "kernelclf.bayespoint.billiard_engines"):
+    for module in ("kernelclf._jit", "kernelclf.margin.smo", "kernelclf.margin.smo.compiled",
+                   "kernelclf.kernels.native_columns", "kernelclf.bayespoint.billiard_engines"):
         assert probe["flags"][module] is False, module
     assert not any(probe["flags"].values())
 

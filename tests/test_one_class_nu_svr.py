@@ -16,7 +16,7 @@ from kernelclf.margin import (
     OneClassSupportVectorMachine,
     SupportVectorRegression,
 )
-from kernelclf.margin.smo_compiled import HAVE_NUMBA
+from kernelclf.margin.smo import HAVE_NUMBA
 
 
 @pytest.fixture(params=["compiled", "numpy"])

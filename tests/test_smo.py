@@ -12,8 +12,8 @@ from sklearn.svm import SVC
 
 from kernelclf.kernels import RBF, ColumnCache, Gram, Linear, Polynomial
 from kernelclf.margin import DualDivergenceError, smo, solve_smo
-from kernelclf.margin.smo_compiled import HAVE_NUMBA
-from kernelclf.margin.smo_kkt import _Reconstruction
+from kernelclf.margin.smo import HAVE_NUMBA
+from kernelclf.margin.smo.kkt import _Reconstruction
 from kernelclf.optim import solve_qp
 
 
@@ -269,7 +269,7 @@ def _twin_cases():
 @pytest.mark.parametrize("name", list(_twin_cases()))
 @pytest.mark.parametrize("tol", [1e-3, 1e-8])
 def test_compiled_and_numpy_engines_take_the_same_steps(name, tol):
-    """The compiled loops repeat the NumPy arithmetic element by element (smo_compiled):
+    """The compiled loop repeats the NumPy arithmetic element by element (smo.compiled):
     same number of iterations, the same alpha bit for bit, the same bias and gap."""
     p, C, K, kw = _twin_cases()[name]
     a = solve_smo(p, C, K, tol=tol, engine="numpy", **kw)
@@ -299,7 +299,7 @@ def test_compiled_kernel_columns_agree_with_numpy_columns():
 
 
 def test_kkt_helpers_are_shared_by_both_engines():
-    """smo_kkt's gradient reconstruction (from the last exact point, over the variables
+    """smo.kkt's gradient reconstruction (from the last exact point, over the variables
     that moved since) gives the gradient computed from scratch, twice in a row, and
     leaves the variables it was not asked for alone."""
     X, y = _data(9, m=60)
@@ -347,12 +347,14 @@ def _native_gram(X, cache_mb, kernel=None):
 @pytest.mark.skipif(not smo.HAVE_NUMBA, reason="needs numba (not installed, or hidden by KERNELCLF_NO_NUMBA)")
 @pytest.mark.parametrize("case", ["L1 bias", "vector C", "diag shift", "nu bias", "nu no bias"])
 def test_the_compacted_layout_takes_the_same_steps(case, monkeypatch):
-    """Issue 29: with compiled columns and a cache smaller than the sample, the SMO runs
-    on libsvm's compacted layout (smo_compact: shrinking moves the active variables and
-    their cached entries forward; a missing column is computed on the active ones). It
-    takes the NumPy engine's steps bit for bit, through shrinking and unshrinking (the
-    cached columns spread back out and the gradient reconstructed in compiled code)."""
-    from kernelclf.margin import smo_compact, smo_kkt
+    """Issue 29: with compiled columns and a cache smaller than the sample, the compiled
+    SMO keeps three quarters of the budget for whole columns and a quarter for compacted
+    ones (libsvm's layout: shrinking moves the active variables and their cached entries
+    forward; a missing column is computed on the active ones). It takes the NumPy
+    engine's steps bit for bit, through shrinking and unshrinking (the gradient
+    reconstructed in compiled code)."""
+    import kernelclf.margin.smo.loops as loops  # (the NumPy engine)
+    from kernelclf.margin.smo import compiled, kkt
 
     X, y = _data(11, m=700, d=2)
     m = len(y)
@@ -370,23 +372,23 @@ def test_the_compacted_layout_takes_the_same_steps(case, monkeypatch):
         kw["alpha0"] = a0
         tol = 1e-3                                 # (the nu dual stalls near 1e-5 here)
     calls, rebuilt = [], []
-    real = smo_compact._pair_compact
+    real = compiled._compact_memory
 
-    def spy(*args):
-        calls.append(1)
-        return real(*args)
+    def spy(slots, m):
+        calls.append(slots.capacity < slots.m)
+        return real(slots, m)
 
-    class Spied(smo_kkt._Reconstruction):
+    class Spied(kkt._Reconstruction):
         def __call__(self, idx):
             rebuilt.append(idx.size)
             super().__call__(idx)
-    monkeypatch.setattr(smo_compact, "_pair_compact", spy)
-    monkeypatch.setattr(smo, "_Reconstruction", Spied)
+    monkeypatch.setattr(compiled, "_compact_memory", spy)
+    monkeypatch.setattr(loops, "_Reconstruction", Spied)
     a = solve_smo(p, C, _native_gram(X, 200.0), tol=tol, engine="numpy", **kw)
     assert rebuilt and 0 < min(rebuilt)           # the NumPy engine shrank and unshrank
     g = _native_gram(X, 0.4)                       # 74 of 700 columns fit
     b = solve_smo(p, C, g, tol=tol, engine="compiled", **kw)
-    assert calls and a.converged and b.converged   # ... and the compacted loop followed
+    assert calls == [True] and a.converged and b.converged   # (the budget was split)
     assert a.iterations == b.iterations > 0
     assert np.array_equal(a.alpha, b.alpha) and np.array_equal(a.gradient, b.gradient)
     assert a.bias == b.bias and a.gap == b.gap
@@ -420,10 +422,10 @@ def test_a_replicated_gram_takes_the_steps_of_the_whole_matrix(engine):
 
 
 def test_the_two_variable_step_keeps_the_equality_and_the_box():
-    """smo_step.pair_step (one definition for the three loops): the step keeps
+    """smo.step.pair_step (one definition for both engines): the step keeps
     s_i a_i + s_j a_j, stays in the box, is the unclipped Newton step when that fits,
     and its compiled twin returns the same numbers."""
-    from kernelclf.margin import smo_step
+    from kernelclf.margin.smo import step as smo_step
 
     rng = np.random.default_rng(3)
     for _ in range(500):
@@ -446,39 +448,42 @@ def test_the_two_variable_step_keeps_the_equality_and_the_box():
 
 @pytest.mark.skipif(not smo.HAVE_NUMBA, reason="needs numba (not installed, or hidden by KERNELCLF_NO_NUMBA)")
 def test_the_compiled_passes_choose_as_argmax_does():
-    """smo_passes: the extremes, WSS 2's partner and the update equal their NumPy
-    formulas, ties going to the first position (as np.argmax), on index lists and on
-    the leading block; no candidate gives position -1 and score 0."""
-    from kernelclf.margin import smo_passes as sp
+    """The passes of the compiled loop (in each variant): the extremes, WSS 2's partner and
+    the update equal their NumPy formulas, ties going to the first position (as
+    np.argmax), with kernel signs and two groups; no candidate gives position -1 and
+    score 0."""
+    from kernelclf.margin.smo import compiled
 
     rng = np.random.default_rng(5)
-    for trial in range(200):
-        m = int(rng.integers(1, 60))
-        F = rng.integers(-3, 4, m).astype(float)           # many ties
-        up, low = rng.random(m) < 0.6, rng.random(m) < 0.6
-        Ki, Kj, Kd = rng.random(m), rng.random(m), 1.0 + rng.random(m)
-        idx = np.sort(rng.choice(m, int(rng.integers(1, m + 1)), replace=False))
-        n = idx.size
-        Fu, Fl = np.where(up[idx], F[idx], -np.inf), np.where(low[idx], F[idx], np.inf)
-        gmax, ii, gmin = sp.extremes(F, up, low, idx, n)
-        assert (gmax, gmin) == (Fu.max(), Fl.min())
-        assert ii == (int(Fu.argmax()) if gmax > -np.inf else -1)
-        assert sp.extremes_all(F[idx], up[idx], low[idx], n) == (gmax, ii, gmin)
-        g = F[idx].max() if trial % 3 else 0.5
-        b = g - F[idx]
-        a = np.maximum(Ki[idx] * -2.0 + Kd[idx] + 1.3, smo.TAU)
-        score = np.where(low[idx] & (b > 0), (b * b) / a, 0.0)
-        jb, bb = sp.second(F, low, Ki, Kd, 1.3, g, idx, n)
-        assert bb == score.max() and jb == (int(score.argmax()) if bb > 0 else -1)
-        assert sp.second_all(F[idx], low[idx], Ki[idx], Kd[idx], 1.3, g, n,
-                             np.empty(n)) == (jb, bb)
-        G1, G2 = F.copy(), F[idx].copy()
-        sp.update(G1, Ki, Kj, 0.7, -0.2, idx, n)
-        sp.update_all(G2, Ki[idx], Kj[idx], 0.7, -0.2, n)
-        expect = (F[idx] - Ki[idx] * 0.7) - Kj[idx] * -0.2
-        assert np.array_equal(G1[idx], expect) and np.array_equal(G2, expect)
-        rest = np.setdiff1d(np.arange(m), idx)
-        assert np.array_equal(G1[rest], F[rest])
+    for signed, two in ((False, False), (True, False), (False, True), (True, True)):
+        compiled._variant(signed, two)
+        space = compiled._VARIANTS[signed, two]
+        for trial in range(100):
+            n = int(rng.integers(1, 60))
+            F = rng.integers(-3, 4, n).astype(float)           # many ties
+            up, low = rng.random(n) < 0.6, rng.random(n) < 0.6
+            grp = rng.integers(0, 2, n) if two else np.zeros(n, np.int64)
+            q = rng.choice([-1.0, 1.0], n) if signed else np.ones(n)
+            Ki, Kj, Kd = rng.random(n), rng.random(n), 1.0 + rng.random(n)
+            e = np.empty(n)
+            L = compiled.Layout(np.arange(n), np.arange(n), F.copy(), e, up, low, Kd, e, q,
+                                e, e, grp, np.arange(n), np.empty(n))
+            g = int(trial % 2) if two else 0
+            inside = grp == g
+            Fu, Fl = np.where(up & inside, F, -np.inf), np.where(low & inside, F, np.inf)
+            gmax, ii, gmin = space["_extremes"](L.Fl, L.upl, L.lowl, L.grpl, n, g)
+            assert (gmax, gmin) == (Fu.max(), Fl.min())
+            assert ii == (int(Fu.argmax()) if gmax > -np.inf else -1)
+            top = F.max() if trial % 3 else 0.5
+            b = top - F
+            a = np.maximum(Ki * (q * q[0]) * -2.0 + Kd + 1.3, smo.TAU)
+            score = np.where(low & (b > 0) & inside, (b * b) / a, 0.0)
+            jb, bb = space["_second"](L.Fl, L.lowl, L.grpl, L.ql, L.Kdl, L.score, Ki, 1.3,
+                                      q[0], top, g, n)
+            assert bb == score.max() and jb == (int(score.argmax()) if bb > 0 else -1)
+            space["_update"](L.Fl, L.ql, Ki, Kj, q[0], q[-1], 0.7, -0.2, n)
+            expect = (F - Ki * (q * q[0]) * 0.7) - Kj * (q * q[-1]) * -0.2
+            assert np.array_equal(L.Fl, expect)
 
 
 @pytest.mark.skipif(not smo.HAVE_NUMBA, reason="needs numba (not installed, or hidden by KERNELCLF_NO_NUMBA)")
@@ -711,31 +716,30 @@ def test_the_engines_take_the_same_steps_through_the_unshrinks(monkeypatch):
     """libsvm's unshrink at 10 tol and the stagnation watch bring every variable back
     in all three loops at the same iterations: the NumPy loop, the compiled one and the
     compiled one on the compacted layout take the same steps bit for bit."""
-    from kernelclf.margin import smo_compact, smo_kkt
+    from kernelclf.margin.smo import compiled, kkt, loops
 
     X, y = _low_rank(28, scale=2.0)
     kernel = Polynomial(2, 1.0)
     rebuilt, calls = [], []
 
-    class Spied(smo_kkt._Reconstruction):
+    class Spied(kkt._Reconstruction):
         def __call__(self, idx):
             rebuilt.append(idx.size)
             super().__call__(idx)
-    real = smo_compact._pair_compact
+    real = compiled._compact_memory
 
-    def spy(*args):
-        calls.append(1)
-        return real(*args)
-    monkeypatch.setattr(smo, "_Reconstruction", Spied)
-    monkeypatch.setattr(smo_compact, "_pair_compact", spy)
+    def spy(slots, m):
+        calls.append(slots.capacity < slots.m)
+        return real(slots, m)
+    monkeypatch.setattr(loops, "_Reconstruction", Spied)
+    monkeypatch.setattr(compiled, "_compact_memory", spy)
     kw = dict(s=y, tol=1e-4)
     a = solve_smo(np.ones(48), 140.0, _native_gram(X, 200.0, kernel), engine="numpy", **kw)
     assert len(rebuilt) > 10                      # many returns to the full problem
     b = solve_smo(np.ones(48), 140.0, _native_gram(X, 200.0, kernel), engine="compiled", **kw)
-    assert not calls
     c = solve_smo(np.ones(48), 140.0, _native_gram(X, 20 * 8 * 48 / 2 ** 20, kernel),
                   engine="compiled", **kw)
-    assert calls                                  # the compacted layout ran
+    assert calls == [False, True]                 # whole columns all fit, then a split
     for other in (b, c):
         assert a.converged and other.converged and a.iterations == other.iterations
         assert np.array_equal(a.alpha, other.alpha) and a.gap == other.gap

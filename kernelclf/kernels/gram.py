@@ -34,6 +34,7 @@ from .gram_guard import (
     check_memory,
     get_gram_checks,
 )
+from .native_columns import take_slot
 from .rows import n_rows, take_rows
 
 __all__ = ["Gram", "as_gram", "ColumnCache", "ColumnSlots", "Replicated", "cross_gram"]
@@ -157,17 +158,13 @@ class ColumnSlots:
                 and self.filled >= self.switch * self.m):
             self._store_all()
             return self.slot[i]
-        if self.used < self.capacity:
-            s = self.used
+        s = int(take_slot(self.slot, self.owner, self.stamp, self.used, self.capacity))
+        if self.used < self.capacity:     # (the LRU rule of the compiled loops' caches)
             if s == self.data.shape[0]:
                 grown = np.empty((min(self.capacity, 2 * s), self.m))
                 grown[:s] = self.data
                 self.data = grown
             self.used += 1
-        else:
-            s = int(self.stamp[:self.used].argmin())
-            if self.owner[s] >= 0:
-                self.slot[self.owner[s]] = -1
         self.data[s] = self._raw(i)
         if self.gram.ridge:
             self.data[s, i] += self.gram.ridge

@@ -38,8 +38,7 @@ from sklearn.utils import assert_all_finite, check_scalar
 
 from ..kernels.gram import as_gram
 from ._dual_problem import DualProblem, solve_dual
-from .smo import DualDivergenceError
-from .smo_compiled import HAVE_NUMBA
+from .smo import HAVE_NUMBA, DualDivergenceError
 
 __all__ = ["HAVE_NUMBA", "RMMResult", "solve_rmm"]
 

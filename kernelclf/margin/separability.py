@@ -7,7 +7,8 @@ non-empty), Def. 2.30 (geometric margin), eq. 2.45 (the hard-margin SVM, whose m
 the largest one). The hard-margin machines (SVM, perceptron) and the Bayes point machines
 ask these questions before they fit.
 
-Every test here is bounded in time and memory:
+Every test here is bounded in time and memory: each solver has an iteration budget, and
+the linear program runs only on small samples:
 
 * :func:`hard_margin_bounds` - lower and upper bounds on the largest margin, from an
   iteration-capped nearest-point solver that reads one kernel column at a time;
@@ -28,6 +29,7 @@ from sklearn.utils import check_scalar
 
 from ..kernels.gram import as_gram
 from ..optim import InfeasibleProblemError, Solution, SolverStoppedError, solve_lp
+from .smo import solve_smo
 
 __all__ = ["NotSeparableError", "SeparabilityUndecidedError", "MarginBounds", "Separability",
            "hard_margin_bounds", "check_separability", "is_separable", "geometric_margin",
@@ -38,20 +40,6 @@ __all__ = ["NotSeparableError", "SeparabilityUndecidedError", "MarginBounds", "S
 #: for minutes (500 noisy two-moons points, RBF(0.5)); the program is also capped at
 #: ``5 m + 1000`` iterations (about 0.7 ms each at m = 500).
 LP_MAX_M = 500
-
-_TAU = 1e-12
-
-try:  # numba compiles the pair steps on a stored matrix; without it NumPy runs them
-    from .._jit import njit as _njit
-
-    def _jit(f):
-        return _njit(cache=True, nogil=True)(f)
-    HAVE_NUMBA = True
-except ImportError:  # pragma: no cover - numba is a dependency; Pyodide has none
-    def _jit(f):
-        return f
-    HAVE_NUMBA = False
-
 
 class NotSeparableError(ValueError):
     """The training sample has an empty version space (no consistent classifier)."""
@@ -154,9 +142,13 @@ def hard_margin_bounds(K, y, fit_bias=False, *, threshold=None, max_iter=None, t
     function minimises ``||w_u||^2 = u' Q u``, ``Q = diag(y) K diag(y)``, over the weights
     ``u >= 0`` with ``sum_i u_i = 1`` (per class with a threshold), by pair steps that move
     weight from one example to another (the Mitchell-Demyanov-Malozemov step, with the
-    second-order choice of the partner of Fan, Chen & Lin, JMLR 6, 2005, WSS 2). One step
-    reads two kernel columns and costs ``O(m)``; with columns on demand nothing of size
-    ``m x m`` is stored (a stored matrix is used as it is, numba-compiled).
+    second-order choice of the partner of Fan, Chen & Lin, JMLR 6, 2005, WSS 2): the pair
+    steps of the package's SMO (:func:`kernelclf.margin.smo.solve_smo`) on this problem
+    (no linear term, no upper bound, kernel signs ``y``, one equality per class with a
+    threshold). One step reads two kernel columns and costs ``O(m)``; with columns on
+    demand nothing of size ``m x m`` is stored. The stopping test below runs every
+    ``max(16, min(m, 1000) // 4)`` steps and at the end, so a run may take up to that many
+    steps more than the first iterate that passes it.
 
     Every iterate gives both bounds. ``w_u = sum_i u_i y_i phi(x_i)``; for a unit ``w``
     with margin ``gamma``, ``<w, w_u> >= gamma`` (``>= 2 gamma`` between the two hulls), so
@@ -182,9 +174,9 @@ def hard_margin_bounds(K, y, fit_bias=False, *, threshold=None, max_iter=None, t
     tol : float
         Stop when ``upper - lower <= tol * upper``.
     engine : {'auto', 'numpy'}
-        ``'auto'``: the steps run numba-compiled on a stored matrix (an array, or a
-        ``Gram`` that holds its matrix) and in NumPy on columns computed on demand;
-        ``'numpy'``: always NumPy (what runs without numba). Same steps either way.
+        The engine of :func:`kernelclf.margin.smo.solve_smo`: ``'auto'`` runs the steps
+        numba-compiled when numba is installed; ``'numpy'`` always in NumPy (what runs
+        without numba).
 
     Returns
     -------
@@ -213,52 +205,40 @@ def hard_margin_bounds(K, y, fit_bias=False, *, threshold=None, max_iter=None, t
             raise ValueError("fit_bias=True needs examples of both classes")
     else:
         groups = [np.ones(m, dtype=bool)]
-    grp = np.zeros(m, dtype=np.int64)
-    if fit_bias:
-        grp[y < 0] = 1
-    ngroups = len(groups)
     u = np.zeros(m)
     for mask in groups:
         u[mask] = 1.0 / mask.sum()
     thr = -1.0 if threshold is None else float(threshold) * R
-    dense = None
-    if HAVE_NUMBA and engine != "numpy":
-        dense = np.ascontiguousarray(K, dtype=float) if isinstance(K, np.ndarray) \
-            else _stored_matrix(gram)
-    if dense is not None:
-        def run(budget):
-            return _pair_steps(dense, y, kd, u, g, grp, ngroups, budget, thr, float(tol))
-    else:
-        getter = getattr(gram, "column_getter", None)
-        column = getter() if getter is not None else gram.column
 
-        def run(budget):
-            return _pair_steps_np(column, y, kd, u, g, groups, budget, thr, float(tol))
+    def stop(alpha, grad):
+        return _stop(*_margin_of(grad, float(alpha @ grad), groups, fit_bias), thr, tol)
 
+    # the pair steps are SMO's on min 1/2 u'Qu (p = 0, no upper bound, the sums of u fixed
+    # by the start): kernel signs y, one equality per class with a threshold
+    kw = dict(kernel_signs=y, groups=y if fit_bias else None, shrinking=False,
+              tol=max(1e-13 * R * R, 1e-300), engine=engine, callback=stop,
+              callback_every=max(16, min(m, 1000) // 4))
     g = y * np.asarray(gram.matvec(y * u), dtype=float)
-    it = 0
+    it, optimal = 0, False
     while True:
-        steps, code = run(max_iter - it)
-        it += int(steps)
         low, up = _margin_of(g, float(u @ g), groups, fit_bias)
-        if steps and low > 0:
+        if optimal or it >= max_iter or _stop(low, up, thr, tol):
+            break
+        res = solve_smo(np.zeros(m), np.inf, gram, alpha0=u, max_iter=max_iter - it, **kw)
+        it += res.iterations
+        u, g = res.alpha, res.gradient
+        optimal = res.converged or res.stalled      # no pair step lowers u'Qu any more
+        if res.iterations and _margin_of(g, float(u @ g), groups, fit_bias)[0] > 0:
             # a separator is claimed: recompute g exactly (one product K v), so that the
             # certificate does not rest on accumulated updates
-            g[:] = y * np.asarray(gram.matvec(y * u), dtype=float)
-            low, up = _margin_of(g, float(u @ g), groups, fit_bias)
-            if it < max_iter and not _stop(low, up, thr, tol) and code != _OPTIMAL:
-                continue
-        break
-    converged = code == _OPTIMAL or up - low <= tol * up
+            g = y * np.asarray(gram.matvec(y * u), dtype=float)
+    converged = optimal or up - low <= tol * up
     coef = y * u
     bias = 0.0
     if fit_bias:
         bias = -0.5 * (float(g[groups[0]].min()) - float(g[groups[1]].min()))
     return MarginBounds(lower=float(low), upper=float(up), radius=R, coef=coef, bias=bias,
                         iterations=it, converged=bool(converged))
-
-
-_BUDGET, _STOPPED, _OPTIMAL = 0, 1, 2
 
 
 def _stop(low, up, thr, tol):
@@ -268,130 +248,6 @@ def _stop(low, up, thr, tol):
     if thr == 0.0:
         return low > 0
     return thr > 0 and (low >= thr or up < thr)
-
-
-def _stored_matrix(gram):
-    """A copy of the whole matrix (with its ridge) when the Gram object holds it anyway and
-    the copy fits in memory, else ``None`` (the NumPy steps on columns then run)."""
-    if getattr(gram, "precomputed", False):
-        try:
-            return np.ascontiguousarray(gram.full())
-        except MemoryError:
-            return None
-    return None
-
-
-def _pair_steps_np(column, y, kd, u, g, groups, budget, thr, tol):
-    """Pair steps of :func:`hard_margin_bounds` with NumPy vector operations (columns from
-    ``column(i)``, on demand). ``u`` and ``g = Q u`` are updated in place; returns
-    ``(steps, code)``: ``_STOPPED`` when :func:`_stop` holds, ``_OPTIMAL`` when no pair
-    step lowers ``u'Qu``, ``_BUDGET`` when ``budget`` steps were made."""
-    fit_bias = len(groups) == 2
-    for steps in range(int(budget) + 1):
-        low, up = _margin_of(g, float(u @ g), groups, fit_bias)
-        if _stop(low, up, thr, tol):
-            return steps, _STOPPED
-        if steps == budget:
-            break
-        best = None
-        for mask in groups:
-            gm = g if not fit_bias else np.where(mask, g, np.inf)
-            i = int(gm.argmin())
-            b = g - g[i]
-            cand = (u > 0) & (b > 0)
-            if fit_bias:
-                cand &= mask
-            if not cand.any():
-                continue
-            qi = column(i) * (y * y[i])
-            a = kd + kd[i] - 2.0 * qi
-            np.maximum(a, _TAU, out=a)
-            score = np.where(cand, b * b / a, -1.0)
-            j = int(score.argmax())
-            if best is None or score[j] > best[0]:
-                best = (score[j], i, j, qi, b[j] / a[j])
-        if best is None:
-            return steps, _OPTIMAL
-        _, i, j, qi, step = best
-        t = min(float(u[j]), float(step))
-        u[i] += t
-        u[j] -= t
-        g += t * (qi - column(j) * (y * y[j]))
-    return int(budget), _BUDGET
-
-
-@_jit
-def _pair_steps(K, y, kd, u, g, grp, ngroups, budget, thr, tol):  # pragma: no cover - numba
-    """Compiled twin of :func:`_pair_steps_np` on a stored matrix ``K`` (the same
-    selection, step and stopping test, one loop over the examples per step)."""
-    m = y.shape[0]
-    mn = np.empty(2)
-    am = np.zeros(2, dtype=np.int64)
-    steps = 0
-    while True:
-        wn2 = 0.0
-        for k in range(m):
-            wn2 += u[k] * g[k]
-        mn[0] = np.inf
-        mn[1] = np.inf
-        for k in range(m):
-            c = grp[k]
-            if g[k] < mn[c]:
-                mn[c] = g[k]
-                am[c] = k
-        if wn2 > 0.0:
-            wn = math.sqrt(wn2)
-            if ngroups == 2:
-                low = (mn[0] + mn[1]) / (2.0 * wn)
-                up = wn / 2.0
-            else:
-                low = mn[0] / wn
-                up = wn
-        else:
-            low = -np.inf
-            up = 0.0
-        if up - low <= tol * up:
-            return steps, 1
-        if thr == 0.0:
-            if low > 0.0:
-                return steps, 1
-        elif thr > 0.0 and (low >= thr or up < thr):
-            return steps, 1
-        if steps == budget:
-            return steps, 0
-        best = -1.0
-        bi = -1
-        bj = -1
-        bstep = 0.0
-        for c in range(ngroups):
-            i = am[c]
-            gi = g[i]
-            yi = y[i]
-            for k in range(m):
-                if grp[k] != c or u[k] <= 0.0:
-                    continue
-                b = g[k] - gi
-                if b <= 0.0:
-                    continue
-                a = kd[k] + kd[i] - 2.0 * (K[i, k] * (y[k] * yi))
-                if a < 1e-12:
-                    a = 1e-12
-                sc = b * b / a
-                if sc > best:
-                    best = sc
-                    bi = i
-                    bj = k
-                    bstep = b / a
-        if bi < 0:
-            return steps, 2
-        t = min(u[bj], bstep)
-        u[bi] += t
-        u[bj] -= t
-        yi = y[bi]
-        yj = y[bj]
-        for k in range(m):
-            g[k] += t * (K[bi, k] * (y[k] * yi) - K[bj, k] * (y[k] * yj))
-        steps += 1
 
 
 @dataclass

@@ -24,10 +24,10 @@ a quadratic program in the ``2m`` variables ``z = (alpha, alpha^*)``. As libsvm 
 ``s = (+1, ..., +1, -1, ..., -1)``, ``Q = diag(s) [[K, K], [K, K]] diag(s)``,
 ``p = (t - eps, -t - eps)`` and, with a bias, the equality ``s'z = 0``, and solved by the
 package's SMO (:func:`kernelclf.margin.smo.solve_smo`: pairwise steps with the equality,
-coordinate descent without it; its polishing makes the result exact up to round-off once
-SMO has found which variables sit at a bound). ``solver='qp'`` hands the same problem to
-the dense interior-point :func:`kernelclf.optim.solve_qp` (LKC App. D form; O(m^3) per
-iteration), for checking and teaching. The prediction is
+coordinate descent without it; its polishing makes the result exact up to round-off when
+SMO has found which variables sit at a bound, and is not kept otherwise). ``solver='qp'``
+hands the same problem to the dense interior-point :func:`kernelclf.optim.solve_qp` (LKC
+App. D form; O(m^3) per iteration), for checking and teaching. The prediction is
 ``f(x) = sum_i beta_i k(x_i, x) + b``. The bias comes from the Karush-Kuhn-Tucker
 conditions: every free ``alpha_i`` gives ``b = t_i - eps - (K beta)_i``, every free
 ``alpha_i^*`` gives ``b = t_i + eps - (K beta)_i``; their mean is taken, or the midpoint of
@@ -103,7 +103,8 @@ class SupportVectorRegression(DualRegressor):
         which the KKT equations of the free variables are solved exactly when that keeps
         the point feasible (``solve_smo(polish=True)``, at most 1000 free variables), so
         the result is exact up to round-off whenever SMO has found which variables sit at
-        a bound; QP: gap tolerance handed to cvxopt, at most ``1e-8``.
+        a bound (otherwise it is SMO's, accurate to ``tol``); QP: gap tolerance handed to
+        cvxopt, at most ``1e-8``.
 
     Attributes
     ----------

@@ -1,4 +1,4 @@
-"""The two-variable step of SMO, shared by its three loops.
+"""The two-variable step of SMO and the constants its engines share.
 
 Book chapter 04 (``book/04_support_vector_machines.md``); LKC App. B.5; Platt (1999);
 Fan, Chen & Lin (2005, JMLR 6, §3); Chang & Lin (2011, libsvm, §4.1).
@@ -7,31 +7,27 @@ With the pair ``(i, j)`` chosen, SMO minimises the dual along the one direction 
 keeps ``s_i a_i + s_j a_j`` fixed: a Newton step of length ``delta`` (the gradients
 ``G_i, G_j`` over the curvature ``quad = Q_ii + Q_jj - 2 s_i s_j Q_ij``), clipped to the
 box ``[0, C_i] x [0, C_j]`` as libsvm clips it. ``pair_step`` is that step and
-``bound_flags`` the "up"/"low" membership of a variable after it. The NumPy loop of
-:func:`kernelclf.margin.smo.solve_smo` calls them as Python functions, the compiled loops
-(:mod:`kernelclf.margin.smo_compiled`, :mod:`kernelclf.margin.smo_compact`) as their
-numba-compiled twins (``pair_step_c``, ``bound_flags_c``, inlined): one
-definition, the same floating-point operations on every engine.
-
-Also here: the small protocol the compiled loops share with their Python drivers (the
-curvature floor ``TAU`` and the return codes).
+``bound_flags`` the "up"/"low" membership of a variable after it. The NumPy engine
+(:mod:`kernelclf.margin.smo.loops`) calls them as Python functions, the compiled engine
+(:mod:`kernelclf.margin.smo.compiled`) as their inlined numba-compiled twins
+(``pair_step_c``, ``bound_flags_c``): one definition, the same floating-point operations.
 """
 from __future__ import annotations
 
-try:
-    from .._jit import njit as _njit
-    HAVE_NUMBA = True
-except ImportError:  # pragma: no cover - Pyodide: the NumPy loops call the Python functions
-    HAVE_NUMBA = False
+from ..._jit import HAVE_NUMBA
+
+if HAVE_NUMBA:
+    from ..._jit import njit as _njit
 
 __all__ = []          # engine internals of kernelclf.margin.smo.solve_smo
 
+#: the curvature floor of the pair step (libsvm's TAU)
 TAU = 1e-12
 #: shrinking rounds without a new smallest gap of the shrunk problem before every
 #: variable is brought back (kernelclf.margin.smo, "Shrinking")
 PATIENCE = 10
-# return codes of the compiled loops
-DONE, MAXITER, NEED, NEWTON, UNBOUNDED, UNSHRINK, STALLED = range(7)
+# how a call of a compiled loop ends
+DONE, MAXITER, NEED, CALLBACK, UNBOUNDED, STALLED = range(6)
 
 
 def pair_step(ai, aj, Ci, Cj, Gi, Gj, quad, opposite):

@@ -3,8 +3,10 @@
 Book chapter 04 (``book/04_support_vector_machines.md``); LKC §2.4, App. B.5; Fan, Chen &
 Lin (2005, JMLR 6); Chang & Lin (2011, libsvm §4-5); Stellato et al. (2020, OSQP's
 polishing). Helpers of :func:`kernelclf.margin.smo.solve_smo`, shared by its NumPy and its
-compiled engine (:mod:`kernelclf.margin.smo_compiled`): they run in Python once per solve
-(or every ``m`` steps), on ``F_t = -s_t G_t`` with ``G = Q a - p`` the gradient.
+compiled engine (:mod:`kernelclf.margin.smo.compiled`): they run in Python once per solve
+(or every so many steps), on ``F_t = -s_t G_t`` with ``G = Q a - p`` the gradient. The
+gradient reconstruction of the NumPy engine is :class:`_Reconstruction`; the compiled
+engine does the same operations in compiled code.
 """
 from __future__ import annotations
 
@@ -174,7 +176,7 @@ def _group_rho(F, alpha, C, s, gm):
 
 def _newton_on_free_eq(alpha, F, C, s, gmask, getcol, max_free=2000):
     """Newton step on the free variables under the equalities (the pairwise SMO's
-    periodic step, :func:`kernelclf.margin.smo.solve_smo` ``newton_every``).
+    periodic step, ``newton_every`` of :func:`kernelclf.margin.smo.solve_smo`).
 
     With the variables at a bound fixed, the free ones move along the solution of the
     bordered system of :func:`_polish` (the minimiser over their affine set; the

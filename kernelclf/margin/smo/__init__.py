@@ -52,16 +52,19 @@ The loop stops at ``max_iter`` (default libsvm's limit ``max(10^7, 100 m)``; sci
 neither variable: such a step is below the round-off of ``alpha`` (``tol`` finer than
 floating point resolves), and the same pair would come back for ever.
 
-Two engines take the same steps (the same iterates, bit for bit): NumPy vector
-operations (always available, e.g. in Pyodide), and loops compiled with numba
-(:mod:`kernelclf.margin.smo_compiled`, the default when numba is installed) that read
-the columns from a :class:`kernelclf.kernels.gram.ColumnSlots` and, for the linear,
-polynomial and RBF kernels on few features, compute missing columns themselves
-(:mod:`kernelclf.kernels.native_columns`); when those columns outnumber the cache, the
-compiled loop works on libsvm's compacted layout (:mod:`kernelclf.margin.smo_compact`:
-the active variables contiguous, a missing column computed on them only). The KKT
-helpers (bias, polishing, Newton step, gradient reconstruction) are shared by both
-(:mod:`kernelclf.margin.smo_kkt`).
+Two engines: NumPy vector operations (:mod:`kernelclf.margin.smo.loops`; always there,
+e.g. in Pyodide), and loops compiled with numba (:mod:`kernelclf.margin.smo.compiled`;
+the default when numba is installed) on libsvm's compacted layout, which read the columns
+from a :class:`kernelclf.kernels.gram.ColumnSlots` and, for the linear, polynomial and
+RBF kernels on few features, compute missing columns themselves
+(:mod:`kernelclf.kernels.native_columns`). Both follow the same rules with the same
+floating-point operations in the same order, so on the same kernel values (a stored
+matrix, or columns computed by Python) they take the same steps, bit for bit. The
+compiled kernel columns agree with NumPy's to round-off, not bit for bit (the sums run in
+another order, the exponential is the compiled loop's own): there the two engines stop at
+different points of the same tolerance, after different numbers of steps. The KKT
+helpers (bias, polishing, Newton steps, the NumPy engine's gradient reconstruction) are
+:mod:`kernelclf.margin.smo.kkt`.
 
 The bias is computed libsvm-style from the free variables (the average of
 ``s_t G_t`` over ``0 < a_t < C_t``; the midpoint of the feasible interval
@@ -74,20 +77,26 @@ free ones (with the equality constraints) are solved exactly, as in the
 polished point is kept only if it stays in the box and its maximal KKT violation
 is not larger than SMO's; then the solution is exact up to round-off instead of
 ``tol``-accurate (and, e.g., integer per-example bounds give the same machine as
-repeated examples).
+repeated examples). Where SMO has stopped before the bounded variables are the
+optimum's, the exact solution of the free variables' equations leaves the box, and the
+result is SMO's own, accurate to ``tol`` only (book chapter 04 shows both outcomes on
+two moons: kept for C = 1 and 10, not for C = 100). The polish is skipped when more
+than 1000 variables are free.
 """
 from __future__ import annotations
 
+import math
 import numbers
 from dataclasses import dataclass
 
 import numpy as np
 from sklearn.utils import assert_all_finite, check_scalar
 
-from ..kernels.gram import ColumnSlots, Gram, Replicated, as_gram
-from . import smo_compiled as _cc
-from .smo_compiled import HAVE_NUMBA
-from .smo_kkt import (
+from ..._jit import HAVE_NUMBA
+from ...kernels.gram import ColumnSlots, Gram, Replicated, as_gram
+from . import compiled as _cc
+from . import loops
+from .kkt import (
     _bias,
     _group_rho,
     _kkt_gap,
@@ -95,9 +104,8 @@ from .smo_kkt import (
     _newton_on_free_eq,
     _objective,
     _polish,
-    _Reconstruction,
 )
-from .smo_step import PATIENCE, TAU, bound_flags, pair_step
+from .step import TAU
 
 __all__ = ["SMOResult", "solve_smo", "DualDivergenceError", "HAVE_NUMBA"]
 
@@ -156,7 +164,8 @@ def default_max_iter(m):
 
 def solve_smo(p, C, gram, *, s=None, groups=None, equality=True, alpha0=None, tol=1e-3,
               max_iter=None, shrinking=True, alpha_bound=np.inf, polish=False,
-              diag_shift=None, kernel_signs=None, engine="auto", newton_every=0):
+              diag_shift=None, kernel_signs=None, engine="auto", newton_every=0,
+              callback=None, callback_every=0):
     """Minimise ``1/2 a'Qa - p'a`` over a box (and equality constraints) by SMO.
 
     Parameters
@@ -193,7 +202,8 @@ def solve_smo(p, C, gram, *, s=None, groups=None, equality=True, alpha0=None, to
         (used to detect an unbounded hard-margin dual).
     polish : bool, default False
         After convergence, solve the KKT equations on the free variables exactly
-        (see the module notes); kept only if it does not increase the KKT violation.
+        (see the module notes); kept only if the point stays in the box and the KKT
+        violation does not increase, else SMO's ``tol``-accurate point is returned.
         Skipped when more than 1000 variables are free.
     diag_shift : float or (m,) array, optional
         Added to the diagonal of ``K`` (the weighted quadratic soft margin's ``1/C_i``,
@@ -203,16 +213,22 @@ def solve_smo(p, C, gram, *, s=None, groups=None, equality=True, alpha0=None, to
         signs ``s`` (the nu-SVM without bias: ``s = 1``, ``q = y``).
     newton_every : int, default 0
         With the equalities: every this many pair steps, a Newton step on the free
-        variables (:func:`kernelclf.margin.smo_kkt._newton_on_free_eq`; 0: none). It
+        variables (:func:`kernelclf.margin.smo.kkt._newton_on_free_eq`; 0: none). It
         helps where many variables are free and pair steps zigzag, as in the relative
         margin machine's dual at a tight bound (:func:`kernelclf.margin.rmm_solver.solve_rmm`).
     engine : {'auto', 'compiled', 'numpy'}
         ``'compiled'`` runs the loops in numba-compiled code
-        (:mod:`kernelclf.margin.smo_compiled`) on the columns of a
+        (:mod:`kernelclf.margin.smo.compiled`) on the columns of a
         :class:`kernelclf.kernels.gram.ColumnSlots`; ``'numpy'`` runs them as NumPy
-        vector operations (Pyodide has no numba). Both take the same steps.
-        ``'auto'``: compiled when numba is installed and ``gram`` is a
-        :class:`kernelclf.kernels.gram.Gram` or an array.
+        vector operations (Pyodide has no numba). On the same kernel values both take the
+        same steps (module notes). ``'auto'``: compiled when numba is installed and
+        ``gram`` is a :class:`kernelclf.kernels.gram.Gram` or an array.
+    callback : callable, optional
+        With the equalities: ``callback(alpha, gradient)`` every ``callback_every`` pair
+        steps; a true result stops the loop (not converged). The gradient is exact for
+        the variables that shrinking has not set aside (all of them with
+        ``shrinking=False``).
+    callback_every : int, default 0
 
     Returns
     -------
@@ -252,9 +268,9 @@ def solve_smo(p, C, gram, *, s=None, groups=None, equality=True, alpha0=None, to
                              "semi-definite)")
     q = np.ones(m) if kernel_signs is None else _signs(kernel_signs, m, "kernel_signs")
     Kd = Kd + r
-    points = None
-    if isinstance(gram, Replicated):    # (its base's ridge is repeated with it)
-        points = gram.points
+    callback_every = check_scalar(callback_every, "callback_every", numbers.Integral,
+                                  min_val=0)
+    points = gram.points if isinstance(gram, Replicated) else None
     compiled = HAVE_NUMBA and (engine == "compiled" or (
         engine == "auto" and isinstance(gram if points is None else gram.base, Gram)))
     if points is not None and not equality:     # (the compiled coordinate loop reads
@@ -292,12 +308,16 @@ def solve_smo(p, C, gram, *, s=None, groups=None, equality=True, alpha0=None, to
     for k in np.flatnonzero(alpha):
         F -= getcol(k) * (s[k] * alpha[k])
     if not equality:
+        every = max(20, m)
         if slots is not None:
-            res = _coordinate_compiled(p, C, s, q, r, slots, getcol, Kd, alpha, F, tol,
-                                       max_iter, alpha_bound)
+            code, it = _cc.run_coordinate(
+                slots, Kd, np.maximum(Kd, TAU), r, q, s, C, alpha, F, tol, max_iter, every,
+                alpha_bound, lambda: _newton_on_free(alpha, F, C, s, getcol))
+            how = _HOW[code]
         else:
-            res = _coordinate_descent(p, C, s, getcol, Kd, alpha, F, tol, max_iter,
-                                      alpha_bound)
+            it, how = loops.coordinate(p, C, s, getcol, Kd, alpha, F, tol, max_iter,
+                                       alpha_bound)
+        res = _result(p, C, s, None, alpha, F, it, how, alpha_bound)
         if polish and res.converged:
             _polish(res, p, C, s, None, getcol)
         return res
@@ -309,18 +329,39 @@ def solve_smo(p, C, gram, *, s=None, groups=None, equality=True, alpha0=None, to
     labels = np.unique(groups)
     if len(labels) > 2:
         raise ValueError("at most two equality groups are supported")
+    gmask = [groups == g for g in labels]
+    every = math.gcd(int(newton_every), callback_every if callback is not None else 0)
+
+    def on_every(it, up, low):
+        """The Newton step due, and the caller's callback (True: stop)."""
+        if newton_every and it % newton_every == 0:
+            if _newton_on_free_eq(alpha, F, C, s, gmask, getcol) is not None:
+                up[:], low[:] = np.where(s > 0, alpha < C, alpha > 0), \
+                    np.where(s > 0, alpha > 0, alpha < C)
+        return bool(callback is not None and callback_every and it % callback_every == 0
+                    and callback(alpha, -s * F))
+
     if slots is not None:
-        res = _pairwise_compiled(p, C, s, q, r, groups, labels, slots, getcol, Kd, alpha, F,
-                                 tol, max_iter, shrinking, alpha_bound, points,
-                                 int(newton_every))
+        grp = np.zeros(m, dtype=np.int64)
+        for k, gm in enumerate(gmask):
+            grp[gm] = k
+        code, it = _cc.run_pairwise(slots, Kd, r, q, s, grp, len(gmask), C, alpha, F, tol,
+                                    max_iter, shrinking, alpha_bound, points, every,
+                                    on_every)
+        how = _HOW[code]
     else:
-        res = _pairwise(p, C, s, groups, labels, getcol, Kd, alpha, F, tol, max_iter,
-                        shrinking, alpha_bound, int(newton_every))
+        it, how = loops.pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter,
+                                 shrinking, alpha_bound, every, on_every)
+    res = _result(p, C, s, gmask, alpha, F, it, how, alpha_bound)
     if polish and res.converged:
-        _polish(res, p, C, s, [groups == g for g in labels], getcol,
+        _polish(res, p, C, s, gmask, getcol,
                 getcols=slots.columns if slots is not None and points is None
                 and getcol is column else None)
     return res
+
+
+_HOW = {_cc.DONE: "done", _cc.MAXITER: "maxiter", _cc.STALLED: "stalled",
+        _cc.CALLBACK: "stopped", _cc.UNBOUNDED: "unbounded"}
 
 
 def _signs(v, m, name):
@@ -341,156 +382,6 @@ def _bounds(C, m):
     if np.any(np.isnan(C)) or np.any(C <= 0):
         raise ValueError("upper bounds C must be > 0")
     return C
-
-
-def _pairwise(p, C, s, groups, labels, getcol, Kd, alpha, F, tol, max_iter, shrinking,
-              alpha_bound, newton_every=0):
-    m = p.size
-    pos = s > 0
-    # up: a_t may move so that s_t a_t increases; low: so that it decreases
-    up = np.where(pos, alpha < C, alpha > 0)
-    low = np.where(pos, alpha > 0, alpha < C)
-    gmask = [groups == g for g in labels]
-    ninf, pinf = -np.inf, np.inf
-    active = np.arange(m)
-    shrunk = False
-    unshrunk = False            # libsvm's one-time unshrink at 10 tol is still to come
-    best_gap, stale = np.inf, 0     # the stagnation watch of the shrunk problem
-    counter = min(m, 1000)
-    it = 0
-    converged = stalled = False
-    gap = np.inf
-    reconstruct = _Reconstruction(F, alpha, s, getcol)
-    while it < max_iter:
-        if shrinking:
-            counter -= 1
-            if counter == 0:
-                counter = min(m, 1000)
-                while True:         # back to all variables? (module notes, "Shrinking")
-                    g = _active_gap(F, up, low, gmask, active)
-                    if not unshrunk and g <= 10.0 * tol:
-                        unshrunk = True
-                        if not shrunk:
-                            break
-                    elif shrunk:
-                        best_gap, stale = (g, 0) if g < best_gap else (best_gap, stale + 1)
-                        if stale < PATIENCE:
-                            break
-                    else:
-                        break
-                    reconstruct(_inactive(active, m))
-                    active = np.arange(m)
-                    shrunk = False
-                    best_gap, stale = np.inf, 0
-                active, shrunk = _shrink(F, up, low, gmask, active, shrunk)
-        Fa = F[active] if shrunk else F
-        upa = up[active] if shrunk else up
-        lowa = low[active] if shrunk else low
-        best = None
-        gap = ninf
-        # (shrinking can leave no variable active: then no pair, and the full problem
-        # is reconstructed and checked below, as libsvm does)
-        for gm in (gmask if Fa.size else ()):
-            gma = gm[active] if shrunk else gm
-            mu = upa & gma if len(gmask) > 1 else upa
-            ml = lowa & gma if len(gmask) > 1 else lowa
-            Fu = np.where(mu, Fa, ninf)
-            ii = int(Fu.argmax())
-            gmax = Fu[ii]
-            Fl = np.where(ml, Fa, pinf)
-            gmin = Fl.min()
-            if gmax - gmin > gap:
-                gap = gmax - gmin
-            if gmax == ninf or gmax - gmin <= 0:
-                continue
-            i = int(active[ii]) if shrunk else ii
-            Ki = getcol(i)
-            Kia = Ki[active] if shrunk else Ki
-            # b = gmax - F_t > 0 on eligible t (0 elsewhere); a = K_ii + K_tt - 2 K_it
-            b = np.subtract(gmax, Fl)
-            np.maximum(b, 0.0, out=b)
-            a = np.multiply(Kia, -2.0)
-            a += Kd[active] if shrunk else Kd
-            a += Kd[i]
-            np.maximum(a, TAU, out=a)
-            b *= b
-            b /= a
-            jj = int(b.argmax())
-            if not b[jj] > 0:
-                continue
-            if best is None or b[jj] > best[0]:
-                best = (b[jj], i, (int(active[jj]) if shrunk else jj), Ki)
-        if gap <= tol or best is None:
-            if shrunk:
-                # reconstruct the full problem (the gradient of the shrunk variables
-                # has not been updated) and check again
-                reconstruct(_inactive(active, m))
-                active = np.arange(m)
-                shrunk = False
-                best_gap, stale = np.inf, 0
-                counter = min(m, 1000)
-                continue
-            converged = gap <= tol or best is None
-            break
-        _, i, j, Ki = best
-        Kj = getcol(j)
-        Ci, Cj = float(C[i]), float(C[j])
-        ai, aj = float(alpha[i]), float(alpha[j])
-        Gi, Gj = float(-s[i] * F[i]), float(-s[j] * F[j])
-        Kij = float(Ki[j])
-        quad = max(Kd[i] + Kd[j] - 2.0 * Kij, TAU)
-        ai, aj = pair_step(ai, aj, Ci, Cj, Gi, Gj, quad, bool(s[i] != s[j]))
-        dai, daj = ai - alpha[i], aj - alpha[j]
-        if dai == 0.0 and daj == 0.0:
-            # a step below round-off: nothing changes, and the same pair would come back
-            # for ever; check the full problem, then stop (not converged: tol is finer
-            # than floating point resolves here)
-            if shrunk:
-                reconstruct(_inactive(active, m))
-                active = np.arange(m)
-                shrunk = False
-                best_gap, stale = np.inf, 0
-                counter = min(m, 1000)
-                continue
-            stalled = True
-            break
-        alpha[i], alpha[j] = ai, aj
-        if shrunk:              # as libsvm: the gradient of the active variables only
-            F[active] -= Ki[active] * (s[i] * dai)
-            F[active] -= Kj[active] * (s[j] * daj)
-        else:
-            F -= Ki * (s[i] * dai)
-            F -= Kj * (s[j] * daj)
-        up[i], low[i] = bound_flags(s[i], ai, Ci)
-        up[j], low[j] = bound_flags(s[j], aj, Cj)
-        it += 1
-        if ai > alpha_bound or aj > alpha_bound:
-            raise _diverged(it, alpha_bound)
-        if newton_every and it % newton_every == 0:
-            _newton_step(alpha, F, C, s, gmask, getcol, up, low)
-    if shrunk:                  # stopped at max_iter
-        reconstruct(_inactive(active, m))
-    return _pairwise_result(p, C, s, gmask, alpha, F, up, low, it, converged, stalled)
-
-
-def _newton_step(alpha, F, C, s, gmask, getcol, up, low):
-    """The periodic Newton step on the free variables, then their bound flags."""
-    if _newton_on_free_eq(alpha, F, C, s, gmask, getcol) is not None:
-        pos = s > 0
-        up[:] = np.where(pos, alpha < C, alpha > 0)
-        low[:] = np.where(pos, alpha > 0, alpha < C)
-
-
-def _inactive(active, m):
-    keep = np.ones(m, dtype=bool)
-    keep[active] = False
-    return np.flatnonzero(keep)
-
-
-def _diverged(it, alpha_bound):
-    return DualDivergenceError(
-        f"dual variable exceeded {alpha_bound:g} after {it} iterations: the dual "
-        "is unbounded (the sample is not separable in feature space)")
 
 
 def _wrap_columns(getcol, q, r, signed):
@@ -515,48 +406,22 @@ def _replicated_columns(slots, gram):
     return lambda u: np.tile(slots.column(int(points[u])), copies)
 
 
-def _pairwise_compiled(p, C, s, q, r, groups, labels, slots, getcol, Kd, alpha, F, tol,
-                       max_iter, shrinking, alpha_bound, points=None, newton_every=0):
-    """:func:`_pairwise` run by the compiled loop (:func:`kernelclf.margin.smo_compiled._pair_loop`)."""
-    pos = s > 0
-    up = np.where(pos, alpha < C, alpha > 0)
-    low = np.where(pos, alpha > 0, alpha < C)
-    gmask = [groups == g for g in labels]
-    grp = np.zeros(p.size, dtype=np.int64)
-    for k, gm in enumerate(gmask):
-        grp[gm] = k
-    code, it, gap = _cc.run_pairwise(
-        slots, Kd, r, q, s, grp, len(gmask), C, alpha, F, up, low, tol, max_iter, shrinking,
-        alpha_bound, _Reconstruction(F, alpha, s, getcol), points, newton_every,
-        lambda: _newton_step(alpha, F, C, s, gmask, getcol, up, low))
-    if code == _cc.UNBOUNDED:
-        raise _diverged(it, alpha_bound)
-    return _pairwise_result(p, C, s, gmask, alpha, F, up, low, it, code == _cc.DONE,
-                            code == _cc.STALLED)
-
-
-def _coordinate_compiled(p, C, s, q, r, slots, getcol, Kd, alpha, F, tol, max_iter,
-                         alpha_bound):
-    """:func:`_coordinate_descent` run by the compiled loop."""
-    newton_every = max(20, p.size)
-    code, it, gap = _cc.run_coordinate(
-        slots, Kd, np.maximum(Kd, TAU), r, q, s, C, alpha, F, tol, max_iter, newton_every,
-        alpha_bound, lambda: _newton_on_free(alpha, F, C, s, getcol))
-    if code == _cc.UNBOUNDED:
-        raise _diverged(it, alpha_bound)
-    return SMOResult(alpha=alpha, objective=_objective(alpha, F, s, p), bias=0.0,
-                     iterations=it, gap=_kkt_gap(F, alpha, C, s, None),
-                     converged=code == _cc.DONE, gradient=-s * F)
-
-
-def _pairwise_result(p, C, s, gmask, alpha, F, up, low, it, converged, stalled=False):
+def _result(p, C, s, gmask, alpha, F, it, how, alpha_bound):
     """The result; its ``gap`` is the full problem's at the final point (after any stop,
     the gradient of every variable is exact there)."""
+    if how == "unbounded":
+        raise DualDivergenceError(
+            f"dual variable exceeded {alpha_bound:g} after {it} iterations: the dual is "
+            "unbounded (the sample is not separable in feature space)")
     res = SMOResult(alpha=alpha, objective=_objective(alpha, F, s, p), bias=0.0,
-                    iterations=it, gap=_kkt_gap(F, alpha, C, s, gmask), converged=converged,
-                    gradient=-s * F, stalled=stalled)
+                    iterations=it, gap=_kkt_gap(F, alpha, C, s, gmask),
+                    converged=how == "done", gradient=-s * F, stalled=how == "stalled")
+    if gmask is None:
+        return res
+    pos = s > 0
     if len(gmask) == 1:
-        res.bias = _bias(F, alpha, C, s, up, low)
+        res.bias = _bias(F, alpha, C, s, np.where(pos, alpha < C, alpha > 0),
+                         np.where(pos, alpha > 0, alpha < C))
     else:
         # each group must have one sign (the nu-SVM groups are the classes)
         r = {float(s[gm][0]): _group_rho(F, alpha, C, s, gm) for gm in gmask}
@@ -564,69 +429,3 @@ def _pairwise_result(p, C, s, gmask, alpha, F, up, low, it, converged, stalled=F
         res.bias = float(-(rpos - rneg) / 2.0)
         res.rho = float((rpos + rneg) / 2.0)
     return res
-
-
-def _active_gap(F, up, low, gmask, active):
-    """The largest KKT gap ``max F(up) - min F(low)`` of the groups over ``active``."""
-    act = np.zeros(F.size, dtype=bool)
-    act[active] = True
-    return max(np.max(F, where=up & gm & act, initial=-np.inf)
-               - np.min(F, where=low & gm & act, initial=np.inf) for gm in gmask)
-
-
-def _shrink(F, up, low, gmask, active, shrunk):
-    """Keep only the active variables that can still take part in a violating pair."""
-    keep = np.zeros(F.size, dtype=bool)
-    act = np.zeros(F.size, dtype=bool)
-    act[active] = True
-    for gm in gmask:
-        gm = gm & act
-        gmax = np.max(F, where=up & gm, initial=-np.inf)
-        gmin = np.min(F, where=low & gm, initial=np.inf)
-        # a variable that can only move "up" with F below gmin, or only "down"
-        # with F above gmax, is stuck at its bound
-        stuck_up = up & ~low & (F < gmin)
-        stuck_low = low & ~up & (F > gmax)
-        keep |= gm & ~(stuck_up | stuck_low)
-    if keep.all():
-        return np.arange(F.size), False
-    return np.flatnonzero(keep), True
-
-
-def _coordinate_descent(p, C, s, getcol, Kd, alpha, F, tol, max_iter, alpha_bound):
-    """Greedy single-variable Newton steps for the problem without equality,
-    with a projected Newton step on the free variables every ``m`` updates."""
-    m = p.size
-    Kd_safe = np.maximum(Kd, TAU)
-    it = 0
-    converged = False
-    gap = np.inf
-    newton_every = max(20, m)
-    while it < max_iter:
-        G = -s * F
-        # projected gradient: the KKT violation of each coordinate
-        pg = np.where(alpha <= 0, np.minimum(G, 0.0), np.where(alpha >= C, np.maximum(G, 0.0), G))
-        gap = float(np.abs(pg).max()) if m else 0.0
-        if gap <= tol:
-            converged = True
-            break
-        if it and it % newton_every == 0:
-            _newton_on_free(alpha, F, C, s, getcol)
-            G = -s * F
-        new = np.clip(alpha - G / Kd_safe, 0.0, C)
-        d = new - alpha
-        gain = -G * d - 0.5 * Kd_safe * d * d
-        t = int(gain.argmax())
-        if not gain[t] > 0:
-            # violation left but no decrease possible: flat direction at round-off
-            converged = True
-            break
-        dt = d[t]
-        alpha[t] = new[t]
-        F -= getcol(t) * (s[t] * dt)
-        it += 1
-        if alpha[t] > alpha_bound:
-            raise _diverged(it, alpha_bound)
-    return SMOResult(alpha=alpha, objective=_objective(alpha, F, s, p), bias=0.0,
-                     iterations=it, gap=_kkt_gap(F, alpha, C, s, None), converged=converged,
-                     gradient=-s * F)

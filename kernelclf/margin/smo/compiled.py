@@ -1,0 +1,819 @@
+"""The compiled engine of :func:`kernelclf.margin.smo.solve_smo` (numba).
+
+Book chapter 04 (``book/04_support_vector_machines.md``); LKC §2.4, App. B.5; Fan, Chen &
+Lin (2005, JMLR 6, §3, WSS 2); Chang & Lin (2011, libsvm, §4-5).
+
+One pairwise loop, :func:`_pairs`, runs every problem with equalities, on libsvm's
+compacted layout: the ``n`` active variables' values are copied into contiguous arrays
+(the ``Layout``), so that the selection and the gradient update are passes over
+contiguous memory. While every variable is active (``n = m``) the passes read whole
+kernel columns; once shrinking has set variables aside they read compacted columns,
+``n`` entries each (column ``c`` in ``cflat[c n : (c + 1) n]``), copied from the whole
+column when that is cached, else computed on the active rows only. Every shrinking step
+moves the survivors forward in place, in the variables and in the compacted columns;
+bringing every variable back reconstructs the gradient of the shrunk ones (the
+operations of :class:`kernelclf.margin.smo.kkt._Reconstruction`) from whole columns.
+
+The loop's state is named: the iterate and the problem (``Problem``), the layout,
+the two column stores (``Cache``), and two small arrays of counters and values
+(``st``, ``fst``, indexed by named constants) that it keeps between calls. The
+variants are generated from that one body: kernel signs (``SIGNED``) and two equality
+groups (``TWO``) are global constants of a copy of :func:`_pairs` made for each case
+(:func:`_variant`), which numba folds at compile time; diagonal shifts, a map to the
+columns of a :class:`kernelclf.kernels.gram.Replicated` matrix and compiled kernel
+columns are plain arguments (they act outside the passes).
+
+Columns come from a :class:`kernelclf.kernels.gram.ColumnSlots`. For the linear,
+polynomial and RBF kernels on few features the loop computes a missing column itself
+(:mod:`kernelclf.kernels.native_columns`); otherwise it returns to Python (code
+``NEED``), which fills the whole column, and the interrupted iteration is redone from
+its start. The matrix seen by the solver is ``Q_ij = q_i q_j K_ij + [i = j] r_i`` (kernel
+signs ``q``, a diagonal shift ``r``); sign changes are exact, so this gives the numbers
+of the NumPy engine's wrapped columns. Each call returns to Python every ``every`` steps
+(a Newton step, a stopping test). :func:`_coords` is the compiled coordinate descent of
+the problems without equality.
+"""
+from __future__ import annotations
+
+import threading
+import types
+from collections import namedtuple
+
+import numpy as np
+
+from ..._jit import HAVE_NUMBA
+from ...kernels.native_columns import NONE, column_at, column_spec, fill_slot, take_slot
+from .step import (
+    CALLBACK,
+    DONE,
+    MAXITER,
+    NEED,
+    PATIENCE,
+    STALLED,
+    TAU,
+    UNBOUNDED,
+    bound_flags_c,
+    pair_step_c,
+)
+
+if HAVE_NUMBA:
+    from ..._jit import njit as _njit
+
+__all__ = []          # engine internals of kernelclf.margin.smo.solve_smo
+
+#: the iterate and the problem, one entry per variable (``pt``: the cached column of
+#: each variable; ``F0``, ``a0``: the last point where every gradient was exact)
+Problem = namedtuple("Problem", "F alpha up low Kd r q s C grp pt F0 a0 miss")
+#: the compacted layout: ``act[k]`` the variable at position ``k``, ``pos`` its inverse,
+#: the others the active variables' values (``keep`` and ``score`` are scratch)
+Layout = namedtuple("Layout", "act pos Fl al upl lowl Kdl rl ql sl Cl grpl keep score")
+#: whole columns (``data[slot[u]]``, least recently used slot replaced, ``ust = [used,
+#: filled, entries]``), compacted columns, and the compiled kernel (``kind``...)
+Cache = namedtuple("Cache", "data slot owner stamp clock ust cflat cslot cowner cstamp cst "
+                            "kind X sq offset degree")
+# the counters st and the values fst kept between calls
+IT, COUNTER, N, RESUME, UNSHRUNK, STALE, LOADED, REC, FINAL = range(9)
+GAP, BEST = range(2)
+# compile-time flags of _pairs, set per variant (_variant)
+SIGNED = False
+TWO = False
+
+
+def _load(P, L, n):
+    """Copy the active variables ``act[:n]`` into the layout."""
+    act, pos = L.act, L.pos
+    pos[:] = -1
+    for k in range(n):
+        pos[act[k]] = k
+    for dst, src in ((L.Fl, P.F), (L.al, P.alpha), (L.Kdl, P.Kd), (L.rl, P.r),
+                     (L.ql, P.q), (L.sl, P.s), (L.Cl, P.C)):
+        for k in range(n):
+            dst[k] = src[act[k]]
+    for dst, src in ((L.upl, P.up), (L.lowl, P.low)):
+        for k in range(n):
+            dst[k] = src[act[k]]
+    grpl, grp = L.grpl, P.grp
+    for k in range(n):
+        grpl[k] = grp[act[k]]
+
+
+def _store(P, L, k0, n):
+    """Write the layout's values at positions ``k0..n-1`` back to the full arrays."""
+    act = L.act
+    for dst, src in ((P.F, L.Fl), (P.alpha, L.al)):
+        for k in range(k0, n):
+            dst[act[k]] = src[k]
+    for dst, src in ((P.up, L.upl), (P.low, L.lowl)):
+        for k in range(k0, n):
+            dst[act[k]] = src[k]
+
+
+def _forget(Cc):
+    """Empty the store of compacted columns."""
+    cowner, cslot = Cc.cowner, Cc.cslot
+    for c in range(Cc.cst[0]):
+        if cowner[c] >= 0:
+            cslot[cowner[c]] = -1
+        cowner[c] = -1
+    Cc.cst[0] = 0
+
+
+def _whole(u, data, slot, owner, stamp, clock, ust, kind, X, sq, offset, degree):
+    """The slot of the whole column ``u``, computed if the kernel is compiled (the
+    arguments of :func:`kernelclf.kernels.native_columns.fill_slot`), stamped as used;
+    -1 when Python must fill it."""
+    c = slot[u]
+    if c < 0 and kind != NONE:
+        c = fill_slot(u, data, slot, owner, stamp, clock, ust, kind, X, sq, offset, degree)
+    if c >= 0:
+        clock[0] += 1
+        stamp[c] = clock[0]
+    return c
+
+
+def _whole_of(Cc, u):
+    """:func:`_whole` on the cache ``Cc`` (off the loop's hot path)."""
+    return _whole(u, Cc.data, Cc.slot, Cc.owner, Cc.stamp, Cc.clock, Cc.ust, Cc.kind, Cc.X,
+                  Cc.sq, Cc.offset, Cc.degree)
+
+
+def _fetch(pt, act, Cc, g, n, mapped):
+    """The compacted column of variable ``g`` (its active rows) when it is not cached:
+    ``(column, -1)``, copied from the whole column (made first when all whole columns
+    fit, or for a map) or computed on the active rows; or ``(empty, u)`` when Python must
+    fill the whole column ``u`` first."""
+    data, slot, cflat, cslot, cstamp, clock = Cc.data, Cc.slot, Cc.cflat, Cc.cslot, \
+        Cc.cstamp, Cc.clock
+    u = pt[g]
+    w = slot[u]
+    if w < 0 and (Cc.kind == NONE or mapped or Cc.stamp.size >= slot.size):
+        w = _whole_of(Cc, u)
+        if w < 0:
+            return cflat[:0], u
+    ccap = min(cflat.size // n, n, cstamp.size)
+    used = Cc.cst[0]
+    c = take_slot(cslot, Cc.cowner, cstamp, used, ccap)
+    if used < ccap:
+        Cc.cst[0] = used + 1
+    out = cflat[c * n:(c + 1) * n]
+    if w >= 0:
+        col = data[w]
+        if mapped:
+            for k in range(n):
+                out[k] = col[pt[act[k]]]
+        else:
+            for k in range(n):
+                out[k] = col[act[k]]
+    else:                       # the active rows of a compiled column: n kernel values
+        if not column_at(out, g, act, n, Cc.kind, Cc.X, Cc.sq, Cc.offset, Cc.degree):
+            Cc.cowner[c] = -1
+            return cflat[:0], g
+        Cc.ust[2] += n
+    cslot[g] = c
+    Cc.cowner[c] = g
+    clock[0] += 1
+    cstamp[c] = clock[0]
+    return out, -1
+
+
+def _group_gap(L, n, ng):
+    """The largest KKT gap ``max F(up) - min F(low)`` of the groups in the layout."""
+    Fl, upl, lowl, grpl = L.Fl, L.upl, L.lowl, L.grpl
+    gap = -np.inf
+    for g in range(ng):
+        gmax = -np.inf
+        gmin = np.inf
+        for k in range(n):
+            if grpl[k] != g:
+                continue
+            if upl[k] and Fl[k] > gmax:
+                gmax = Fl[k]
+            if lowl[k] and Fl[k] < gmin:
+                gmin = Fl[k]
+        gap = max(gap, gmax - gmin)
+    return gap
+
+
+def _shrink(P, L, Cc, n, ng):
+    """libsvm's shrinking (the rule of :func:`kernelclf.margin.smo.loops._shrink`) in the
+    layout: the survivors, and their compacted columns, move forward in place. Returns
+    the new ``n``."""
+    act, pos, keep, Fl, upl, lowl, grpl = L.act, L.pos, L.keep, L.Fl, L.upl, L.lowl, L.grpl
+    F, alpha, up, low, al = P.F, P.alpha, P.up, P.low, L.al
+    for k in range(n):
+        keep[k] = 1
+    for g in range(ng):
+        gmax = -np.inf
+        gmin = np.inf
+        for k in range(n):
+            if grpl[k] == g:
+                if upl[k] and Fl[k] > gmax:
+                    gmax = Fl[k]
+                if lowl[k] and Fl[k] < gmin:
+                    gmin = Fl[k]
+        for k in range(n):
+            if grpl[k] == g and ((upl[k] and not lowl[k] and Fl[k] < gmin)
+                                 or (lowl[k] and not upl[k] and Fl[k] > gmax)):
+                keep[k] = 0
+    n2 = 0
+    for k in range(n):
+        if keep[k]:
+            keep[n2] = k        # (keep[k2] becomes the old place of survivor k2 <= k)
+            n2 += 1
+        else:                   # set aside: its values back to the full arrays
+            t = act[k]
+            F[t] = Fl[k]
+            alpha[t] = al[k]
+            up[t] = upl[k]
+            low[t] = lowl[k]
+            pos[t] = -1
+    if n2 == n:
+        return n
+    for arr in (Fl, al, L.Kdl, L.rl, L.ql, L.sl, L.Cl):
+        for k2 in range(n2):
+            arr[k2] = arr[keep[k2]]
+    for arr in (upl, lowl):
+        for k2 in range(n2):
+            arr[k2] = arr[keep[k2]]
+    for k2 in range(n2):
+        act[k2] = act[keep[k2]]
+        grpl[k2] = grpl[keep[k2]]
+        pos[act[k2]] = k2
+    # compacted column c (length n) becomes column c2 <= c (length n2 <= n): every read
+    # lies at or after every write
+    cflat, cslot, cowner, cstamp, cst = Cc.cflat, Cc.cslot, Cc.cowner, Cc.cstamp, Cc.cst
+    c2 = 0
+    for c in range(cst[0]):
+        g = cowner[c]
+        if g < 0:
+            continue
+        if pos[g] < 0:
+            cslot[g] = -1
+            continue
+        for k2 in range(n2):
+            cflat[c2 * n2 + k2] = cflat[c * n + keep[k2]]
+        cowner[c2] = g
+        cstamp[c2] = cstamp[c]
+        cslot[g] = c2
+        c2 += 1
+    for c in range(c2, cst[0]):
+        cowner[c] = -1
+    cst[0] = c2
+    return n2
+
+
+def _start_rec(P, L, Cc, st, n):
+    """Bring every variable back: write the layout back, and start the reconstruction of
+    the shrunk variables' gradient (continued by :func:`_continue_rec`; the shrunk
+    variables marked in ``P.miss``)."""
+    m = P.F.size
+    act, miss, F, F0 = L.act, P.miss, P.F, P.F0
+    _store(P, L, 0, n)
+    _forget(Cc)
+    for t in range(m):
+        miss[t] = True
+    for k in range(n):
+        miss[act[k]] = False
+    for t in range(m):
+        act[t] = t
+        if miss[t]:
+            F[t] = F0[t]
+    st[N] = m
+    st[REC] = 0
+    st[LOADED] = 0
+
+
+def _continue_rec(P, L, Cc, st, shifted, mapped):
+    """``F_t = F0_t - sum_k Q_tk s_k (a_k - a0_k)`` for the shrunk ``t``, over the ``k``
+    that moved since the last exact point (the operations, and their order, of
+    :class:`kernelclf.margin.smo.kkt._Reconstruction`). Returns -1 when done (that point
+    is then the new reference), or the whole column Python must fill first."""
+    m = P.F.size
+    F, F0, alpha, a0, s, q, r, pt = P.F, P.F0, P.alpha, P.a0, P.s, P.q, P.r, P.pt
+    data, slot, owner, stamp, clock, ust = Cc.data, Cc.slot, Cc.owner, Cc.stamp, Cc.clock, \
+        Cc.ust
+    kind, X, sq, offset, degree = Cc.kind, Cc.X, Cc.sq, Cc.offset, Cc.degree
+    miss = P.miss
+    for k in range(st[REC], m):
+        d = alpha[k] - a0[k]
+        if d == 0.0:
+            continue
+        w = _whole(pt[k], data, slot, owner, stamp, clock, ust, kind, X, sq, offset, degree)
+        if w < 0:
+            st[REC] = k
+            return pt[k]
+        col = data[w]
+        coef = s[k] * d
+        qk = q[k]
+        for t in range(m):      # (over all m with a mask: a pass the compiler vectorises)
+            if miss[t]:
+                v = col[pt[t]] if mapped else col[t]
+                if SIGNED:
+                    v = v * (q[t] * qk)
+                if shifted and t == k:
+                    v = v + r[k]
+                F[t] = F[t] - v * coef
+    for t in range(m):
+        F0[t] = F[t]
+        a0[t] = alpha[t]
+    st[REC] = -1
+    return -1
+
+
+def _extremes(Fl, upl, lowl, grpl, n, g):
+    """``(max F over up, its first position, min F over low)`` in group ``g``."""
+    gmax = -np.inf
+    ii = -1
+    gmin = np.inf
+    for k in range(n):
+        f = Fl[k]
+        inside = grpl[k] == g if TWO else True
+        # (no branch on the flags but for a new extreme: the flags are unpredictable)
+        fu = f if (upl[k] and inside) else -np.inf
+        fl = f if (lowl[k] and inside) else np.inf
+        if fu > gmax:
+            gmax = fu
+            ii = k
+        gmin = fl if fl < gmin else gmin
+    return gmax, ii, gmin
+
+
+def _second(Fl, lowl, grpl, ql, Kdl, score, Ki, Kdi, qi, gmax, g, n):
+    """WSS 2's partner of ``i``: the first position with the largest ``b_t^2 / a_t`` over
+    the low variables of group ``g`` with ``b_t = gmax - F_t > 0`` (0: none). The scores
+    go into a buffer first, a pass the compiler vectorises."""
+    for k in range(n):
+        bt = gmax - Fl[k]
+        kit = Ki[k] * (ql[k] * qi) if SIGNED else Ki[k]
+        at = kit * -2.0 + Kdl[k] + Kdi
+        at = TAU if at < TAU else at
+        ratio = (bt * bt) / at
+        ok = lowl[k] and bt > 0.0 and (grpl[k] == g if TWO else True)
+        score[k] = ratio if ok else 0.0
+    jb = -1
+    bb = 0.0
+    for k in range(n):
+        if score[k] > bb:
+            bb = score[k]
+            jb = k
+    return jb, bb
+
+
+def _update(Fl, ql, Ki, Kj, qi, qj, ci, cj, n):
+    """``F_k <- (F_k - Q_ik c_i) - Q_jk c_j`` (the order of the NumPy engine)."""
+    for k in range(n):
+        if SIGNED:
+            Fl[k] = (Fl[k] - Ki[k] * (ql[k] * qi) * ci) - Kj[k] * (ql[k] * qj) * cj
+        else:
+            Fl[k] = (Fl[k] - Ki[k] * ci) - Kj[k] * cj
+
+
+def _pairs(P, L, Cc, st, fst, tol, max_iter, shrinking, alpha_bound, every, shifted,
+           mapped):
+    """Pairwise SMO (the rules and the arithmetic of :func:`kernelclf.margin.smo.loops.pairwise`)
+    on the compacted layout. Returns ``(code, need)``: ``NEED`` asks Python for the whole
+    column ``need``; ``CALLBACK`` comes every ``every`` steps; the full arrays are
+    current on every other return."""
+    m = P.F.size
+    reset = m if m < 1000 else 1000
+    ng = 2 if TWO else 1
+    # the named state unpacked once per call: every use of a tuple's array costs a pair
+    # of atomic reference counts, which in the loop cost more than the passes
+    act, Fl, al, upl, lowl, Kdl, rl = L.act, L.Fl, L.al, L.upl, L.lowl, L.Kdl, L.rl
+    ql, sl, Cl, grpl, score = L.ql, L.sl, L.Cl, L.grpl, L.score
+    slot, data, stamp, clock, owner, ust = Cc.slot, Cc.data, Cc.stamp, Cc.clock, Cc.owner, \
+        Cc.ust
+    kind, X, sq, offset, degree = Cc.kind, Cc.X, Cc.sq, Cc.offset, Cc.degree
+    cslot, cflat, cstamp, pt = Cc.cslot, Cc.cflat, Cc.cstamp, P.pt
+    while True:
+        if st[REC] >= 0:
+            need = _continue_rec(P, L, Cc, st, shifted, mapped)
+            if need >= 0:
+                return NEED, need
+            if st[FINAL]:
+                return MAXITER, -1
+        if st[LOADED] == 0:
+            _load(P, L, st[N])
+            st[LOADED] = 1
+        n = st[N]
+        if st[IT] >= max_iter:
+            if n < m:           # the gradient is made exact before the stop
+                st[FINAL] = 1
+                _start_rec(P, L, Cc, st, n)
+                continue
+            _store(P, L, 0, n)
+            st[LOADED] = 0
+            return MAXITER, -1
+        if st[RESUME] == 0 and shrinking:
+            st[COUNTER] -= 1
+            if st[COUNTER] == 0:
+                st[COUNTER] = reset
+                gap = _group_gap(L, n, ng)
+                back = False
+                if st[UNSHRUNK] == 0 and gap <= 10.0 * tol:
+                    st[UNSHRUNK] = 1    # libsvm's one-time unshrink at 10 tol
+                    back = n < m
+                elif n < m:             # the shrunk problem stagnates?
+                    if gap < fst[BEST]:
+                        fst[BEST] = gap
+                        st[STALE] = 0
+                    else:
+                        st[STALE] += 1
+                    back = st[STALE] >= PATIENCE
+                if back:
+                    st[COUNTER] = 1     # (this block again after the reconstruction)
+                    st[STALE] = 0
+                    fst[BEST] = np.inf
+                    _start_rec(P, L, Cc, st, n)
+                    continue
+                n = _shrink(P, L, Cc, n, ng)
+                st[N] = n
+        st[RESUME] = 1
+        direct = n == m and not mapped
+        gap = -np.inf
+        best = -1.0
+        bi = -1
+        bj = -1
+        Kb = cflat[:0]
+        for g in range(ng):
+            gmax, ii, gmin = _extremes(Fl, upl, lowl, grpl, n, g)
+            if gmax - gmin > gap:
+                gap = gmax - gmin
+            if gmax == -np.inf or gmax - gmin <= 0:
+                continue
+            u = act[ii]
+            c = slot[u] if direct else cslot[u]
+            if c >= 0:          # (a cached column: stamped as used)
+                clock[0] += 1
+                if direct:
+                    stamp[c] = clock[0]
+                    Ki = data[c]
+                else:
+                    cstamp[c] = clock[0]
+                    Ki = cflat[c * n:(c + 1) * n]
+            elif direct:        # (a whole column, made here: a call with the cache's
+                c = _whole(u, data, slot, owner, stamp, clock, ust, kind, X, sq, offset,
+                           degree)  # arrays costs less than one with the cache)
+                if c < 0:
+                    return NEED, u
+                Ki = data[c]
+            else:
+                Ki, need = _fetch(pt, act, Cc, u, n, mapped)
+                if need >= 0:
+                    return NEED, need
+            jb, bb = _second(Fl, lowl, grpl, ql, Kdl, score, Ki, Kdl[ii], ql[ii], gmax, g,
+                             n)
+            if not bb > 0:
+                continue
+            if bi < 0 or bb > best:
+                best = bb
+                bi = ii
+                bj = jb
+                Kb = Ki
+        fst[GAP] = gap
+        if gap <= tol or bi < 0:
+            if n < m:           # the full problem is checked (its gradient rebuilt)
+                st[COUNTER] = reset
+                st[RESUME] = 0
+                st[STALE] = 0
+                fst[BEST] = np.inf
+                _start_rec(P, L, Cc, st, n)
+                continue
+            _store(P, L, 0, n)
+            st[LOADED] = 0
+            return DONE, -1
+        i = bi
+        j = bj
+        # the column of j (with two groups, that of i again: the other group's may have
+        # taken its slot); the column of i is still the one the selection read
+        Ki = Kb
+        Kj = Kb
+        for t in range(ng):
+            u = act[j] if t == 0 else act[i]
+            c = slot[u] if direct else cslot[u]
+            if c >= 0:
+                clock[0] += 1
+                if direct:
+                    stamp[c] = clock[0]
+                    col = data[c]
+                else:
+                    cstamp[c] = clock[0]
+                    col = cflat[c * n:(c + 1) * n]
+            elif direct:
+                c = _whole(u, data, slot, owner, stamp, clock, ust, kind, X, sq, offset,
+                           degree)
+                if c < 0:
+                    return NEED, u
+                col = data[c]
+            else:
+                col, need = _fetch(pt, act, Cc, u, n, mapped)
+                if need >= 0:
+                    return NEED, need
+            if t == 0:
+                Kj = col
+            else:
+                Ki = col
+        qi = ql[i]
+        qj = ql[j]
+        ai, aj = pair_step_c(al[i], al[j], Cl[i], Cl[j], -sl[i] * Fl[i], -sl[j] * Fl[j],
+                             max(Kdl[i] + Kdl[j] - 2.0 * (Ki[j] * (qj * qi)), TAU),
+                             sl[i] != sl[j])
+        dai = ai - al[i]
+        daj = aj - al[j]
+        if dai == 0.0 and daj == 0.0:   # a step below round-off (as the NumPy engine)
+            if n < m:
+                st[COUNTER] = reset
+                st[RESUME] = 0
+                st[STALE] = 0
+                fst[BEST] = np.inf
+                _start_rec(P, L, Cc, st, n)
+                continue
+            _store(P, L, 0, n)
+            st[LOADED] = 0
+            return STALLED, -1
+        al[i] = ai
+        al[j] = aj
+        ci = sl[i] * dai
+        cj = sl[j] * daj
+        fi = Fl[i]
+        fj = Fl[j]
+        _update(Fl, ql, Ki, Kj, qi, qj, ci, cj, n)
+        if shifted:            # the diagonal entries carry the shift r
+            Fl[i] = (fi - (Ki[i] * (qi * qi) + rl[i]) * ci) - Kj[i] * (qi * qj) * cj
+            Fl[j] = (fj - Ki[j] * (qj * qi) * ci) - (Kj[j] * (qj * qj) + rl[j]) * cj
+        upl[i], lowl[i] = bound_flags_c(sl[i], ai, Cl[i])
+        upl[j], lowl[j] = bound_flags_c(sl[j], aj, Cl[j])
+        st[IT] += 1
+        st[RESUME] = 0
+        if ai > alpha_bound or aj > alpha_bound:
+            _store(P, L, 0, n)
+            st[LOADED] = 0
+            return UNBOUNDED, -1
+        if every > 0 and st[IT] % every == 0:
+            _store(P, L, 0, n)
+            st[LOADED] = 0
+            return CALLBACK, -1
+
+
+def _coords(P, Cc, Kds, st, fst, tol, max_iter, every, alpha_bound, signed, shifted):
+    """Greedy coordinate descent (the rules and the arithmetic of
+    :func:`kernelclf.margin.smo.loops.coordinate`) on whole columns. ``st[RESUME]``: the
+    gap test of this iteration is done. ``CALLBACK`` asks for the Newton step on the free
+    variables before this iteration's coordinate step."""
+    F, alpha, s, C, q = P.F, P.alpha, P.s, P.C, P.q
+    data, slot, owner, stamp, clock, ust = Cc.data, Cc.slot, Cc.owner, Cc.stamp, Cc.clock, \
+        Cc.ust
+    kind, X, sq, offset, degree = Cc.kind, Cc.X, Cc.sq, Cc.offset, Cc.degree
+    m = F.size
+    while st[IT] < max_iter:
+        if st[RESUME] == 0:
+            gap = 0.0
+            for t in range(m):
+                G = -s[t] * F[t]
+                if alpha[t] <= 0:
+                    pg = G if G < 0.0 else 0.0
+                elif alpha[t] >= C[t]:
+                    pg = G if G > 0.0 else 0.0
+                else:
+                    pg = G
+                gap = max(gap, abs(pg))
+            fst[GAP] = gap
+            if gap <= tol:
+                return DONE, -1
+            st[RESUME] = 1
+            if st[IT] and st[IT] % every == 0:
+                return CALLBACK, -1
+        best = -np.inf
+        tb = -1
+        nb = 0.0
+        db = 0.0
+        for t in range(m):
+            G = -s[t] * F[t]
+            new = min(max(alpha[t] - G / Kds[t], 0.0), C[t])
+            d = new - alpha[t]
+            gain = -G * d - 0.5 * Kds[t] * d * d
+            if gain > best:
+                best = gain
+                tb = t
+                nb = new
+                db = d
+        if not best > 0:
+            return DONE, -1          # no decrease possible (flat direction at round-off)
+        t = tb
+        w = _whole(t, data, slot, owner, stamp, clock, ust, kind, X, sq, offset, degree)
+        if w < 0:
+            return NEED, t
+        Kt = data[w]
+        alpha[t] = nb
+        c = s[t] * db
+        qt = q[t]
+        ft = F[t]
+        for u in range(m):
+            F[u] = F[u] - (Kt[u] * (q[u] * qt) if signed else Kt[u]) * c
+        if shifted:
+            F[t] = ft - (Kt[t] * (q[t] * qt) + P.r[t]) * c
+        st[IT] += 1
+        st[RESUME] = 0
+        if alpha[t] > alpha_bound:
+            return UNBOUNDED, -1
+    return MAXITER, -1
+
+
+if HAVE_NUMBA:
+    _o = dict(cache=True, nogil=True)
+    _load = _njit(**_o)(_load)
+    _store = _njit(**_o)(_store)
+    _forget = _njit(**_o)(_forget)
+    _whole = _njit(**_o)(_whole)
+    _whole_of = _njit(**_o)(_whole_of)
+    _group_gap = _njit(**_o)(_group_gap)
+    _shrink = _njit(**_o)(_shrink)
+    _start_rec = _njit(**_o)(_start_rec)
+    _coords = _njit(**_o, error_model="numpy")(_coords)
+    _fetch = _njit(**_o)(_fetch)
+_VARIANTS = {}
+
+
+def _variant(signed, two):
+    """The compiled pair loop (and the helpers that read the flags) for kernel signs
+    and/or two groups: a copy of each function whose globals ``SIGNED`` and ``TWO`` are
+    the given constants (numba folds them); cached on disk like any compiled function."""
+    key = (bool(signed), bool(two))
+    if key not in _VARIANTS:
+        tag = ("_signed" if key[0] else "") + ("_two" if key[1] else "")
+        space = dict(globals(), SIGNED=key[0], TWO=key[1])
+        for f, inline in ((_extremes, True), (_second, True), (_update, True),
+                          (_continue_rec, False), (_pairs, False)):
+            name = f.__name__ + tag
+            copy = types.FunctionType(f.__code__, space, name, f.__defaults__)
+            copy.__qualname__ = name
+            if HAVE_NUMBA:
+                opts = dict(cache=True, nogil=True, error_model="numpy")
+                copy = _njit(**opts, inline="always")(copy) if inline else _njit(**opts)(copy)
+            space[f.__name__] = copy
+        _VARIANTS[key] = space
+    return _VARIANTS[key]["_pairs"]
+
+
+def run_pairwise(slots, Kd, r, q, s, grp, ng, C, alpha, F, tol, max_iter, shrinking,
+                 alpha_bound, points=None, every=0, on_every=None):
+    """Drive :func:`_pairs` (filling the columns it asks for, calling
+    ``on_every(iterations, up, low)`` every ``every`` steps: True stops). ``points``: the
+    cached column of each variable (a :class:`kernelclf.kernels.gram.Replicated` matrix's
+    ``points``; default its own). Returns ``(code, iterations)``; ``code`` ``CALLBACK``
+    means stopped by ``on_every``. ``alpha`` and ``F`` are updated in place and exact."""
+    if getattr(_SCRATCH, "busy", False):     # (a solve inside a callback: its own memory)
+        _SCRATCH.__dict__.clear()
+    _SCRATCH.busy = True
+    try:
+        return _run_pairwise(slots, Kd, r, q, s, grp, ng, C, alpha, F, tol, max_iter,
+                             shrinking, alpha_bound, points, every, on_every)
+    finally:
+        _SCRATCH.busy = False
+
+
+def _run_pairwise(slots, Kd, r, q, s, grp, ng, C, alpha, F, tol, max_iter, shrinking,
+                  alpha_bound, points, every, on_every):
+    m = F.size
+    pos = s > 0
+    up = np.where(pos, alpha < C, alpha > 0)
+    low = np.where(pos, alpha > 0, alpha < C)
+    mapped = points is not None
+    # the layout, the reference point and the compacted columns' bookkeeping in memory
+    # kept between solves (fresh pages cost a fault each)
+    f8 = _scratch(m, np.float64, 10)
+    i8 = _scratch(m, np.int64, 9)
+    b1 = _scratch(m, np.bool_, 3)
+    pt = np.ascontiguousarray(points, dtype=np.int64) if mapped else i8[0]
+    if not mapped:
+        pt[:] = np.arange(m)
+    f8[0] = F
+    f8[1] = alpha
+    b1[2] = 0
+    P = Problem(F, alpha, up, low, Kd, r, q, s, C, grp, pt, f8[0], f8[1], b1[2])
+    i8[1] = np.arange(m)
+    L = Layout(i8[1], i8[2], f8[2], f8[3], b1[0], b1[1], f8[4], f8[5], f8[6], f8[7], f8[8],
+               i8[3], i8[4], f8[9])
+    st = np.array([0, min(m, 1000), m, 0, 0, 0, 0, -1, 0], dtype=np.int64)
+    fst = np.array([np.inf, np.inf])
+    spec = _native(slots)[0]
+    cflat = _compact_memory(slots, m)           # (may lower the whole columns' capacity)
+    ust = np.array([slots.used, slots.filled, 0], dtype=np.int64)
+    i8[5:7] = -1
+    i8[7:9] = 0
+    compact = (cflat, i8[5], i8[6], i8[7], i8[8, :1])
+    loop = _variant(bool(np.any(q != 1.0)), ng == 2)
+    shifted = bool(np.any(r != 0.0))
+    stopped = False
+    while True:
+        cap = slots.capacity
+        Cc = Cache(slots.data[:cap], slots.slot, slots.owner[:cap], slots.stamp[:cap],
+                   slots.clock, ust, *compact, *spec)
+        code, need = loop(P, L, Cc, st, fst, float(tol), int(max_iter), bool(shrinking),
+                          float(alpha_bound), int(every), shifted, mapped)
+        _sync(slots, ust)
+        if code == NEED:
+            _fill(slots, need, ust)
+            if spec[0] != NONE:     # a compiled column had a value that is not finite
+                raise ValueError(f"the kernel column {need} has values that are not finite "
+                                 "(kernel values overflow)")
+            continue
+        if code == CALLBACK:
+            # stopped: one more call ends at max_iter, after making the gradient exact
+            stopped = bool(on_every(int(st[IT]), up, low))
+            max_iter = int(st[IT]) if stopped else max_iter
+            ust[0], ust[1] = slots.used, slots.filled
+            continue
+        return (CALLBACK if stopped else code), int(st[IT])
+
+
+def run_coordinate(slots, Kd, Kds, r, q, s, C, alpha, F, tol, max_iter, every, alpha_bound,
+                   newton):
+    """Drive :func:`_coords`; ``newton()`` runs the Newton step on the free variables in
+    place. Returns ``(code, iterations)``."""
+    m = F.size
+    st = np.zeros(9, dtype=np.int64)
+    fst = np.array([np.inf, np.inf])
+    spec, ust = _native(slots)
+    P = Problem(F, alpha, alpha > 0, alpha > 0, Kd, r, q, s, C, np.zeros(m, np.int64),
+                np.arange(m), F, alpha, np.zeros(m, np.int8))
+    signed, shifted = bool(np.any(q != 1.0)), bool(np.any(r != 0.0))
+    empty = (np.zeros(0), np.zeros(m, np.int64), np.zeros(0, np.int64),
+             np.zeros(0, np.int64), np.zeros(1, np.int64))
+    while True:
+        Cc = Cache(slots.data, slots.slot, slots.owner, slots.stamp, slots.clock, ust,
+                   *empty, *spec)
+        code, need = _coords(P, Cc, Kds, st, fst, float(tol), int(max_iter), int(every),
+                             float(alpha_bound), signed, shifted)
+        _sync(slots, ust)
+        if code == NEED:
+            _fill(slots, need, ust)
+        elif code == CALLBACK:
+            newton()
+            ust[0], ust[1] = slots.used, slots.filled
+        else:
+            return code, int(st[IT])
+
+
+def _native(slots):
+    """The kernel's compiled columns (:mod:`kernelclf.kernels.native_columns`) when it has
+    them: ``data`` then holds the whole budget and never switches to the whole matrix."""
+    spec = column_spec(slots.gram)
+    if spec[0] != NONE:
+        slots.reserve()
+        slots.switch = None
+    return spec, np.array([slots.used, slots.filled, 0], dtype=np.int64)
+
+
+def _compact_memory(slots, m):
+    """Memory for the compacted columns. When the whole columns do not all fit, the
+    budget is split as libsvm's layout needs it: three quarters keep whole columns
+    (untouched while the problem is compacted, so that the reconstruction finds most of
+    them), a quarter holds compacted ones; otherwise a quarter of the budget is added."""
+    if slots.capacity < slots.m:
+        cap = getattr(slots, "_whole_capacity", None)
+        if cap is None:
+            slots.reserve()
+            cap = slots._whole_capacity = max(2, 3 * slots.capacity // 4)
+            for c in range(cap, slots.used):          # columns beyond it are let go
+                if slots.owner[c] >= 0:
+                    slots.slot[slots.owner[c]] = -1
+                slots.owner[c] = -1
+            slots._compact = slots.data[cap:].reshape(-1)
+            slots.capacity = cap
+            slots.used = min(slots.used, cap)
+        return slots._compact if slots._compact.size >= 2 * m else np.empty(2 * m)
+    return _scratch(max(2 * m, slots.capacity * slots.m // 4, min(m * m, 64 * m)))
+
+
+_SCRATCH = threading.local()
+
+
+def _scratch(size, dtype=np.float64, rows=0):
+    """Memory kept between the solves of one thread (fresh memory costs a page fault per
+    page written): ``size`` entries of ``dtype``, or ``rows`` rows of them. Rows lie 40
+    entries apart beyond their length: rows a multiple of 4 KiB apart make the loads of
+    one row wait on the stores to another (4K aliasing; the loop reads several at once)."""
+    key = (np.dtype(dtype).str, rows)
+    buf = _SCRATCH.__dict__.get(key)
+    stride = size + 40 if rows else size
+    n = stride * max(rows, 1)
+    if buf is None or buf.size < n:
+        buf = _SCRATCH.__dict__[key] = np.empty(max(n, 16), dtype=dtype)
+    return buf[:n].reshape(rows, stride)[:, :size] if rows else buf[:size]
+
+
+def _sync(slots, ust):
+    """Python's view of the slots after a compiled call (``ust = [used, filled, entries]``:
+    whole columns filled, and kernel entries of compacted columns)."""
+    new = int(ust[1]) - slots.filled
+    if new or ust[2]:
+        slots.gram.n_computed += new * slots.m + int(ust[2])
+        ust[2] = 0
+    slots.used, slots.filled = int(ust[0]), int(ust[1])
+
+
+def _fill(slots, i, ust):
+    """A column the compiled code could not make: through the Gram's (checked) columns."""
+    slots.fill(i)
+    ust[0], ust[1] = slots.used, slots.filled

@@ -1,0 +1,213 @@
+"""The NumPy engine of :func:`kernelclf.margin.smo.solve_smo`: its two loops as vector operations.
+
+Book chapter 04 (``book/04_support_vector_machines.md``); LKC §2.4, App. B.5; Fan, Chen &
+Lin (2005, JMLR 6, §3, WSS 2); Chang & Lin (2011, libsvm, §4-5).
+
+This engine runs wherever numba does not (Pyodide's in-browser lab, an install without
+the ``fast`` extra). ``pairwise`` is the pairwise SMO with second-order working-set
+selection, one or two equality groups and shrinking (the rules of the package notes,
+:mod:`kernelclf.margin.smo`); ``coordinate`` the greedy single-variable Newton steps
+of the problems without equality. Columns come from ``getcol(i)`` (the Gram's own cache,
+:class:`kernelclf.kernels.gram.ColumnCache`); the pair step and the bound flags are those
+of :mod:`kernelclf.margin.smo.step`, the reconstruction of the shrunk gradient that of
+:mod:`kernelclf.margin.smo.kkt`. The compiled engine (:mod:`kernelclf.margin.smo.compiled`)
+follows the same rules with the same floating-point operations in the same order.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .kkt import _newton_on_free, _Reconstruction
+from .step import PATIENCE, TAU, bound_flags, pair_step
+
+__all__ = []          # engine internals of kernelclf.margin.smo.solve_smo
+
+
+def pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter, shrinking, alpha_bound,
+             every=0, on_every=None):
+    """Pairwise SMO on ``F_t = -s_t G_t`` (updated in place with ``alpha``); ``gmask`` the
+    masks of the equality groups. Every ``every`` steps ``on_every()`` runs (a Newton step;
+    True stops the loop). Returns ``(iterations, how)`` with ``how`` one of 'done',
+    'maxiter', 'stalled', 'stopped', 'unbounded'; the gradient is exact at the end."""
+    m = p.size
+    pos = s > 0
+    # up: a_t may move so that s_t a_t increases; low: so that it decreases
+    up = np.where(pos, alpha < C, alpha > 0)
+    low = np.where(pos, alpha > 0, alpha < C)
+    ninf, pinf = -np.inf, np.inf
+    active = np.arange(m)
+    shrunk = unshrunk = False   # unshrunk: libsvm's one-time unshrink at 10 tol is done
+    best_gap, stale = np.inf, 0     # the stagnation watch of the shrunk problem
+    counter = reset = min(m, 1000)
+    it = 0
+    how = "maxiter"
+    reconstruct = _Reconstruction(F, alpha, s, getcol)
+
+    def everyone():             # all variables back, the shrunk ones' gradient rebuilt
+        nonlocal active, shrunk, best_gap, stale
+        reconstruct(_inactive(active, m))
+        active, shrunk, best_gap, stale = np.arange(m), False, np.inf, 0
+
+    while it < max_iter:
+        if shrinking:
+            counter -= 1
+            if counter == 0:
+                counter = reset
+                while True:         # back to all variables first? (the package notes)
+                    g = _active_gap(F, up, low, gmask, active)
+                    if not unshrunk and g <= 10.0 * tol:
+                        unshrunk = True
+                        if not shrunk:
+                            break
+                    elif shrunk:
+                        best_gap, stale = (g, 0) if g < best_gap else (best_gap, stale + 1)
+                        if stale < PATIENCE:
+                            break
+                    else:
+                        break
+                    everyone()
+                active, shrunk = _shrink(F, up, low, gmask, active)
+        Fa = F[active] if shrunk else F
+        upa = up[active] if shrunk else up
+        lowa = low[active] if shrunk else low
+        best = None
+        gap = ninf
+        # (shrinking can leave no variable active: then no pair, and the full problem is
+        # reconstructed and checked below, as libsvm does)
+        for gm in (gmask if Fa.size else ()):
+            gma = gm[active] if shrunk else gm
+            mu = upa & gma if len(gmask) > 1 else upa
+            ml = lowa & gma if len(gmask) > 1 else lowa
+            Fu = np.where(mu, Fa, ninf)
+            ii = int(Fu.argmax())
+            gmax = Fu[ii]
+            Fl = np.where(ml, Fa, pinf)
+            gmin = Fl.min()
+            if gmax - gmin > gap:
+                gap = gmax - gmin
+            if gmax == ninf or gmax - gmin <= 0:
+                continue
+            i = int(active[ii]) if shrunk else ii
+            Ki = getcol(i)
+            Kia = Ki[active] if shrunk else Ki
+            # b = gmax - F_t > 0 on eligible t (0 elsewhere); a = K_ii + K_tt - 2 K_it
+            b = np.subtract(gmax, Fl)
+            np.maximum(b, 0.0, out=b)
+            a = np.multiply(Kia, -2.0)
+            a += Kd[active] if shrunk else Kd
+            a += Kd[i]
+            np.maximum(a, TAU, out=a)
+            b *= b
+            b /= a
+            jj = int(b.argmax())
+            if not b[jj] > 0:
+                continue
+            if best is None or b[jj] > best[0]:
+                best = (b[jj], i, (int(active[jj]) if shrunk else jj), Ki)
+        if gap <= tol or best is None:
+            if shrunk:          # the full problem is checked (its gradient rebuilt)
+                everyone()
+                counter = reset
+                continue
+            how = "done"
+            break
+        _, i, j, Ki = best
+        Kj = getcol(j)
+        Ci, Cj = float(C[i]), float(C[j])
+        ai, aj = float(alpha[i]), float(alpha[j])
+        Gi, Gj = float(-s[i] * F[i]), float(-s[j] * F[j])
+        quad = max(Kd[i] + Kd[j] - 2.0 * float(Ki[j]), TAU)
+        ai, aj = pair_step(ai, aj, Ci, Cj, Gi, Gj, quad, bool(s[i] != s[j]))
+        dai, daj = ai - alpha[i], aj - alpha[j]
+        if dai == 0.0 and daj == 0.0:
+            # a step below round-off: nothing changes, and the same pair would come back
+            # for ever; the full problem is checked, then the loop stops
+            if shrunk:
+                everyone()
+                counter = reset
+                continue
+            how = "stalled"
+            break
+        alpha[i], alpha[j] = ai, aj
+        if shrunk:              # as libsvm: the gradient of the active variables only
+            F[active] -= Ki[active] * (s[i] * dai)
+            F[active] -= Kj[active] * (s[j] * daj)
+        else:
+            F -= Ki * (s[i] * dai)
+            F -= Kj * (s[j] * daj)
+        up[i], low[i] = bound_flags(s[i], ai, Ci)
+        up[j], low[j] = bound_flags(s[j], aj, Cj)
+        it += 1
+        if ai > alpha_bound or aj > alpha_bound:
+            how = "unbounded"
+            break
+        if every and it % every == 0 and on_every(it, up, low):
+            how = "stopped"
+            break
+    if shrunk:
+        reconstruct(_inactive(active, m))
+    return it, how
+
+
+def _inactive(active, m):
+    keep = np.ones(m, dtype=bool)
+    keep[active] = False
+    return np.flatnonzero(keep)
+
+
+def _active_gap(F, up, low, gmask, active):
+    """The largest KKT gap ``max F(up) - min F(low)`` of the groups over ``active``."""
+    act = np.zeros(F.size, dtype=bool)
+    act[active] = True
+    return max(np.max(F, where=up & gm & act, initial=-np.inf)
+               - np.min(F, where=low & gm & act, initial=np.inf) for gm in gmask)
+
+
+def _shrink(F, up, low, gmask, active):
+    """libsvm's shrinking: keep the active variables that can still take part in a
+    violating pair (a variable that can only move "up" with ``F`` below ``min F(low)``,
+    or only "down" with ``F`` above ``max F(up)``, is stuck at its bound)."""
+    keep = np.zeros(F.size, dtype=bool)
+    act = np.zeros(F.size, dtype=bool)
+    act[active] = True
+    for gm in gmask:
+        gm = gm & act
+        gmax = np.max(F, where=up & gm, initial=-np.inf)
+        gmin = np.min(F, where=low & gm, initial=np.inf)
+        stuck = (up & ~low & (F < gmin)) | (low & ~up & (F > gmax))
+        keep |= gm & ~stuck
+    if keep.all():
+        return np.arange(F.size), False
+    return np.flatnonzero(keep), True
+
+
+def coordinate(p, C, s, getcol, Kd, alpha, F, tol, max_iter, alpha_bound):
+    """Greedy single-variable Newton steps for the problem without equality, with a
+    projected Newton step on the free variables every ``max(20, m)`` updates. Returns
+    ``(iterations, how)`` as ``pairwise``."""
+    m = p.size
+    Kd_safe = np.maximum(Kd, TAU)
+    it = 0
+    newton_every = max(20, m)
+    while it < max_iter:
+        G = -s * F
+        # projected gradient: the KKT violation of each coordinate
+        pg = np.where(alpha <= 0, np.minimum(G, 0.0), np.where(alpha >= C, np.maximum(G, 0.0), G))
+        if (float(np.abs(pg).max()) if m else 0.0) <= tol:
+            return it, "done"
+        if it and it % newton_every == 0:
+            _newton_on_free(alpha, F, C, s, getcol)
+            G = -s * F
+        new = np.clip(alpha - G / Kd_safe, 0.0, C)
+        d = new - alpha
+        gain = -G * d - 0.5 * Kd_safe * d * d
+        t = int(gain.argmax())
+        if not gain[t] > 0:     # violation left but no decrease possible (round-off)
+            return it, "done"
+        dt = d[t]
+        alpha[t] = new[t]
+        F -= getcol(t) * (s[t] * dt)
+        it += 1
+        if alpha[t] > alpha_bound:
+            return it, "unbounded"
+    return it, "maxiter"
