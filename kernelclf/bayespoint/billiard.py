@@ -377,7 +377,8 @@ def kernel_billiard(G=None, y=None, *, kernel=None, X=None, lam=0.0, start=None,
     tol : float
         Threshold of the stopping rule: on ``rho_2`` (the weight a new piece of
         trajectory would get if it were no longer than the longest so far and its
-        midpoint no further off; TR §3's upper bound, which a longer piece can exceed) or on the batch-means standard error.
+        midpoint no further off; TR §3's upper bound, which a longer piece can exceed)
+        or on the batch-means standard error.
     tau_max : float
         Restart (or continue geodesically) when the flight time reaches this
         value; ``arctan(tau_max)`` is the longest arc flown in one piece.
