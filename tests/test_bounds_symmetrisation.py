@@ -1,4 +1,4 @@
-"""Swappings of a double sample (kernelclf.bounds.symmetrisation; LKC App. C.1-C.2)."""
+"""Swappings of a double sample (kernelclf.bounds.symmetrisation; LKC App. C.1 and C.4)."""
 import itertools
 from math import comb
 

@@ -1,7 +1,8 @@
 """The ghost sample and the swapping permutations of the VC and luckiness proofs.
 
 Book chapter 14 (``book/14_vc_theory_and_srm.md``); LKC App. C.1 (Lemma C.1, the proof of
-Theorem 4.7 with Figs C.1 and C.2) and App. C.2 (Lemma C.7, Fig. C.3).
+Theorem 4.7 with Figs C.1 and C.2) and App. C.4 (Lemma C.7 in the proof of Theorem C.6,
+Fig. C.3).
 
 The proofs double the sample: ``z`` of size ``2m`` is split into a first half
 ``z_1, ..., z_m`` and a second half ``z_{m+1}, ..., z_{2m}``, and a *swapping* ``s`` in
