@@ -208,6 +208,12 @@ class Exercise:
         answer within three times that of the solution is told to use more samples.
     sd : float, optional
         The standard deviation of one draw of the estimated quantity.
+    inputs : sequence of str
+        Everything the checked answer depends on (data and its seed, sizes, constants, the
+        spelling of options), each as the exercise statement writes it: the statement, or a
+        visible code cell between it and the call cell, must contain each of them, so that
+        a reader can compute the answer without opening the solution (checked by
+        ``tests/test_exercises.py``).
     """
 
     label: str
@@ -224,11 +230,15 @@ class Exercise:
     alternatives: Sequence[tuple] = field(default_factory=list)
     samples: int | None = None
     sd: float | None = None
+    inputs: Sequence[str] = ()
 
     def __post_init__(self):
         self._cache = {}
         if self.kind not in KINDS:
             raise ValueError(f"{self.label}: kind must be one of {KINDS}, got {self.kind!r}")
+        if isinstance(self.inputs, str) or not all(isinstance(i, str) and i.strip()
+                                                   for i in self.inputs):
+            raise ValueError(f"{self.label}: inputs must be a sequence of non-empty strings")
         if self.kind == "function" and not self.cases:
             raise ValueError(f"{self.label}: a function exercise needs hidden cases")
         if self.integer and self.kind not in ("number", "array"):
