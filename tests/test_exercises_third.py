@@ -1,0 +1,68 @@
+"""The third checkable exercise of each chapter (issue 39): for each new checker, a learner-style
+test -- a right answer in three natural forms passes, each recorded mistake gets its own hint,
+and a near miss is refused -- plus, where the answer is computed, a check of the reference
+against an independent route."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kernelclf.book.exercises import check, registry
+
+REG = registry()
+
+
+def _right(label, answer):
+    res = check(label, answer)
+    assert res, res
+    return res
+
+
+def _refused(label, answer):
+    res = check(label, answer)
+    assert not res and res.answered, res
+    return res
+
+
+def _mistakes_get_their_hints(label):
+    for wrong, hint in REG[label].wrong_answers:
+        assert _refused(label, wrong).message == hint, (label, wrong)
+
+
+# ---------------------------------------------------------------------------------- ch00
+def test_ch00_ex_3_weighted_add():
+    from kernelclf.bayespoint.billiard import oplus
+
+    def by_formula(s, t, mu):
+        c = s @ t
+        r1 = mu * np.sqrt((2 - mu**2 * (1 - c)) / (1 + c))
+        return r1 * s + (1 - mu**2 * (1 - c) - r1 * c) * t
+
+    def by_angles(s, t, mu):
+        # walk from t towards s along the great circle, by the angle whose chord is mu |t - s|
+        phi = np.arccos(np.clip(s @ t, -1, 1))
+        psi = 2 * np.arcsin(mu * np.sin(phi / 2))
+        u = (s - np.cos(phi) * t) / np.sin(phi)
+        return np.cos(psi) * t + np.sin(psi) * u
+
+    def with_lists(s, t, mu):
+        c = sum(a * b for a, b in zip(s, t))
+        r1 = mu * ((2 - mu * mu * (1 - c)) / (1 + c)) ** 0.5
+        r2 = 1 - mu * mu * (1 - c) - r1 * c
+        return [r1 * a + r2 * b for a, b in zip(s, t)]
+
+    for f in (by_formula, by_angles, with_lists, lambda s, t, mu: oplus(s, t, mu)):
+        _right("ch00-ex-3", f)
+    # the reference meets the two conditions that define s (+)_mu t
+    for s, t, mu in REG["ch00-ex-3"].cases:
+        p = REG["ch00-ex-3"].solution(s, t, mu)
+        assert np.isclose(np.linalg.norm(p), 1) and np.isclose(
+            np.linalg.norm(t - p), mu * np.linalg.norm(t - s))
+    _mistakes_get_their_hints("ch00-ex-3")
+
+    def near_miss(s, t, mu):   # drops the mu^2 (1 - c) of rho_2
+        c = s @ t
+        r1 = mu * np.sqrt((2 - mu**2 * (1 - c)) / (1 + c))
+        return r1 * s + (1 - r1 * c) * t
+
+    _refused("ch00-ex-3", near_miss)
