@@ -66,3 +66,19 @@ def test_ch00_ex_3_weighted_add():
         return r1 * s + (1 - r1 * c) * t
 
     _refused("ch00-ex-3", near_miss)
+
+
+# ---------------------------------------------------------------------------------- ch01
+def test_ch01_ex_1_feature_space_distance():
+    from kernelclf.kernels import Polynomial
+    from kernelclf.kernels.gram_ops import feature_space_distances
+
+    xa, xb = np.array([1.0, 2.0, 2.0]), np.array([2.0, 1.0, 0.0])
+    explicit = np.linalg.norm(np.outer(xa, xa).ravel() - np.outer(xb, xb).ravel())
+    via_kernel = feature_space_distances(Polynomial(2), xa[None, :], xb[None, :])[0, 0]
+    assert REG["ch01-ex-1"].answer == pytest.approx(explicit, rel=1e-12)
+    for answer in (explicit, float(via_kernel), np.sqrt(74), 74 ** 0.5):
+        _right("ch01-ex-1", answer)
+    _mistakes_get_their_hints("ch01-ex-1")
+    _refused("ch01-ex-1", np.sqrt(73))       # a near miss: one product miscounted
+    assert _refused("ch01-ex-1", 8.6).message.startswith("Close")
