@@ -82,3 +82,19 @@ def test_ch01_ex_1_feature_space_distance():
     _mistakes_get_their_hints("ch01-ex-1")
     _refused("ch01-ex-1", np.sqrt(73))       # a near miss: one product miscounted
     assert _refused("ch01-ex-1", 8.6).message.startswith("Close")
+
+
+# ---------------------------------------------------------------------------------- ch02
+def test_ch02_ex_1_smallest_eigenvalue():
+    from fractions import Fraction
+
+    from kernelclf.kernels import CallableKernel
+    from kernelclf.kernels.gram_ops import min_eigenvalue
+
+    pts = np.array([[0.0, 0.0], [1.0, 2.0]])
+    sqdist = CallableKernel(lambda A, B: ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1))
+    assert REG["ch02-ex-1"].answer == pytest.approx(min_eigenvalue(sqdist(pts)), abs=1e-12)
+    for answer in (-5, -5.0, Fraction(-5), np.linalg.eigvalsh(sqdist(pts))[:1]):
+        _right("ch02-ex-1", answer)
+    _mistakes_get_their_hints("ch02-ex-1")
+    _refused("ch02-ex-1", -4.9)
