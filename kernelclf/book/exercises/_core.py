@@ -150,14 +150,16 @@ def _last_place(x):
     return len(t.digits), 10.0 ** t.exponent
 
 
-def _rounded_from(a, r):
+def _rounded_from(a, r, same=None):
     """Whether every entry of ``a`` is ``r`` rounded or cut to the digits it is written with
-    (at least two significant digits: one unit in the last place)."""
+    (at least two significant digits: one unit in the last place). An entry for which
+    ``same(ai, ri)`` holds (equal within the exercise's tolerance) needs no digits: rounding
+    0.49999999999999994 to three places gives 0.5."""
     a, r = np.ravel(a), np.ravel(r)
     if a.shape != r.shape:
         return False
     for ai, ri in zip(a, r):
-        if ai == ri:
+        if ai == ri or (same is not None and same(ai, ri)):
             continue
         n, unit = _last_place(ai)
         if n < 2 or abs(ai - ri) > unit * (1 + 1e-9):
@@ -440,7 +442,7 @@ class Exercise:
         r, _ = _numbers(reference)
         if a is None or r is None or a.size != r.size:
             return False
-        return _rounded_from(a, r)
+        return _rounded_from(a, r, lambda ai, ri: self._within(np.float64(ai), np.float64(ri)))
 
     def verdict(self, answer):
         """Return ``(status, message)``: status is ``"unanswered"``, ``"form"``, ``"right"``,
