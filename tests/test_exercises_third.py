@@ -98,3 +98,30 @@ def test_ch02_ex_1_smallest_eigenvalue():
         _right("ch02-ex-1", answer)
     _mistakes_get_their_hints("ch02-ex-1")
     _refused("ch02-ex-1", -4.9)
+
+
+# ---------------------------------------------------------------------------------- ch02b
+def test_ch02b_ex_5_normalised_spectrum():
+    from collections import Counter
+
+    u, v = "the cat sat", "the hat sat"
+
+    def counts(s, p):
+        return Counter(s[i:i + p] for i in range(len(s) - p + 1))
+
+    def value(p):
+        a, b = counts(u, p), counts(v, p)
+        return sum(n * b[w] for w, n in a.items()) / np.sqrt(
+            sum(n * n for n in a.values()) * sum(n * n for n in b.values()))
+
+    right = [value(p) for p in range(1, 6)]
+    np.testing.assert_allclose(REG["ch02b-ex-5"].answer, right, rtol=1e-12)
+    # exact fractions: 21/sqrt(21*23), 10/12, 6/9, 4/8, 2/7
+    exact = [21 / np.sqrt(21 * 23), 10 / 12, 6 / 9, 4 / 8, 2 / 7]
+    for answer in (right, np.array(exact), tuple(exact), np.array([exact])):
+        _right("ch02b-ex-5", answer)
+    _mistakes_get_their_hints("ch02b-ex-5")
+    _refused("ch02b-ex-5", right[::-1])
+    _refused("ch02b-ex-5", [value(p) for p in range(2, 7)])       # off by one in p
+    # rounded to three places (0.49999999999999994 becomes 0.5, one digit): still "Close"
+    assert _refused("ch02b-ex-5", np.round(right, 3)).message.startswith("Close")
