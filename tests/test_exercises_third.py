@@ -125,3 +125,27 @@ def test_ch02b_ex_5_normalised_spectrum():
     _refused("ch02b-ex-5", [value(p) for p in range(2, 7)])       # off by one in p
     # rounded to three places (0.49999999999999994 becomes 0.5, one digit): still "Close"
     assert _refused("ch02b-ex-5", np.round(right, 3)).message.startswith("Close")
+
+
+# ---------------------------------------------------------------------------------- ch03
+def test_ch03_ex_2_tau_with_the_fewest_updates():
+    import math
+    from fractions import Fraction
+
+    from kernelclf.margin import Perceptron
+
+    # the statement's sample, and the fact the checker's answer rests on
+    rng = np.random.default_rng(6)
+    Q = rng.uniform(0, 1, size=(1000, 2))
+    s = Q.sum(axis=1) - 1
+    keep = np.abs(s) > 0.05 * math.sqrt(2)
+    Q, yq = Q[keep][:200], np.sign(s[keep][:200])
+    taus = (0.1, 1.0, 10.0)
+    ups = [Perceptron(max_epochs=5000).fit(np.column_stack([Q, np.full(200, t)]), yq).n_updates_
+           for t in taus]
+    assert REG["ch03-ex-2"].answer == taus[int(np.argmin(ups))]
+    for answer in (taus[int(np.argmin(ups))], 1, Fraction(1), np.array([1.0])):
+        _right("ch03-ex-2", answer)
+    _mistakes_get_their_hints("ch03-ex-2")
+    _refused("ch03-ex-2", 2)
+    _refused("ch03-ex-2", min(ups))        # the count itself, not the tau
