@@ -149,3 +149,54 @@ def test_ch03_ex_2_tau_with_the_fewest_updates():
     _mistakes_get_their_hints("ch03-ex-2")
     _refused("ch03-ex-2", 2)
     _refused("ch03-ex-2", min(ups))        # the count itself, not the tau
+
+
+# ---------------------------------------------------------------------------------- ch04
+def test_ch04_ex_1_book_objective_at_the_svm():
+    from kernelclf.datasets import make_moons
+    from kernelclf.kernels import RBF
+    from kernelclf.margin import SupportVectorMachine
+
+    X, y = make_moons(300, random_state=1)
+    lam, m = 0.01, 300
+    K = RBF(0.5)(X)
+    ys = np.where(y > 0, 1.0, -1.0)
+
+    def objective(model):       # through the dual coefficients, as the worked solution does
+        beta = model.multipliers_ * ys
+        return np.mean(np.maximum(0, 1 - ys * (K @ beta))) + lam * beta @ K @ beta
+
+    tight = SupportVectorMachine(RBF(0.5), C=1 / (2 * lam * m), fit_bias=False, tol=1e-8).fit(X, y)
+    default = SupportVectorMachine(RBF(0.5), C=1 / (2 * lam * m), fit_bias=False).fit(X, y)
+    f = default.decision_function(X)
+    by_hand = np.mean([max(0.0, 1 - t * v) for t, v in zip(ys, f)]) + lam * float(
+        default.alpha_ @ K @ default.alpha_)
+    for answer in (objective(tight), objective(default), by_hand):
+        _right("ch04-ex-1", answer)
+    # no primal point does better than the fitted one (the one-sided tolerance is safe)
+    rng = np.random.default_rng(0)
+    C = 1 / (2 * lam * m)
+    for _ in range(10):
+        beta = np.clip(tight.multipliers_ + 0.02 * C * rng.normal(size=m), 0, C) * ys
+        worse = np.mean(np.maximum(0, 1 - ys * (K @ beta))) + lam * beta @ K @ beta
+        assert worse > REG["ch04-ex-1"].answer
+    _mistakes_get_their_hints("ch04-ex-1")
+    _refused("ch04-ex-1", REG["ch04-ex-1"].answer * 1.002)      # a near miss
+    assert _refused("ch04-ex-1", 0.284).message.startswith("Close")
+
+
+def test_ch04_ex_4_reductions():
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.multiclass import OneVsOneClassifier, OneVsRestClassifier
+
+    k, n = 26, 100
+    labels = np.repeat(np.arange(k), 3)
+    X = np.random.default_rng(0).normal(size=(len(labels), 2)) + labels[:, None]
+    fitted = [len(w(LogisticRegression()).fit(X, labels).estimators_)
+              for w in (OneVsRestClassifier, OneVsOneClassifier)]
+    np.testing.assert_array_equal(REG["ch04-ex-4"].answer[:2], fitted)
+    right = [26, 325, 2600, 200]
+    for answer in (right, np.array(right, dtype=float), (k, k * (k - 1) // 2, k * n, 2 * n)):
+        _right("ch04-ex-4", answer)
+    _mistakes_get_their_hints("ch04-ex-4")
+    _refused("ch04-ex-4", [26, 325, 2600, 199])
