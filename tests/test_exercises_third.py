@@ -200,3 +200,12 @@ def test_ch04_ex_4_reductions():
         _right("ch04-ex-4", answer)
     _mistakes_get_their_hints("ch04-ex-4")
     _refused("ch04-ex-4", [26, 325, 2600, 199])
+
+
+# ---------------------------------------------------------------------------------- ch05
+def test_ch05_ex_1_which_machine_sees_the_diagonal():
+    for answer in ("SVM", " svm ", ["SVM"], {"Svm"}):
+        _right("ch05-ex-1", answer)
+    _mistakes_get_their_hints("ch05-ex-1")
+    _refused("ch05-ex-1", ["SVM", "LOOM"])          # two options where one is asked for
+    assert "not one of the options" in _refused("ch05-ex-1", "the SVM").message
