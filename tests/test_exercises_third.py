@@ -226,3 +226,25 @@ def test_ch06_ex_3_posterior_variance():
     _mistakes_get_their_hints("ch06-ex-3")
     _refused("ch06-ex-3", post.var() * 1.001)
     assert _refused("ch06-ex-3", 0.00201).message.startswith("Close")
+
+
+# ---------------------------------------------------------------------------------- ch07
+def test_ch07_ex_4_target_variance_at_a_training_input():
+    from kernelclf.bayes import ARDRBF, GaussianProcessRegressor
+
+    X6 = np.array([[0.5], [1.8], [3.0], [4.6], [6.0], [7.4]])
+    t6 = np.array([0.23, 0.48, -0.37, -0.28, 0.32, -0.38])
+    g = GaussianProcessRegressor(kernel=ARDRBF(1.0), noise=0.05).fit(X6, t6)
+    _, sd = g.predict(X6[2:3], return_std=True)
+    # an independent route: scikit-learn's GP with the noise as a white kernel
+    from sklearn.gaussian_process import GaussianProcessRegressor as SkGP
+    from sklearn.gaussian_process.kernels import RBF as SkRBF
+    from sklearn.gaussian_process.kernels import WhiteKernel
+
+    sk = SkGP(kernel=SkRBF(1.0) + WhiteKernel(0.05), optimizer=None).fit(X6, t6)
+    _, sd_sk = sk.predict(X6[2:3], return_std=True)   # includes the white noise
+    for answer in (sd[0] ** 2, sd_sk[0] ** 2, np.array([sd[0] ** 2])):
+        _right("ch07-ex-4", answer)
+    _mistakes_get_their_hints("ch07-ex-4")
+    _refused("ch07-ex-4", sd[0] ** 2 * 1.001)
+    _refused("ch07-ex-4", float(g.predict(X6[3:4], return_std=True)[1][0] ** 2))  # X6[3]
