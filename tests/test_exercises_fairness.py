@@ -91,8 +91,10 @@ def test_function_checker_runs_on_fresh_copies_ch12_ex_1():
 
 # ------------------------------------------------ statements that admit another answer
 def test_ch08_ex_1_both_traces_rise_on_the_prescribed_run():
-    # the fact behind the alternative "both": the chapter's run (sinc data, RBF(2.0), book
-    # solver, 40 iterations) has both evidence traces rising at every step
+    # the chapter's run (sinc data, RBF(2.0), book solver, 40 iterations) has both evidence
+    # traces rising at every step, so "which update never lowers the evidence" cannot be
+    # read off the run: ch08-ex-1 now asks how far the MacKay run gets instead (the guarantee
+    # is stated in the chapter's model section)
     import warnings
 
     from kernelclf.bayes import RelevanceVectorRegressor
@@ -109,12 +111,12 @@ def test_ch08_ex_1_both_traces_rise_on_the_prescribed_run():
             assert np.all(np.diff(trace) > 0), update
 
 
-def test_ch08_ex_1_both_is_right_on_the_prescribed_run():
-    res = _right("ch08-ex-1", "both")
-    assert res.message != "Right." and "guaranteed" in res.message
-    _right("ch08-ex-1", "em")
-    _refused("ch08-ex-1", "mackay")
-    _refused("ch08-ex-1", "neither")
+def test_ch08_ex_1_asks_about_the_run_not_the_stated_guarantee():
+    text = (BOOK / "08_relevance_vector_machines.md").read_text(encoding="utf-8")
+    assert "never lowers the evidence" in text or "never lower the evidence" in text
+    ex = REG["ch08-ex-1"]
+    assert ex.kind == "number" and ex.answer > 0
+    _refused("ch08-ex-1", -ex.answer)
 
 
 def test_appa_ex_2_admits_bernsteins_looser_constants():
@@ -368,9 +370,8 @@ def test_hints_do_not_state_the_answer(label):
                     assert not re.search(r"(?<![\d.])" + re.escape(t) + r"(?!\d)", h), (t, h)
 
 
-def test_ch08_ch07_ch16_hints_name_no_option_that_is_right():
-    for label, words in [("ch08-ex-1", ["em update", "em algorithm", "eq. b.22) that"]),
-                         ("ch07-ex-3", ["williams", "barber", "five error functions"]),
+def test_ch07_ch16_hints_name_no_option_that_is_right():
+    for label, words in [("ch07-ex-3", ["williams", "barber", "five error functions"]),
                          ("ch16-ex-3", ["without 2 ln", "has to go", "0.78", "1.56"])]:
         ex = REG[label]
         for h in [ex.hint] + [h for _, h in ex.mistakes]:

@@ -248,3 +248,42 @@ def test_ch07_ex_4_target_variance_at_a_training_input():
     _mistakes_get_their_hints("ch07-ex-4")
     _refused("ch07-ex-4", sd[0] ** 2 * 1.001)
     _refused("ch07-ex-4", float(g.predict(X6[3:4], return_std=True)[1][0] ** 2))  # X6[3]
+
+
+# ---------------------------------------------------------------------------------- ch08
+def _sinc_fit(**params):
+    import warnings
+
+    from kernelclf.bayes import RelevanceVectorRegressor
+    from kernelclf.kernels import RBF
+
+    rng = np.random.default_rng(0)
+    Xs = rng.uniform(-10, 10, size=(100, 1))
+    ts = np.sinc(Xs[:, 0] / np.pi) + 0.1 * rng.normal(size=100)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return RelevanceVectorRegressor(kernel=RBF(2.0), **params).fit(Xs, ts)
+
+
+def test_ch08_ex_1_evidence_gap_after_40_iterations():
+    em = _sinc_fit(solver="book", update="em", max_iter=40)
+    mk = _sinc_fit(solver="book", update="mackay", max_iter=40)
+    gap = mk.evidence_trace_[-1] - em.evidence_trace_[-1]
+    assert gap > 0                                      # MacKay gets further
+    for answer in (gap, float(mk.log_evidence_ - em.log_evidence_), np.array([gap])):
+        _right("ch08-ex-1", answer)
+    _mistakes_get_their_hints("ch08-ex-1")
+    _refused("ch08-ex-1", mk.evidence_trace_[-2] - em.evidence_trace_[-2])   # one step short
+    assert _refused("ch08-ex-1", round(gap, 2)).message.startswith("Close")
+
+
+def test_ch08_ex_2_effective_number_of_parameters():
+    rvr = _sinc_fit(solver="book", max_iter=300)
+    zeta = 1 - np.diag(rvr.sigma_) / rvr.theta_
+    # the same number as a trace: n - trace(Sigma Theta^-1)
+    as_trace = len(rvr.theta_) - np.trace(rvr.sigma_ @ np.diag(1 / rvr.theta_))
+    for answer in (zeta.sum(), as_trace, sum(float(z) for z in zeta)):
+        _right("ch08-ex-2", answer)
+    assert 0 < zeta.sum() < rvr.n_relevance_
+    _mistakes_get_their_hints("ch08-ex-2")
+    _refused("ch08-ex-2", zeta.sum() * 1.001)
