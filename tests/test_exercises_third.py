@@ -287,3 +287,34 @@ def test_ch08_ex_2_effective_number_of_parameters():
     assert 0 < zeta.sum() < rvr.n_relevance_
     _mistakes_get_their_hints("ch08-ex-2")
     _refused("ch08-ex-2", zeta.sum() * 1.001)
+
+
+# ---------------------------------------------------------------------------------- ch09
+def test_ch09_ex_4_fisher_direction():
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+
+    from kernelclf.bayes import FisherDiscriminant
+
+    def with_package(X, y):
+        w = FisherDiscriminant().fit(X, y).coef_
+        return w / np.linalg.norm(w)
+
+    def with_sklearn(X, y):      # LDA's coefficients are Sigma^-1 (mu_+ - mu_-) up to scale
+        w = LinearDiscriminantAnalysis(solver="lsqr").fit(X, y).coef_[0]
+        return w / np.linalg.norm(w)
+
+    def with_unbiased_covariance(X, y):
+        Xp, Xn = X[y > 0], X[y < 0]
+        S = (np.cov(Xp.T) * (len(Xp) - 1) + np.cov(Xn.T) * (len(Xn) - 1)) / (len(y) - 2)
+        w = np.linalg.inv(S) @ (Xp.mean(0) - Xn.mean(0))
+        return (w / np.sqrt(np.sum(w**2))).tolist()
+
+    for f in (with_package, with_sklearn, with_unbiased_covariance):
+        _right("ch09-ex-4", f)
+    _mistakes_get_their_hints("ch09-ex-4")
+
+    def total_covariance_of_one_class(X, y):   # a near miss: the positives' covariance only
+        w = np.linalg.solve(np.cov(X[y > 0].T), X[y > 0].mean(0) - X[y < 0].mean(0))
+        return w / np.linalg.norm(w)
+
+    _refused("ch09-ex-4", total_covariance_of_one_class)
