@@ -75,6 +75,8 @@ EXERCISES = [
                                     "BPM Lemma 14, not the disagreement arccos⟨w, v⟩/π of "
                                     "Lemma 13."),
         ],
+        inputs=(r"\theta=0.8", r"\mathbb R^{10}", "spherically Gaussian",
+                "at least 10 000 inputs"),
     ),
     Exercise(
         label="ch10-ex-3",
@@ -99,6 +101,9 @@ EXERCISES = [
             (0.0, "Zero would mean one point lies on every halving line; RM Fig. 18.2 shows "
                   "that they do not all meet, so search for the best point instead."),
         ],
+        inputs=("poly", "normals = [", "np.linspace(0, np.pi, 36, endpoint=False)",
+                "offsets = np.array([polygon_bisector(poly, n) for n in normals])",
+                "minimises the largest distance"),
     ),
     Exercise(
         label="ch10-ex-4",
@@ -119,5 +124,6 @@ EXERCISES = [
             (0.11, "0.11 is the paper's rounded constant, not the supremum itself: evaluate "
                    "f at its peak (BPM Fig. 12)."),
         ],
+        inputs=(r"f(x)=\arccos(x)/\pi-(1-x)/2", r"x>\varepsilon", r"\varepsilon=0.1"),
     ),
 ]
