@@ -318,3 +318,21 @@ def test_ch09_ex_4_fisher_direction():
         return w / np.linalg.norm(w)
 
     _refused("ch09-ex-4", total_covariance_of_one_class)
+
+
+# ---------------------------------------------------------------------------------- ch12
+def test_ch12_ex_2_cosine_between_alpha_and_y():
+    from kernelclf.book.exercises import ch12
+
+    # the tolerance covers the billiard's own randomness: every seed's estimate passes
+    cosines = [ch12._cosine_to_labels(random_state=seed) for seed in range(6)]
+    assert max(cosines) - min(cosines) < REG["ch12-ex-2"].atol
+    for c in cosines:
+        _right("ch12-ex-2", c)
+    _right("ch12-ex-2", np.array([cosines[0]]))
+    _right("ch12-ex-2", round(cosines[0], 3))
+    _mistakes_get_their_hints("ch12-ex-2")
+    # the plain billiard, whatever its seed, is far off
+    for seed in range(3):
+        _refused("ch12-ex-2", ch12._cosine_to_labels(refresh=0.0, random_state=seed))
+    _refused("ch12-ex-2", REG["ch12-ex-2"].answer - 0.01)
