@@ -336,3 +336,60 @@ def test_ch12_ex_2_cosine_between_alpha_and_y():
     for seed in range(3):
         _refused("ch12-ex-2", ch12._cosine_to_labels(refresh=0.0, random_state=seed))
     _refused("ch12-ex-2", REG["ch12-ex-2"].answer - 0.01)
+
+
+# ---------------------------------------------------------------------------------- ch13
+def _band_sample():
+    rng = np.random.default_rng(0)
+    rng.normal(size=(60, 2))
+    Xt = rng.normal(size=(150, 2)) * np.array([2.5, 0.7])
+    yt = np.where(Xt[:, 1] + 0.25 * Xt[:, 0] + 0.3 * rng.normal(size=150) > 0, 1.0, -1.0)
+    return Xt, yt
+
+
+def test_ch13_ex_1_theta_at_c_1():
+    from sklearn.svm import SVC
+
+    from kernelclf.kernels import RBF
+    from kernelclf.margin import SupportVectorMachine
+
+    Xt, yt = _band_sample()
+    ours = np.abs(SupportVectorMachine(RBF(1.5), C=1.0).fit(Xt, yt).decision_function(Xt)).max()
+    sk = np.abs(SVC(C=1.0, gamma=RBF(1.5).gamma, tol=1e-6).fit(Xt, yt).decision_function(Xt)).max()
+    for answer in (ours, sk, round(float(sk), 3)):
+        _right("ch13-ex-1", answer)
+    _mistakes_get_their_hints("ch13-ex-1")
+    _refused("ch13-ex-1", 1.02 * sk)
+
+
+def test_ch13_ex_4_cap_for_nu_4():
+    from kernelclf.kernels import RBF
+    from kernelclf.margin import RelaxedRMM
+
+    for answer in (37, 37.0, np.int64(37), 150 // 4):
+        _right("ch13-ex-4", answer)
+    _mistakes_get_their_hints("ch13-ex-4")
+    assert "whole number" in _refused("ch13-ex-4", 150 / 4).message
+    # the cap holds on the chapter's sample, for nu = 4 and its neighbours
+    Xt, yt = _band_sample()
+    for nu in (3.0, 4.0, 6.0):
+        r = RelaxedRMM(RBF(1.5), C=10.0, D=1.0, nu=nu).fit(Xt, yt)
+        assert np.sum(np.abs(r.decision_function(Xt)) > r.t_ + 1e-3) <= 150 // nu
+
+
+def test_ch13_ex_5_active_bounds():
+    from kernelclf.kernels import RBF
+    from kernelclf.margin import RelativeMarginMachine
+
+    Xt, yt = _band_sample()
+    counts = set()
+    for tol in (1e-3, 1e-6):      # the count does not depend on the solver's tolerance
+        m = RelativeMarginMachine(RBF(1.5), C=10.0, B=0.35, B_mode="relative",
+                                  tol=tol).fit(Xt, yt)
+        counts.add(int(np.sum(np.any(m.beta_ > 0, axis=1))))
+        counts.add(int(np.sum(np.abs(m.decision_function(Xt)) >= m.B_ - 1e-4)))
+    assert counts == {REG["ch13-ex-5"].answer}
+    for answer in (counts.pop(), float(REG["ch13-ex-5"].answer), np.array(REG["ch13-ex-5"].answer)):
+        _right("ch13-ex-5", answer)
+    _mistakes_get_their_hints("ch13-ex-5")
+    _refused("ch13-ex-5", REG["ch13-ex-5"].answer + 4)
