@@ -393,3 +393,39 @@ def test_ch13_ex_5_active_bounds():
         _right("ch13-ex-5", answer)
     _mistakes_get_their_hints("ch13-ex-5")
     _refused("ch13-ex-5", REG["ch13-ex-5"].answer + 4)
+
+
+# ---------------------------------------------------------------------------------- ch14
+def test_ch14_ex_3_price_of_the_geometric_prior():
+    from kernelclf.bounds import vc
+
+    # independent of the training errors: the bound minus R_emp, from the formula of eq. 4.20
+    g = float(vc.growth_exact(6000, 15))
+
+    def term(prior):
+        return np.sqrt(8 / 3000 * (np.log(4 / 0.05) + np.log(1 / prior) + g))
+
+    by_formula = term(2.0**-4) - term(0.1)
+    remp = np.linspace(0.45, 0.09, 10)              # any training errors give the same raise
+    theta_d = [(d + 1) * (d + 2) // 2 for d in range(1, 11)]
+    _, b_geo = vc.srm_select(remp, 3000, 0.05, theta_d, prior=0.5 ** np.arange(1, 11))
+    _, b_uni = vc.srm_select(remp, 3000, 0.05, theta_d)
+    for answer in (by_formula, b_geo[3] - b_uni[3], np.float32(by_formula)):
+        _right("ch14-ex-3", answer)
+    _mistakes_get_their_hints("ch14-ex-3")
+    _refused("ch14-ex-3", by_formula * 1.01)
+    assert _refused("ch14-ex-3", 0.00116).message.startswith("Close")
+
+
+def test_ch14_ex_4_six_points_in_r4():
+    from math import comb
+
+    from kernelclf.bounds import shattering
+
+    counts = {shattering.count_labelings(shattering.labelings_lp(
+        np.random.default_rng(s).normal(size=(6, 4)), bias=False)) for s in range(3)}
+    assert counts == {2 * sum(comb(5, i) for i in range(4))}
+    for answer in (counts.pop(), 52.0, np.int32(52)):
+        _right("ch14-ex-4", answer)
+    _mistakes_get_their_hints("ch14-ex-4")
+    _refused("ch14-ex-4", 53)
