@@ -429,3 +429,21 @@ def test_ch14_ex_4_six_points_in_r4():
         _right("ch14-ex-4", answer)
     _mistakes_get_their_hints("ch14-ex-4")
     _refused("ch14-ex-4", 53)
+
+
+# ---------------------------------------------------------------------------------- ch15
+def test_ch15_ex_3_best_grid_value():
+    # the grid of App. C.6 written out: 2 sqrt(m) halved until it is at most 1/32
+    grid = [2 * np.sqrt(1000)]
+    while grid[-1] > 1 / 32:
+        grid.append(grid[-1] / 2)
+    grid = np.array(grid)
+    f = (1 + 0.25 / grid**2) * (1 + grid**2)
+    right = f.min()
+    loop = min((1 + 0.25 / d**2) * (1 + d**2) for d in grid)
+    expanded = min(1 + d**2 + 0.25 / d**2 + 0.25 for d in grid)
+    for answer in (right, loop, expanded):
+        _right("ch15-ex-3", answer)
+    _mistakes_get_their_hints("ch15-ex-3")
+    _refused("ch15-ex-3", np.sort(f)[1])               # the second best grid value
+    assert _refused("ch15-ex-3", round(right, 3)).message.startswith("Close")
