@@ -447,3 +447,41 @@ def test_ch15_ex_3_best_grid_value():
     _mistakes_get_their_hints("ch15-ex-3")
     _refused("ch15-ex-3", np.sort(f)[1])               # the second best grid value
     assert _refused("ch15-ex-3", round(right, 3)).message.startswith("Close")
+
+
+# ---------------------------------------------------------------------------------- ch16
+def test_ch16_ex_2_nats_saved():
+    from scipy import integrate
+
+    from kernelclf.bounds import volume as vol
+
+    def log_inv_cap(n, angle):      # ln(vol(sphere)/vol(cap)) by quadrature of sin^(n-2)
+        whole = integrate.quad(lambda t: np.sin(t) ** (n - 2), 0, np.pi)[0]
+        cap = integrate.quad(lambda t: np.sin(t) ** (n - 2), 0, angle)[0]
+        return np.log(whole / cap)
+
+    g = np.array([0.1, 0.3, 0.6])
+    by_angles = [log_inv_cap(100, 2 * np.arcsin(x / 2)) - log_inv_cap(100, np.arcsin(x))
+                 for x in g]
+    by_package = (vol.log_volume_ratio(100, vol.cap_x_from_radius(g))
+                  - vol.log_volume_ratio(100, vol.cap_x_from_margin(g)))
+    np.testing.assert_allclose(REG["ch16-ex-2"].answer, by_angles, rtol=1e-6)
+    for answer in (by_angles, by_package, tuple(float(v) for v in by_package)):
+        _right("ch16-ex-2", answer)
+    _mistakes_get_their_hints("ch16-ex-2")
+    _refused("ch16-ex-2", by_package[::-1])
+
+
+def test_ch16_ex_3_sample_size_for_seventy_percent():
+    ell = np.arange(7, 5000)
+    direct = (ell * np.log(2) - np.log(100) + np.log(20) + 2 * np.log(ell) + 1) / ell
+    first = int(ell[np.argmax(direct < 0.7)])
+    assert np.all(np.diff(direct) < 0)               # one crossing only
+    # a loop that stops at the first ell below 0.7
+    n = 7
+    while (n * np.log(2) - np.log(100) + np.log(20) + 2 * np.log(n) + 1) / n >= 0.7:
+        n += 1
+    for answer in (first, n, float(first)):
+        _right("ch16-ex-3", answer)
+    _mistakes_get_their_hints("ch16-ex-3")
+    _refused("ch16-ex-3", first - 1)
