@@ -485,3 +485,21 @@ def test_ch16_ex_3_sample_size_for_seventy_percent():
         _right("ch16-ex-3", answer)
     _mistakes_get_their_hints("ch16-ex-3")
     _refused("ch16-ex-3", first - 1)
+
+
+# ---------------------------------------------------------------------------------- ch17
+def test_ch17_ex_3_active_landmarks():
+    from kernelclf.book.exercises import ch17
+    from kernelclf.bounds import rademacher as rb
+
+    X = ch17._toy_points()
+    lam = rb.rademacher_T2(X, X, 0.5, 0.9, return_result=True).lam
+    on = lam > 1e-6 * lam.max()
+    # they are the points at the ends of the long axis, and the count does not hinge on the
+    # threshold
+    assert np.allclose(np.abs(X[on, 0]), np.abs(X[:, 0]).max())
+    assert {ch17._active_landmarks(floor=f) for f in (1e-3, 1e-6, 1e-9)} == {int(on.sum())}
+    for answer in (int(on.sum()), float(on.sum()), np.count_nonzero(on)):
+        _right("ch17-ex-3", answer)
+    _mistakes_get_their_hints("ch17-ex-3")
+    _refused("ch17-ex-3", int(on.sum()) + 2)
