@@ -68,6 +68,8 @@ from .margin import (
     KernelPerceptron,
     LeaveOneOutMachine,
     NuSupportVectorMachine,
+    NuSupportVectorRegression,
+    OneClassSupportVectorMachine,
     Perceptron,
     RelativeMarginMachine,
     RelaxedRMM,
@@ -93,7 +95,7 @@ __all__ = [
     # estimators (chapters 01-13)
     "KernelNearestNeighbors", "KernelNearestCentroid", "Perceptron", "KernelPerceptron",
     "SupportVectorMachine", "NuSupportVectorMachine", "SupportVectorRegression", "UniversumSVM",
-    "LeaveOneOutMachine",
+    "NuSupportVectorRegression", "OneClassSupportVectorMachine", "LeaveOneOutMachine",
     "AdaptiveMarginMachine", "RelativeMarginMachine", "RelaxedRMM", "SigmaSVM",
     "GaussianProcessRegressor", "GaussianProcessClassifier", "RelevanceVectorRegressor",
     "RelevanceVectorClassifier", "FisherDiscriminant", "KernelFisherDiscriminant",

@@ -13,7 +13,8 @@ ahead of time (at most one line per pause: no line while compilations follow eac
 within :data:`QUIET_SECONDS`). The line follows the policy of the progress bars
 (:func:`kernelclf.progress.progress_enabled`): shown in a terminal and in Jupyter, not in
 pipes, logs and test runs, nor where ``KERNELCLF_PROGRESS=0`` (the book's builds). Without
-numba (Pyodide, bare installs) nothing is compiled and nothing is registered.
+numba (Pyodide, bare installs, or numba hidden by ``KERNELCLF_NO_NUMBA``) nothing is
+compiled and nothing is registered.
 """
 from __future__ import annotations
 
@@ -56,6 +57,10 @@ def install():
     """Register the listener with numba (once; False when numba is not installed)."""
     if _STATE["installed"]:
         return True
+    from . import _jit
+
+    if not _jit.HAVE_NUMBA:      # not installed, or hidden by KERNELCLF_NO_NUMBA
+        return False
     try:
         from numba.core import event
     except ImportError:          # pragma: no cover - Pyodide, bare installs

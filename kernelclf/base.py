@@ -32,8 +32,9 @@ Default kernels (``kernel=None``), in one place
 ================================================  =====================================
 estimator                                         default kernel
 ================================================  =====================================
-Gaussian process regression                       ``ARDRBF(sigma='scale')`` (an isotropic
-                                                  start; evidence maximisation adapts it)
+Gaussian process regression                       ``ARDRBF(sigma='scale')`` (one width
+                                                  for all inputs; ``optimize=True``
+                                                  adapts it, still one width)
 Gaussian process classification, RVMs             ``RBF(sigma='scale')``
 every other estimator with a ``kernel``           ``Linear()`` (the book's plain
                                                   inner product)
@@ -50,12 +51,13 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from .kernels.closure import Kernel
+from .kernels.closure import Kernel, sparse_refusal
 from .kernels.gram import Gram, cross_gram
 from .kernels.gram_guard import check_memory
 from .kernels.rows import n_rows
@@ -157,6 +159,9 @@ class KernelMixin:
     """
 
     _default_kernel = Linear
+    #: the estimator computes with scipy.sparse inputs when its kernel does (the dual
+    #: machines: their only use of the inputs is the kernel)
+    _sparse_inputs = False
 
     # -- kernel -----------------------------------------------------------
     def _fit_kernel(self):
@@ -184,6 +189,30 @@ class KernelMixin:
             kernel = None if kernel is None else as_kernel(kernel)
         return bool(getattr(kernel, "accepts_strings", False))
 
+    def _takes_sparse(self):
+        """Whether sparse inputs are taken: the estimator computes with them
+        (``_sparse_inputs``) and so does its kernel (``kernel.accepts_sparse``)."""
+        if not self._sparse_inputs:
+            return False
+        kernel = getattr(self, "kernel_", None)
+        if kernel is None:
+            kernel = getattr(self, "kernel", None)
+            try:
+                kernel = self._default_kernel() if kernel is None else as_kernel(kernel)
+            except (TypeError, ValueError):
+                return False
+        return bool(getattr(kernel, "accepts_sparse", False))
+
+    def _sparse_option(self, X):
+        """``accept_sparse`` for scikit-learn's validation: 'csr' when sparse inputs are
+        taken; a clear ``TypeError`` for sparse inputs to an estimator that would take
+        them with another kernel."""
+        if self._takes_sparse():
+            return "csr"
+        if self._sparse_inputs and sp.issparse(X):
+            raise TypeError(sparse_refusal(getattr(self, "kernel_", None) or self.kernel))
+        return False
+
     # -- inputs -----------------------------------------------------------
     def _validate_X(self, X, reset):
         if self._takes_strings():
@@ -191,7 +220,7 @@ class KernelMixin:
                 del self.n_features_in_
             return _check_strings(X)
         return validate_data(self, X, reset=reset, dtype=np.float64,
-                             ensure_all_finite=True)
+                             ensure_all_finite=True, accept_sparse=self._sparse_option(X))
 
     def _validate_Xy(self, X, y, y_numeric=False):
         """Validate a training sample; returns ``(X, y)`` (``y`` 1-D).
@@ -208,7 +237,7 @@ class KernelMixin:
                                  "numbers of samples")
         else:
             X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True,
-                                 y_numeric=y_numeric)
+                                 y_numeric=y_numeric, accept_sparse=self._sparse_option(X))
             y = column_or_1d(y, warn=True) if np.ndim(y) > 1 else y
         if y_numeric:
             y = np.asarray(y, dtype=np.float64)
@@ -244,6 +273,7 @@ class KernelMixin:
         if self._takes_strings():
             tags.input_tags.string = True
             tags.input_tags.two_d_array = False
+        tags.input_tags.sparse = self._takes_sparse()
         return tags
 
 

@@ -4,8 +4,9 @@ Book chapter 12 (``book/12_bpm_experiments.md``); LKC §2.4.4; RMM §5.2; BPM §
 the decision DAG of Platt, Cristianini & Shawe-Taylor (NIPS 12, 2000).
 
 Every classifier of the package is binary (``classes_[0]`` is -1, ``classes_[1]`` is
-+1). The three reductions of LKC §2.4.4 ("Multiclass Support Vector Machines") turn
-any of them into a classifier for ``K >= 2`` classes:
++1), except the nearest-neighbour and nearest-centroid rules of :mod:`kernelclf.neighbors`.
+The three reductions of LKC §2.4.4 ("Multiclass Support Vector Machines") turn any of the
+binary ones into a classifier for ``K >= 2`` classes:
 
 * :class:`OneVsOneClassifier` -- ``K (K - 1) / 2`` machines, one per pair of classes,
   trained on the examples of the two classes only; the prediction is the class with
@@ -36,6 +37,25 @@ Gaussian process classifier), so do the reductions -- and only then
   libsvm uses (see :func:`pairwise_coupling`); scikit-learn's ``OneVsOneClassifier``
   has no ``predict_proba``.
 
+Weights. A binary machine sees its two labels as 0 and 1, so the wrappers translate the
+estimator's ``class_weight`` (keys: the labels of ``y``) into each machine's classes: the
+weights ``c_k`` of the ``K`` classes are fixed once on the whole sample (a dict: the
+named labels, 1 for the others; ``'balanced'``: ``W / (K W_k)`` with ``W_k`` the total
+``sample_weight`` of class ``k``, the counts without sample weights, as scikit-learn's
+``SVC``), the machine of pair ``(i, j)`` gets ``class_weight={0: c_i, 1: c_j}`` (libsvm's
+one-versus-one weights, ``SVC(class_weight=...)``), and machine ``k`` of one-versus-rest,
+whose "rest" mixes classes, gets them as per-example factors of its ``sample_weight``.
+``fit(X, y, sample_weight)`` passes each machine the weights of its examples.
+
+One kernel. A kernel with a parameter taken from the data (``kernel='rbf'`` or
+``'poly'``, scikit-learn's ``gamma='scale'``) is fixed once on the whole training sample
+and given to every machine, as ``SVC`` does (each machine would otherwise take it from its
+own examples).
+
+Precomputed kernels. With ``kernel='precomputed'`` (the estimator is "pairwise", as in
+scikit-learn) ``X`` is a Gram matrix: the machine of a pair is fitted on the rows and the
+columns of its two classes' examples and evaluated on the columns of those examples.
+
 Relation to scikit-learn. ``sklearn.multiclass.OneVsOneClassifier`` breaks ties in the
 vote by the summed confidences of the pairwise machines; that rule is available here as
 ``tie_break="confidence"`` and reproduces scikit-learn's ``decision_function`` exactly.
@@ -54,7 +74,12 @@ from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils._tags import get_tags
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    check_is_fitted,
+    column_or_1d,
+    validate_data,
+)
 
 from .base import Int, _check_strings
 from .kernels.rows import n_rows, take_rows
@@ -187,13 +212,30 @@ def _estimators_have(method):
     return check
 
 
-def _fit_one(estimator, X, y):
-    return clone(estimator).fit(X, y)
+def _fit_one(estimator, X, y, sample_weight=None, what=None):
+    kw = {} if sample_weight is None else {"sample_weight": sample_weight}
+    try:
+        return clone(estimator).fit(X, y, **kw)
+    except ValueError as exc:
+        if what is not None and hasattr(exc, "add_note"):
+            exc.add_note(f"(raised by the binary machine of {what})")
+        raise
+
+
+def _takes_sample_weight(estimator):
+    import inspect
+
+    try:
+        return "sample_weight" in inspect.signature(estimator.fit).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 def _row_digest(X, r):
     """A 64-bit integer determined by the content of row ``r`` of ``X``."""
     row = X[r]
+    if hasattr(row, "toarray"):                  # a row of a sparse matrix
+        row = row.toarray()
     if isinstance(row, str):
         data = row.encode("utf-8", "surrogatepass")
     elif isinstance(row, bytes):
@@ -243,6 +285,78 @@ class _MulticlassBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     def _takes_strings(self):
         return bool(get_tags(self._base()).input_tags.string)
 
+    def _pairwise_input(self):
+        return bool(get_tags(self._base()).input_tags.pairwise)
+
+    def _shared_kernel(self, base, X):
+        """``base`` with its kernel's data-driven parameters (``kernel='rbf'``, ``'poly'``:
+        scikit-learn's ``gamma='scale'``) fixed on the whole training sample ``X``, so that
+        every machine has the same kernel (as in ``SVC``); ``base`` itself otherwise."""
+        from .base import KernelMixin
+        from .kernels.closure import Kernel
+        from .kernels.vector import as_kernel
+
+        if not isinstance(base, KernelMixin):           # another library's estimator
+            return base
+        params = base.get_params(deep=False)
+        kernel = params.get("kernel")
+        if kernel is None or isinstance(X, list) or (isinstance(kernel, str)
+                                                     and kernel == "precomputed"):
+            return base
+        try:
+            k = as_kernel(kernel)
+        except (TypeError, ValueError):
+            return base                  # refused by the estimator's own validation
+        if not isinstance(k, Kernel):
+            return base
+        fixed = clone(k).resolve(X)
+        if fixed is k or repr(fixed) == repr(k):
+            return base
+        return clone(base).set_params(kernel=fixed)
+
+    def _class_weights(self, y_idx, sample_weight):
+        """The weights ``c_k`` of the ``K`` classes from the estimator's ``class_weight``
+        (module docstring), or None when it has none; sets ``class_weight_``."""
+        base = self._base()
+        params = base.get_params(deep=False) if hasattr(base, "get_params") else {}
+        cw = params.get("class_weight")
+        if cw is None:
+            return None
+        K = len(self.classes_)
+        if isinstance(cw, str) and cw == "balanced":
+            sw = np.ones(len(y_idx)) if sample_weight is None else sample_weight
+            totals = np.bincount(y_idx, weights=sw, minlength=K)
+            if np.any(totals <= 0):
+                raise ValueError("class_weight='balanced' needs a positive total sample_weight "
+                                 "in every class")
+            out = totals.sum() / (K * totals)
+        elif isinstance(cw, dict):
+            known = set(self.classes_.tolist())
+            unknown = [k for k in cw if k not in known]
+            if unknown:
+                raise ValueError(f"class_weight has weights for labels that are not classes "
+                                 f"of y: {unknown!r} (the classes are "
+                                 f"{self.classes_.tolist()!r})")
+            try:
+                out = np.array([float(cw.get(c, 1.0)) for c in self.classes_.tolist()])
+            except (TypeError, ValueError):
+                out = np.array([np.nan])
+            if not np.all(np.isfinite(out) & (out >= 0)):
+                raise ValueError(f"class_weight values must be finite numbers >= 0, got {cw!r}")
+        else:
+            return None                   # refused by the estimator's own validation
+        self.class_weight_ = out
+        return out
+
+    def _sample_weight(self, X, sample_weight):
+        if sample_weight is None:
+            return None
+        if not _takes_sample_weight(self._base()):
+            raise TypeError(f"{type(self).__name__}.fit got sample_weight, but the estimator "
+                            f"{type(self._base()).__name__} takes no sample_weight")
+        return _check_sample_weight(sample_weight, X, dtype=np.float64,
+                                    ensure_non_negative=True)
+
     def _validate_fit(self, X, y):
         """Validate parameters and sample; set ``classes_``; return ``(X, y_idx)``."""
         self._validate_params()
@@ -257,7 +371,8 @@ class _MulticlassBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 raise ValueError(f"X has {len(X)} samples but y has {len(y)}: inconsistent "
                                  "numbers of samples")
         else:
-            X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True)
+            X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True,
+                                 accept_sparse=self._sparse())
         check_classification_targets(y)
         self.classes_, y_idx = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
@@ -269,12 +384,24 @@ class _MulticlassBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "estimators_")
         if self._takes_strings():
             return _check_strings(X)
-        return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
+        return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True,
+                             accept_sparse=self._sparse())
+
+    def _sparse(self):
+        """'csr' when the binary estimator takes scipy.sparse inputs (its tag), else False."""
+        return "csr" if get_tags(self._base()).input_tags.sparse else False
 
     @property
     def n_classes_(self):
         """Number of classes ``K``."""
         return len(self.classes_)
+
+    @available_if(_estimators_have("predict_proba"))
+    def predict_log_proba(self, X):
+        """The logarithm of :meth:`predict_proba` (only when the binary estimator has
+        ``predict_proba``)."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -285,29 +412,53 @@ class _MulticlassBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         tags.input_tags.string = sub.input_tags.string
         tags.input_tags.two_d_array = sub.input_tags.two_d_array
         tags.input_tags.pairwise = sub.input_tags.pairwise
+        tags.input_tags.sparse = sub.input_tags.sparse
         return tags
 
 
 class _PairwiseBase(_MulticlassBase):
     """The ``K (K - 1) / 2`` pairwise machines of LKC §2.4.4 (method 2)."""
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit one binary machine per pair of classes ``i < j``.
 
         The machine of pair ``(i, j)`` sees only the examples of classes ``i`` and ``j``,
         labelled 0 and 1 (so its ``classes_[1]``, the +1 side, is class ``j``), in the
-        order they appear in ``X`` -- as in scikit-learn's ``OneVsOneClassifier``.
+        order they appear in ``X`` -- as in scikit-learn's ``OneVsOneClassifier``. The
+        estimator's ``class_weight`` becomes ``{0: c_i, 1: c_j}`` for that machine, and
+        ``sample_weight`` (optional, for an estimator whose ``fit`` takes it) is passed on
+        for its examples (module docstring). With a precomputed kernel ``X`` is the Gram
+        matrix and the machine gets its rows and columns of the two classes.
         """
         X, y_idx = self._validate_fit(X, y)
-        base = self._base()
-        jobs = []
+        sw = self._sample_weight(X, sample_weight)
+        cw = self._class_weights(y_idx, sw)
+        base = self._shared_kernel(self._base(), X)
+        pairwise = self._pairwise_input()
+        jobs, rows = [], []
         for i, j in pairs(len(self.classes_)):
-            mask = (y_idx == i) | (y_idx == j)
-            jobs.append(delayed(_fit_one)(base, take_rows(X, np.flatnonzero(mask)),
-                                          (y_idx[mask] == j).astype(int)))
+            idx = np.flatnonzero((y_idx == i) | (y_idx == j))
+            est = base if cw is None else clone(base).set_params(
+                class_weight={0: cw[i], 1: cw[j]})
+            Xp = X[np.ix_(idx, idx)] if pairwise else take_rows(X, idx)
+            labels = self.classes_.tolist()
+            what = f"the classes {labels[i]!r} and {labels[j]!r}, labelled 0 and 1"
+            jobs.append(delayed(_fit_one)(est, Xp, (y_idx[idx] == j).astype(int),
+                                          None if sw is None else sw[idx], what))
+            rows.append(idx)
         self.estimators_ = Parallel(n_jobs=self.n_jobs)(jobs)
         self.pairs_ = pairs(len(self.classes_))
+        self._train_rows = rows if pairwise else None
         return self
+
+    def _input_of(self, p, X, rows=None):
+        """What machine ``p`` evaluates for the test inputs ``X`` (their rows ``rows``): the
+        inputs, or, for a precomputed kernel, the columns of the machine's training
+        examples."""
+        if rows is not None:
+            X = take_rows(X, rows)
+        train = getattr(self, "_train_rows", None)
+        return X if train is None else X[:, train[p]]
 
     @staticmethod
     def _wins_j(est, X):
@@ -325,7 +476,7 @@ class _PairwiseBase(_MulticlassBase):
     def _pairwise_winners(self, X):
         out = np.empty((n_rows(X), len(self.pairs_)), dtype=int)
         for p, ((i, j), est) in enumerate(zip(self.pairs_, self.estimators_)):
-            out[:, p] = np.where(self._wins_j(est, X), j, i)
+            out[:, p] = np.where(self._wins_j(est, self._input_of(p, X)), j, i)
         return out
 
     @available_if(_estimators_have("predict_proba"))
@@ -345,8 +496,8 @@ class _PairwiseBase(_MulticlassBase):
             return np.asarray(self.estimators_[0].predict_proba(X), dtype=float)
         K = len(self.classes_)
         r = np.full((n_rows(X), K, K), 0.5)
-        for (i, j), est in zip(self.pairs_, self.estimators_):
-            q = _positive_proba(est, X)
+        for p, ((i, j), est) in enumerate(zip(self.pairs_, self.estimators_)):
+            q = _positive_proba(est, self._input_of(p, X))
             r[:, j, i] = q
             r[:, i, j] = 1.0 - q
         return pairwise_coupling(r)
@@ -413,9 +564,10 @@ class OneVsOneClassifier(_PairwiseBase):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def fit(self, X, y):
-        """Fit the pairwise machines and draw the tie-breaking seed."""
-        super().fit(X, y)
+    def fit(self, X, y, sample_weight=None):
+        """Fit the pairwise machines (weights as in the module docstring) and draw the
+        tie-breaking seed."""
+        super().fit(X, y, sample_weight)
         self.tie_seed_ = int(check_random_state(self.random_state).randint(2 ** 31 - 1))
         return self
 
@@ -441,8 +593,8 @@ class OneVsOneClassifier(_PairwiseBase):
             return keys
         if self.tie_break == "confidence":
             conf = np.zeros(votes.shape)
-            for (i, j), est in zip(self.pairs_, self.estimators_):
-                c = np.ravel(est.decision_function(X))
+            for p, ((i, j), est) in enumerate(zip(self.pairs_, self.estimators_)):
+                c = np.ravel(est.decision_function(self._input_of(p, X)))
                 conf[:, i] -= c
                 conf[:, j] += c
             return conf / (3 * (np.abs(conf) + 1))  # sklearn's monotone map into (-1/3, 1/3)
@@ -532,7 +684,7 @@ class DAGClassifier(_PairwiseBase):
                 rows = np.flatnonzero((lo == a) & (hi == b))
                 p = index[(a, b)]
                 path[rows, step] = p
-                wins_b = self._wins_j(self.estimators_[p], take_rows(X, rows))
+                wins_b = self._wins_j(self.estimators_[p], self._input_of(p, X, rows))
                 lo[rows[wins_b]] += 1      # class a eliminated
                 hi[rows[~wins_b]] -= 1     # class b eliminated
         return lo, path
@@ -601,17 +753,39 @@ class OneVsRestClassifier(_MulticlassBase):
         self.response_method = response_method
         self.n_jobs = n_jobs
 
-    def fit(self, X, y):
-        """Fit ``K`` machines, class ``k`` (as 1) against the rest (as 0)."""
+    def fit(self, X, y, sample_weight=None):
+        """Fit ``K`` machines, class ``k`` (as 1) against the rest (as 0).
+
+        The estimator's ``class_weight`` becomes per-example factors of each machine's
+        ``sample_weight`` (the "rest" mixes classes; module docstring), and
+        ``sample_weight`` (optional) is passed on; with ``K = 2`` the single machine keeps
+        the ``class_weight`` of the two classes (``{0: c_0, 1: c_1}``).
+        """
         X, y_idx = self._validate_fit(X, y)
         base = self._base()
         if not callable(getattr(base, self.response_method, None)):
             raise ValueError(f"the estimator {type(base).__name__} has no method "
                              f"response_method={self.response_method!r}")
+        sw = self._sample_weight(X, sample_weight)
+        cw = self._class_weights(y_idx, sw)
+        base = self._shared_kernel(base, X)
         K = len(self.classes_)
         targets = [y_idx] if K == 2 else [(y_idx == k).astype(int) for k in range(K)]
+        if cw is not None and K == 2:
+            base = clone(base).set_params(class_weight={0: cw[0], 1: cw[1]})
+        elif cw is not None:
+            if not _takes_sample_weight(base):
+                raise TypeError(f"one-versus-rest gives class_weight to each machine as "
+                                f"sample weights, but {type(base).__name__}.fit takes no "
+                                "sample_weight")
+            factors = cw[y_idx]
+            sw = factors if sw is None else sw * factors
+            base = clone(base).set_params(class_weight=None)
         self.estimators_ = Parallel(n_jobs=self.n_jobs)(
-            delayed(_fit_one)(base, X, t) for t in targets)
+            delayed(_fit_one)(base, X, t, sw,
+                              None if K == 2 else f"class {self.classes_.tolist()[k]!r} "
+                              "(labelled 1) against the rest (labelled 0)")
+            for k, t in enumerate(targets))
         return self
 
     def _outputs(self, X):

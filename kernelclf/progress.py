@@ -121,6 +121,8 @@ def progress(iterable=None, *, total=None, desc=None, enabled=None, unit="it", *
         Label in front of the bar.
     enabled : bool or None
         ``None`` applies the policy of :func:`progress_enabled`.
+    unit : str
+        Name of one step, as tqdm's ``unit``.
     **kwargs
         Passed to tqdm (``initial``, ``leave``, ``postfix`` ...).
 

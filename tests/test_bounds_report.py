@@ -160,6 +160,8 @@ def test_hard_svm_values_from_the_dual():
     assert r["PAC-Bayes margin bound"]["value"] == pytest.approx(
         float(pb.pac_bayes_margin_bound(m, Gamma, DELTA, 3)), rel=1e-6)
     assert r["PAC-Bayes margin bound"]["inputs"]["n"] == 3
+    # the note states the dimension used (it once said "n = inf" for every kernel)
+    assert r["PAC-Bayes margin bound"]["note"] == "n = 3: feature space R^3, d = min(m, n)"
     assert r["VC bound"]["value"] == pytest.approx(float(vc.vc_dimension_bound(0.0, m, DELTA, 3)))
     assert r["PAC VC bound"]["value"] == pytest.approx(float(vc.pac_dimension_bound(m, DELTA, 3)))
     # support vectors: the points on the margin (KKT), general position -> exactly those
@@ -172,6 +174,17 @@ def test_hard_svm_values_from_the_dual():
     xi = np.maximum(0, 1 - y * f).sum()
     assert r["Rademacher bound F_E"]["value"] == pytest.approx(
         float(rd.svm_margin_bound(xi, 1.0, 0.5 * wn**2, np.trace(G), m, DELTA)), rel=1e-6)
+
+
+def test_pac_bayes_note_names_the_dimension_used():
+    X, y = separable(60, 2, margin=0.3, seed=4)
+    rbf = SupportVectorMachine(RBF(1.0), hard_margin=True, fit_bias=False).fit(X, y)
+    rec = by_name(report(rbf, X, y, DELTA))["PAC-Bayes margin bound"]
+    assert rec["applicable"] and rec["inputs"]["n"] == math.inf and rec["inputs"]["d"] == len(y)
+    assert rec["note"] == "n = inf: infinite feature space, d = m"
+    lin = SupportVectorMachine(hard_margin=True, fit_bias=True).fit(X, y)
+    rec = by_name(report(lin, X, y, DELTA))["PAC-Bayes margin bound"]
+    assert rec["inputs"]["n"] == 3 and "R^3" in rec["note"] and "inf" not in rec["note"]
 
 
 def test_soft_svm_values_stability_and_bias_augmentation():
@@ -660,16 +673,19 @@ def test_scikit_learn_linear_classifier_gets_the_bounds_that_need_no_tags():
     assert "LogisticRegression" in format_report(recs).splitlines()[0]
 
 
-@pytest.mark.parametrize("kind", ["tree", "rbf SVC"])
+@pytest.mark.parametrize("kind", ["tree", "forest", "rbf SVC"])
 def test_a_black_box_classifier_gets_its_training_error_and_the_reasons(kind):
+    from sklearn.ensemble import RandomForestClassifier
     from sklearn.svm import SVC
     from sklearn.tree import DecisionTreeClassifier
 
     X, y = noisy(100)
-    est = DecisionTreeClassifier(max_depth=2, random_state=0) if kind == "tree" else SVC(C=0.3)
+    est = {"tree": DecisionTreeClassifier(max_depth=2, random_state=0),
+           "forest": RandomForestClassifier(n_estimators=3, max_depth=2, random_state=0),
+           "rbf SVC": SVC(C=0.3)}[kind]
     est.fit(X, y)
     recs = report(est, X, y)
-    if kind == "tree":
+    if kind != "rbf SVC":
         remp = float(np.mean(est.predict(X) != y))
     else:
         remp = float(np.mean(y * est.decision_function(X) <= 0))
@@ -679,7 +695,24 @@ def test_a_black_box_classifier_gets_its_training_error_and_the_reasons(kind):
                if r["name"] in MARGIN | VC)
     last = format_report(recs).splitlines()[-1]
     assert "no bound applies: " in last and "scikit-learn's" in last      # and what to do
-    assert ("kernelclf.margin" in last) == (kind != "tree")
+    assert "multiclass" not in last       # a forest has estimators_ but is no one-vs-rest wrapper
+    assert ("kernelclf.margin" in last) == (kind == "rbf SVC")
+
+
+def test_a_binary_multiclass_wrapper_is_told_to_report_its_machine():
+    """The hint names one-vs-rest wrappers (the package's and scikit-learn's), and the call it
+    suggests works; an ensemble with ``estimators_`` (a forest) gets no such hint (above)."""
+    from sklearn.multiclass import OneVsRestClassifier as SkOneVsRest
+
+    from kernelclf.multiclass import OneVsRestClassifier
+
+    X, y = separable(80, 3, margin=0.2, seed=1)
+    for wrapper in (OneVsRestClassifier, SkOneVsRest):
+        model = wrapper(SupportVectorMachine(fit_bias=False)).fit(X, y)
+        recs = report(model, X, y)
+        assert not applicable(recs) and "multiclass wrapper" in recs.hint
+        inner = report(model.estimators_[0], X, (y == model.classes_[1]).astype(int))
+        assert applicable(inner)
 
 
 def test_stability_with_class_weights():
@@ -697,6 +730,64 @@ def test_stability_with_class_weights():
         loss_lipschitz=2.0)))
     bal = SupportVectorMachine(C=0.5, fit_bias=False, class_weight="balanced").fit(X, y)
     assert "sample" in by_name(report(bal, X, y))["Stability bound"]["reason"]
+
+
+def test_a_kernel_or_weights_chosen_on_the_sample_switch_off_compression_and_stability():
+    """The theorems fix the kernel in advance. Refit on the support vectors alone, an SVM
+    whose kernel width ('scale') or class weights ('balanced') come from the sample is
+    another classifier, so its support vectors are no compression scheme; with numbers
+    given it is the same classifier and the rows stay."""
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(0.5, 1, (80, 2)), rng.normal(-0.5, 1, (20, 2))]
+    y = np.r_[np.ones(80), -np.ones(20)]
+    Xt = rng.normal(0, 2, (20000, 2))
+
+    def refit_disagreement(make):
+        svm = make().fit(X, y)
+        sv = svm.support_
+        return svm, float(np.mean(svm.predict(Xt) != make().fit(X[sv], y[sv]).predict(Xt)))
+
+    width = float(RBF("scale").resolve(X).sigma)
+    for make, chosen in [
+        (lambda: SupportVectorMachine(C=1.0, fit_bias=False, tol=1e-6), False),
+        (lambda: SupportVectorMachine(RBF(width), C=1.0, fit_bias=False, tol=1e-6), False),
+        (lambda: SupportVectorMachine("rbf", C=1.0, fit_bias=False, tol=1e-6), True),
+        (lambda: SupportVectorMachine(C=1.0, fit_bias=False, class_weight="balanced", tol=1e-6),
+         True),
+    ]:
+        svm, dis = refit_disagreement(make)
+        assert (dis > 1e-3) == chosen, (svm, dis)               # the premise, measured
+        r = by_name(report(svm, X, y))
+        assert r["Lossy compression bound"]["applicable"] != chosen
+        if chosen:
+            assert "compression scheme" in r["Lossy compression bound"]["reason"]
+    r = by_name(report(SupportVectorMachine("rbf", C=1.0, fit_bias=False).fit(X, y), X, y))
+    assert not r["Stability bound"]["applicable"] and "RKHS" in r["Stability bound"]["reason"]
+    assert all("not certified" in x["note"] for x in r.values() if x["applicable"])
+    assert r["Robust margin bound"]["applicable"] and r["Rademacher bound F_E"]["applicable"]
+    # a Gaussian process whose width maximises the evidence on the sample
+    Xn, yn = noisy(60)
+    tuned = GaussianProcessClassifier(RBF(1.0)).fit(Xn, yn)
+    assert tuned.kernel_.sigma != 1.0
+    r = by_name(report(tuned, Xn, yn))
+    assert not r["Stability bound"]["applicable"] and "evidence" in r["Stability bound"]["reason"]
+    assert "not certified" in r["Robust margin bound"]["note"]
+    fixed = by_name(report(GaussianProcessClassifier(RBF(1.0), optimizer=None).fit(Xn, yn), Xn, yn))
+    assert fixed["Stability bound"]["applicable"]
+    assert "not certified" not in fixed["Robust margin bound"]["note"]
+    # the kernel perceptron: its update examples rerun with another width
+    Xs, ys = separable(60)
+    kp = by_name(report(KernelPerceptron("rbf").fit(Xs, ys), Xs, ys))
+    assert not any(kp[b]["applicable"] for b in PERC)
+    assert all(by_name(report(KernelPerceptron(RBF(1.0)).fit(Xs, ys), Xs, ys))[b]["applicable"]
+               for b in PERC)
+    # the Sigma-SVM measures margins with a kernel whitened by the sample's covariance: not
+    # certified, except the VC rows (affine classes of R^n) and eq. 31 (the whitened class)
+    sig = SigmaSVM(C=1.0, D=0.5).fit(Xn, yn)
+    noted = {b for b, x in by_name(report(sig, Xn, yn)).items() if "chosen on this sample" in x["note"]}
+    assert noted == {"Robust margin bound", "Soft-margin bound", "Rademacher bound F_E"}
+    rmm = RelativeMarginMachine(C=1.0, B=0.5, B_mode="relative").fit(Xn, yn)
+    assert not any("chosen on this sample" in x["note"] for x in report(rmm, Xn, yn))
 
 
 def rbf_rmm(m, seed=3):

@@ -448,3 +448,31 @@ def test_committed_table1_file_renders_its_records():
         s, ss, b, bs, pp = ex.TABLE1_REPORTED[name]
         assert cell[head.index("SVM % (paper)")] == f"{s:.1f} ± {ss:.2f}"
         assert cell[head.index("confidence (paper)")] == f"{pp:.2f}"
+
+
+def test_one_split_falls_back_when_the_smo_diverges(monkeypatch):
+    """Table 1 protocol: a hard-margin SMO that stops with DualDivergenceError on a
+    separable sample (Banana splits 16, 19, 23 with sigma = 0.5: coefficients past the
+    SMO's bound) hands the split to the QP, as a stalled SMO does, instead of failing it."""
+    import numpy as np
+
+    from kernelclf.datasets import make_moons
+    from kernelclf.margin import svm as svm_mod
+    from kernelclf.margin.smo import DualDivergenceError
+
+    X, y = make_moons(60, noise=0.1, flip=0.0, random_state=0)
+    y = np.where(y > 0, 1.0, -1.0)
+    Xtr, ytr, Xte, yte = X[:40], y[:40], X[40:], y[40:]
+    reference = ex._one_split(Xtr, ytr, Xte, yte, 1.0, 3e-2, 0)
+    real_fit, solvers = svm_mod.SupportVectorMachine.fit, []
+
+    def diverging_smo(self, X, y, sample_weight=None):
+        solvers.append(self.solver if self.hard_margin else "soft")
+        if self.hard_margin and self.solver != "qp":
+            raise DualDivergenceError("dual variable exceeded 1e+09")
+        return real_fit(self, X, y, sample_weight)
+
+    monkeypatch.setattr(svm_mod.SupportVectorMachine, "fit", diverging_smo)
+    svm_err, bpm_err, lam, _ = ex._one_split(Xtr, ytr, Xte, yte, 1.0, 3e-2, 0)
+    assert solvers[0] != "qp" and "qp" in solvers and lam == 0.0
+    assert bpm_err == reference[1] and abs(svm_err - reference[0]) <= 0.05

@@ -305,8 +305,14 @@ class TestVectorKernelInputs:
             make()(np.empty((0, 3)))
         with pytest.raises(ValueError, match="could not convert|string"):
             make()(np.array([["a", "b", "c"]]))
-        with pytest.raises(TypeError, match="Sparse data was passed"):
-            make()(sp.csr_matrix(X))
+        k = make()
+        if getattr(k, "accepts_sparse", False):     # the same Gram matrix (issue 38)
+            np.testing.assert_allclose(k(sp.csr_matrix(X)), make()(X), rtol=1e-12, atol=1e-14)
+            np.testing.assert_allclose(k(sp.csr_matrix(X), sp.csc_matrix(Y)), k(X, Y),
+                                       rtol=1e-12, atol=1e-14)
+        else:
+            with pytest.raises(TypeError, match="Sparse data was passed"):
+                k(sp.csr_matrix(X))
 
 
 def test_callable_kernel_checks_what_the_function_returns():

@@ -358,10 +358,15 @@ def test_parallel_fit_gives_the_same_machines():
     np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
 
 
+# The wrappers take sample_weight, so scikit-learn checks that weights equal repetitions:
+# a width from the data (gamma='scale', kernel='rbf') is the unweighted variance's, as in
+# SVC, so the machines whose decision values are compared get fixed widths (and libsvm
+# a tolerance at round-off); the DAG, compared on its predictions, keeps kernel='rbf'.
 @parametrize_with_checks([OneVsOneClassifier(), DAGClassifier(), OneVsRestClassifier(),
-                          OneVsOneClassifier(SVC(), tie_break="confidence", random_state=0),
+                          OneVsOneClassifier(SVC(gamma=0.5, tol=1e-12), tie_break="confidence",
+                                             random_state=0),
                           DAGClassifier(SupportVectorMachine(kernel="rbf")),
-                          OneVsRestClassifier(SupportVectorMachine(kernel="rbf", fit_bias=True)),
+                          OneVsRestClassifier(SupportVectorMachine(kernel=RBF(2.0), fit_bias=True)),
                           # with predict_proba (scikit-learn then checks it too)
                           OneVsRestClassifier(LogisticRegression()),
                           OneVsOneClassifier(LogisticRegression(), random_state=0),

@@ -48,6 +48,22 @@ def test_gram_guard_range_is_the_guards():
 
     lo, hi = gram_guard._RANGE
     assert f"`[{lo:.0e}, {hi:.0e}]`".replace("e+", "e") in README
+    # "a largest kernel value outside [...]": entries far below the range are fine when the
+    # largest is inside it; a matrix whose largest value is below the range is refused
+    import numpy as np
+
+    from kernelclf.kernels import RBF
+    from kernelclf.margin import SupportVectorMachine
+
+    assert "a largest\nkernel value `|k(x_i, x_j)|` outside" in README
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 2))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    far = np.r_[X, X + 1e4]                      # RBF values exp(-1e8): far below 1e-100
+    assert RBF(0.5)(far).min() < lo
+    SupportVectorMachine(RBF(0.5)).fit(far, np.r_[y, y])
+    with pytest.raises(ValueError, match="outside"):
+        SupportVectorMachine("linear").fit(X * np.sqrt(lo) * 1e-3, y)
 
 
 def test_benchmark_growth_exponents_are_the_records(bench):

@@ -129,7 +129,7 @@ class KernelFisherDiscriminant(BinaryKernelClassifier):
     :class:`FisherDiscriminant` (m > n).
 
     Cost in the number ``m`` of training examples: ``G G`` and the Cholesky factor of
-    ``S`` take O(m^3) time (about ``m^3 + m^3/3`` flops), and the fit holds at most 3
+    ``S`` take O(m^3) time (about ``2 m^3 + m^3/3`` flops), and the fit holds at most 3
     ``m x m`` float arrays (``G``, ``S`` factorised in place, one rank-two update):
     1.5 GB at ``m = 8000``. Predictions cost O(m) per test point. A fit whose arrays
     would not fit in memory is refused before it starts, naming the size

@@ -123,6 +123,13 @@ def laplace_mode(G, y, tol=1e-10, max_iter=100, max_halvings=8, bar=None):
         Latent covariance matrix (kernel Gram matrix, plus noise if any).
     y : ndarray (m,)
         Labels in {-1, +1}.
+    tol : float
+        Stop when ``||g|| / m < tol``.
+    max_iter : int
+        Newton steps at most.
+    max_halvings : int
+        Step halvings per Newton step; when none of them increases ``J`` the iteration
+        stops (no ascent direction left at machine precision).
     bar : progress bar, optional
         Updated once per Newton step (:func:`kernelclf.progress.fit_progress`).
 

@@ -367,6 +367,8 @@ def kernel_billiard(G=None, y=None, *, kernel=None, X=None, lam=0.0, start=None,
     G : (m, m) array or :class:`kernelclf.kernels.gram.Gram`, optional
         Gram matrix; or pass ``kernel`` and ``X`` to compute columns on demand.
     y : (m,) array of -1/+1
+    kernel, X : kernel object and training inputs, optional
+        Instead of ``G``: kernel columns computed on demand (with an LRU cache).
     lam : float
         Soft boundaries: billiard in ``G + lam I`` (BPM §3.3, erratum E14).
     start : (m,) array, optional

@@ -98,8 +98,9 @@ def draw_reflection(ax, normal=(0.2, 1.0), start=(-0.9, 0.9), direction=(0.45, -
 def draw_point_mirror(ax, w_angle=1.2, x_angle=0.2):
     """TR Fig. 10 (E15): mirroring an example's plane at the point ``w`` of the sphere.
 
-    The mirrored example is ``x' = 2 <w, x> w - x`` (TR App. A.3; §4.3 misprints it, E15):
-    the reflection of ``x`` through the axis ``w``. Its plane meets the circle where the
+    The mirrored example is ``x' = 2 <w, x> w - x`` (E15: TR §4.3 and App. A.3 print it
+    without the last ``w``; A.3's check that ``x'`` has unit length needs it): the
+    reflection of ``x`` through the axis ``w``. Its plane meets the circle where the
     plane of ``x`` does, point-mirrored at ``w``. Returns ``(x, x_mirrored)``.
     """
     w, x = _unit(w_angle), _unit(x_angle)

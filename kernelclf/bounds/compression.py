@@ -167,6 +167,10 @@ def perceptron_mistake_bound(X_or_G, y, precomputed=False, tol=1e-10):
     ----------
     X_or_G : (m, n) inputs (linear kernel) or an (m, m) Gram matrix if ``precomputed``
     y : (m,) labels in {-1, +1}; the sample must be separable through the origin
+    precomputed : bool
+        ``X_or_G`` is a Gram matrix.
+    tol : float
+        Gap tolerance of the quadratic program.
     """
     from ..optim import solve_qp
 

@@ -41,7 +41,8 @@ Records
 ``skipped``
     ``True`` if the premises hold but the row was left out on request (``skip_slow``);
 ``note``
-    caveats of the evaluation (``""`` if none).
+    caveats of the evaluation (``""`` if none), e.g. a kernel chosen on the sample
+    (:mod:`kernelclf.bounds.report_rows`), which the theorems fix in advance.
 
 Which bound applies to which estimator is set out in :mod:`kernelclf.bounds.report_rows`;
 which rows are slow, in :mod:`kernelclf.bounds.report_tags`.
@@ -148,7 +149,10 @@ def _summary(records):
 
 def _no_bound_hint(est, name):
     """Why no bound applies to ``est`` (named ``name``), and what to report instead."""
-    if hasattr(est, "estimators_") and hasattr(est, "classes_"):
+    # a one-vs-rest/one-vs-one wrapper (of the package or of scikit-learn), not any model with
+    # estimators_ (a random forest or a bagging ensemble has them too)
+    if hasattr(est, "estimators_") and type(est).__module__ in ("kernelclf.multiclass",
+                                                               "sklearn.multiclass"):
         return (f"{name} is a multiclass wrapper, and the bounds are those of one binary "
                 "machine; with two classes report the machine inside it, "
                 "report(model.estimators_[0], X, (y == model.classes_[1]).astype(int))")
@@ -203,7 +207,8 @@ def report(estimator, X, y, delta=0.05, D=0.5, skip_slow=False):
     ValueError
         For a bad ``delta`` or ``D``, more than two classes, ``X`` and ``y`` of different
         lengths, labels not in ``classes_``, inputs of the wrong width, a zero weight
-        vector, or a malformed ``_bound_tags``.
+        vector, a malformed ``_bound_tags``, or a model fitted with
+        ``kernel='precomputed'`` (the bounds need the kernel function).
 
     Notes
     -----
@@ -216,6 +221,12 @@ def report(estimator, X, y, delta=0.05, D=0.5, skip_slow=False):
     if not 0.0 <= D < 1.0:
         raise ValueError(f"D must lie in [0, 1), got {D!r}")
     est, X = _unwrap(estimator, X)
+    if isinstance(getattr(est, "kernel_", None), str) and est.kernel_ == "precomputed":
+        raise ValueError(
+            f"report() computes kernel values itself (norms, radii, margins of the sample), "
+            f"and this {type(est).__name__} was fitted with kernel='precomputed': it has no "
+            "kernel function to evaluate. Fit it with the kernel itself (a kernel object, or "
+            "your function wrapped by kernelclf.kernels.CallableKernel) to report its bounds.")
     yv = np.asarray(y)
     if hasattr(X, "toarray"):                       # a sparse matrix from a transformer
         X = X.toarray()
@@ -231,6 +242,15 @@ def report(estimator, X, y, delta=0.05, D=0.5, skip_slow=False):
     order = {name: i for i, name in enumerate(BOUND_NAMES)}
     records.sort(key=lambda r: order[r["name"]])
     assert [r["name"] for r in records] == BOUND_NAMES
+    if c.kernel_choice:                 # the theorems fix the kernel before the sample
+        caveat = (f"the kernel was chosen on this sample ({c.kernel_choice}); the theorem "
+                  "fixes it in advance: not certified")
+        # the VC class (affine maps of R^n) does not depend on the kernel's parameters, and
+        # RMM eq. 31 is written for the whitened, sample-dependent class
+        keep = {"VC bound", "PAC VC bound", "Rademacher bound Σ-SVM"}
+        for r in records:
+            if r["applicable"] and r["name"] not in keep:
+                r["note"] = f"{r['note']}; {caveat}" if r["note"] else caveat
     hint = "" if any(r["applicable"] for r in records) else _no_bound_hint(est, c.label)
     return BoundReport(records, estimator=c.label, tags=c.tags, m=c.m, training_error=c.remp,
                        delta=delta, hint=hint)

@@ -33,10 +33,20 @@ Applicability in brief (``R_emp`` is the training error with ``sign(0)`` counted
   observed number of updates and with Novikoff's bound (Example 5.24);
 * stability (Theorem 5.34): regularised risk minimisers in an RKHS without bias, namely the
   hinge-loss SVM without bias (``lambda = 1/(2 C m)``) and the Laplace-mode Gaussian
-  process classifier with ``noise=0`` (logistic loss, Lipschitz 1, ``lambda = 1/(2m)``);
+  process classifier with ``noise=0`` (logistic loss, Lipschitz 1, ``lambda = 1/(2m)``),
+  each with its kernel fixed before the sample (see below);
 * RMM Theorem 18: eq. 29 (class ``F_E``), eq. 31 for the Σ-SVM (class ``G^S_{B,D}``, its
   own ``D``), eq. 30 for the relative margin machine (class ``H^S_{E,D}``, ``D`` chosen by
   the caller).
+
+Every theorem fixes the kernel before the sample is drawn. A kernel whose parameters were
+chosen on the sample (evidence maximisation of a Gaussian process, or data-driven
+parameters such as ``RBF(sigma='scale')``, or the Sigma-SVM's kernel whitened with the
+sample's covariance) switches off the stability and compression rows, whose algorithm would
+then change its kernel with the sample (as would an SVM with ``class_weight='balanced'``,
+whose weights come from the sample); every other row says in ``note`` that it is not
+certified, except the VC rows (the class of affine classifiers in ``R^n`` does not depend on
+the kernel's parameters) and RMM eq. 31 (written for the whitened class).
 
 An intercept ``b`` is folded into the weight vector as in :mod:`kernelclf.bounds.inputs`
 (``w~ = (w, b)``, ``phi~(x) = (phi(x), 1)``). The radius ``varsigma`` and ``sup_x k(x, x)``
@@ -169,6 +179,47 @@ class _Context:
             bias = any(_is_true(getattr(est, p, False)) for p in ("fit_bias", "fit_intercept", "bias"))
         self.bias = bool(bias) or has_b
         self._kd = None
+        self.kernel_choice = self._kernel_chosen_on_sample()
+
+    def _kernel_chosen_on_sample(self):
+        """Why the fitted kernel depends on the training sample, or ``''``.
+
+        Every theorem of the report fixes the feature space, i.e. the kernel, before the
+        sample is drawn. Two ways of fitting break that: the kernel's parameters maximise
+        the evidence on the labelled sample (a Gaussian process with an ``optimizer``), or
+        they are data-driven parameters set from the training inputs (``RBF(sigma='scale')``,
+        the name ``'rbf'``, :meth:`kernelclf.kernels.closure.Kernel.resolve`). The
+        Sigma-SVM's whitened kernel (``k-hat`` of RMM §3.1) is set by the sample's covariance
+        as well: its class is the data-dependent one of RMM eq. 31, and every other row
+        measures margins in a feature space the sample chose. A kernel of the package given
+        with numbers, or no kernel at all, gives ``''``.
+        """
+        from ..kernels.closure import Kernel
+        from ..kernels.hyper import kernel_theta
+        from ..kernels.vector import as_kernel
+        from ..kernels.whitened import WhitenedKernel
+
+        est = self.est
+        fitted = getattr(est, "kernel_", None)
+        if not isinstance(fitted, Kernel):
+            return ""
+        if isinstance(fitted, WhitenedKernel):
+            return ("it is whitened with the covariance of this sample (k-hat of RMM §3.1), so "
+                    "margins and norms are measured in a feature space the sample set")
+        param = getattr(est, "kernel", None)
+        try:
+            if getattr(est, "optimizer", None) is not None and param is not None \
+                    and len(kernel_theta(fitted)) > 0:
+                return (f"its parameters were chosen by maximising the evidence on this sample "
+                        f"(optimizer={est.optimizer!r}; fitted kernel {fitted!r})")
+            default = getattr(est, "_default_kernel", None)
+            k0 = default() if param is None and default is not None else as_kernel(param)
+            if isinstance(k0, Kernel) and not isinstance(self.X, list) and k0.resolve(self.X) is not k0:
+                return (f"{k0!r} takes its parameters from the training inputs "
+                        f"(fitted kernel {fitted!r})")
+        except (TypeError, ValueError):
+            return ""
+        return ""
 
     def _opaque_training_error(self):
         if hasattr(self.est, "decision_function"):
@@ -283,7 +334,8 @@ def _margin_records(c):
     g_r, d_r, v_r = mi.best_robust_margin(c.delta)
     out.append(_rec("Robust margin bound", v_r,
                     {"m": m, "gamma": g_r, "d_eff": d_r, "varsigma": mi.varsigma, "delta": c.delta},
-                    note="minimum over gamma in (0, varsigma] (the theorem holds for all gamma)",
+                    note="minimum over gamma at the observed margins in (0, varsigma] and varsigma "
+                    "(the theorem holds for all gamma at once)",
                     why_inf=f"d_eff = 65 (varsigma + 3 D(gamma))^2/gamma^2 >= {_g(d_r)} > 2m = "
                     f"{2 * m} at every gamma tried: Theorem 4.35 needs d_eff <= 2m"))
     return out
@@ -352,7 +404,8 @@ def _pac_bayes_records(c):
     return [_rec(name, _pb.pac_bayes_margin_bound(c.m, G, c.delta, n),
                  {"m": c.m, "Gamma": G, "n": float("inf") if n is None else n,
                   "d": c.m if n is None else min(c.m, n), "delta": c.delta},
-                 note="n = inf: infinite feature space, d = m",
+                 note="n = inf: infinite feature space, d = m" if n is None else
+                 f"n = {n}: feature space R^{n}, d = min(m, n)",
                  why_inf=f"normalised margin Gamma = {_g(G)} <= 0")]
 
 
@@ -364,6 +417,14 @@ def _compression_records(c):
                   "'perceptron')")
     all_d = "every training point is kept (d = m = {}): nothing is compressed".format(c.m)
     if c.family == "svm":
+        refit = ("" if not isinstance(getattr(est, "class_weight", None), str) else
+                 f"class_weight={est.class_weight!r} computes the weights from the sample")
+        refit = refit or (c.kernel_choice and "the kernel " + c.kernel_choice)
+        if refit:
+            reason = (f"{refit}: trained on its support vectors alone the machine would choose "
+                      "other values, so they are not a compression scheme (Example 5.16)")
+            return ([_rec(nm, reason=reason) for nm in names[:2]]
+                    + [_rec(nm, reason=not_online) for nm in names[2:]])
         d = int(_comp.svm_compression(est).size)
         inp = {"m": c.m, "d": d, "delta": c.delta}
         note = "support vectors, permutation invariant (Example 5.16)"
@@ -380,6 +441,11 @@ def _compression_records(c):
                         {**inp, "remp": c.remp}, note=note, why_inf=all_d)]
         return out + [_rec(nm, reason=not_online) for nm in names[2:]]
     if c.family == "perceptron":
+        if c.kernel_choice:
+            reason = (f"the kernel {c.kernel_choice}: rerun on its update examples alone the "
+                      "perceptron would use another kernel, so they are not a compression "
+                      "scheme (Example 5.15, Theorem 5.23)")
+            return [_rec(nm, reason=reason) for nm in names]
         try:
             idx = _comp.perceptron_compression(est)
         except ValueError as exc:
@@ -441,6 +507,9 @@ def _stability_records(c):
     else:
         return [_rec(name, reason="only for regularised risk minimisers in an RKHS without bias "
                      "(family 'svm' with the hinge loss and no bias, family 'gp' with noise 0)")]
+    if c.kernel_choice:
+        return [_rec(name, reason=f"the kernel {c.kernel_choice}: Theorem 5.31 is for one RKHS "
+                     "fixed before the sample, and a kernel chosen on the sample changes with it")]
     none = c.no_model([name])
     if none:
         return none
@@ -485,7 +554,8 @@ def _rademacher_records(c):
             val = _rad.sigma_svm_margin_bound(slack, 1.0, B, S, D, c.delta)
             out.append(_rec(names[1], val, {"n": c.m, "slack_sum": slack, "gamma": 1.0, "B": B,
                                             "D": D, "delta": c.delta},
-                            note=note_E + "; O(1/sqrt(n tr K)) term left out (not certified)"))
+                            note=note_E + "; O(1/sqrt(n tr K)) term left out and landmarks U = the "
+                            "training sample (not certified)"))
     if c.family != "rmm":
         out.append(_rec(names[2], reason="only for the relative margin machine (family 'rmm'): "
                         "class H^S_{E,D}"))
@@ -502,5 +572,6 @@ def _rademacher_records(c):
             val = _rad.rmm_margin_bound(slack, 1.0, E, S, D, c.delta)
             out.append(_rec(names[2], val, {"n": c.m, "slack_sum": slack, "gamma": 1.0, "E": E,
                                             "D": D, "delta": c.delta},
-                            note=note_E + "; O(1/sqrt(n_v tr K)) term left out (not certified)"))
+                            note=note_E + "; O(1/sqrt(n_v tr K)) term left out and landmarks V = the "
+                            "training sample (not certified)"))
     return out

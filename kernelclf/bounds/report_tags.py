@@ -19,12 +19,16 @@ report is made, for tags that depend on a hyper-parameter, e.g. the SVM's ``fit_
     the learning algorithm, which decides the family-specific rows and the
     hyper-parameters they read: ``"svm"`` (support vectors ``support_`` as a compression
     scheme, Example 5.16; with ``loss='hinge'``, a soft margin and no bias the stability
-    bound with ``lambda = 1/(2 C m)``), ``"perceptron"`` (fixed-order, mistake-driven:
-    ``mistake_indices_``, ``n_updates_``, ``converged_``, ``shuffle``; Examples 5.15,
-    5.24), ``"amm"`` (``lam`` and the slacks of eq. 2.58, Theorem 4.37), ``"rmm"`` (class
+    bound with ``lambda = 1/(2 C m)``; both need the kernel and the class weights fixed
+    before the sample, see :mod:`kernelclf.bounds.report_rows`), ``"perceptron"``
+    (fixed-order, mistake-driven: ``mistake_indices_``, ``n_updates_``, ``converged_``,
+    ``shuffle``; Examples 5.15, 5.24; its kernel fixed before the sample), ``"amm"``
+    (``lam`` and the slacks of eq. 2.58, Theorem 4.37), ``"rmm"`` (class
     ``H^S_{E,D}``, eq. 30), ``"sigma_svm"`` (class ``G^S_{B,D}`` with its own ``D``,
     eq. 31), ``"gp"`` (Laplace-mode GP classifier: ``latent_mean`` is the kernel expansion,
-    ``noise = 0`` gives the stability bound with ``lambda = 1/(2m)``), ``"relaxed_rmm"``
+    ``noise = 0`` and a kernel fixed before the sample (``optimizer=None`` or a kernel
+    without free parameters, no ``'scale'``) give the stability bound with
+    ``lambda = 1/(2m)``), ``"relaxed_rmm"``
     and ``"bpm"`` (no row of their own) or ``None`` (unknown);
 ``margin`` (default ``None``)
     ``"soft"``: trained at the canonical scale (functional margin 1, hinge slacks beyond

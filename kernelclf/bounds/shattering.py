@@ -310,6 +310,10 @@ def growth_function(name, m, n_samples=20, random_state=0, log=False):
     name : str
         A key of :data:`CLASSES`.
     m : int >= 1
+    n_samples : int >= 1
+        Random samples of size ``m`` over which the maximum is taken.
+    random_state : int or numpy.random.Generator
+        Seed of the samples.
     log : bool
         Return ``G_H(m) = ln N_H(m)`` (the growth function) instead.
     """

@@ -501,6 +501,8 @@ def fetch(name, data_home=None, source=None, verify_source=True, force=False, lo
         the result is then flagged as unverified.
     force : bool, default False
         Overwrite existing files.
+    log : callable, default print
+        Receives the progress messages (one string each).
 
     Returns
     -------

@@ -105,6 +105,7 @@ def _standardise(Xtr, Xte):
 def _one_split(Xtr, ytr, Xte, yte, sigma, tol, seed, lam=0.0):
     from ..bayespoint.billiard import NotSeparableError
     from ..bayespoint.bpm import BayesPointMachine
+    from ..margin.smo import DualDivergenceError
     from ..margin.svm import SupportVectorMachine
     from ..optim import InfeasibleProblemError
 
@@ -122,8 +123,14 @@ def _one_split(Xtr, ytr, Xte, yte, sigma, tol, seed, lam=0.0):
             svm = SupportVectorMachine(kernel, C=1.0 / used, loss="squared_hinge",
                                        fit_bias=False).fit(Xtr, ytr)
         else:
-            svm = SupportVectorMachine(kernel, hard_margin=True, fit_bias=False).fit(Xtr, ytr)
-            if not svm.converged_:  # SMO can stall on ill-conditioned hard margins
+            try:
+                svm = SupportVectorMachine(kernel, hard_margin=True, fit_bias=False).fit(Xtr, ytr)
+                stalled = not svm.converged_  # SMO can stall on ill-conditioned hard margins
+            except DualDivergenceError:
+                # a separable sample whose hard-margin coefficients pass the SMO's bound
+                # (Banana, sigma = 0.5; a non-separable one raises ValueError instead)
+                stalled = True
+            if stalled:
                 try:
                     svm = SupportVectorMachine(kernel, hard_margin=True, fit_bias=False,
                                                solver="qp", tol=1e-8).fit(Xtr, ytr)

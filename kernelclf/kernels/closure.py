@@ -35,6 +35,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_array
 
@@ -44,19 +45,24 @@ __all__ = [
 ]
 
 
-def _as_vectors(X):
+def _as_vectors(X, sparse=False):
     # fast path for inputs an estimator has already validated (a finite float64 matrix)
     if (type(X) is np.ndarray and X.dtype == np.float64 and X.ndim == 2 and X.size
             and np.isfinite(X).all()):
         return X
+    if sparse and sp.issparse(X):
+        if (X.format == "csr" and X.dtype == np.float64 and X.shape[0]
+                and np.isfinite(X.data).all()):
+            return X
+        return check_array(X, accept_sparse="csr", dtype=np.float64, ensure_all_finite=True)
     return check_array(X, dtype=np.float64, ensure_all_finite=True)
 
 
-def _check_vectors(X, Y=None):
-    X = _as_vectors(X)
+def _check_vectors(X, Y=None, sparse=False):
+    X = _as_vectors(X, sparse)
     if Y is None:
         return X, X
-    Y = _as_vectors(Y)
+    Y = _as_vectors(Y, sparse)
     if X.shape[1] != Y.shape[1]:
         raise ValueError(
             f"X has {X.shape[1]} features but Y has {Y.shape[1]}; a kernel needs "
@@ -109,6 +115,8 @@ class Kernel(BaseEstimator):
     """
 
     accepts_strings = False
+    #: the kernel computes on scipy.sparse rows (CSR); the others refuse them clearly
+    accepts_sparse = False
     psd_by_construction = False
 
     def __call__(self, X, Y=None):
@@ -116,6 +124,10 @@ class Kernel(BaseEstimator):
         return self._gram(Xv, Yv)
 
     def _validate(self, X, Y):
+        if self.accepts_sparse:
+            return _check_vectors(X, Y, sparse=True)
+        if sp.issparse(X) or sp.issparse(Y):
+            raise TypeError(sparse_refusal(self))
         return _check_vectors(X, Y)
 
     def _gram(self, X, Y):  # pragma: no cover - abstract
@@ -176,8 +188,21 @@ class Kernel(BaseEstimator):
     __rmul__ = __mul__
 
 
+def sparse_refusal(kernel):
+    """The message for sparse inputs to a kernel that needs dense vectors."""
+    return (f"Sparse data was passed, but the kernel {kernel!r} needs dense vectors: use a "
+            "kernel that takes sparse input (Linear, Polynomial, RBF, and sums, products "
+            "and multiples of them) or convert the data with X.toarray()")
+
+
 class _Composite(Kernel):
     """Kernel built from other kernels; validation is delegated to the parts."""
+
+    @property
+    def accepts_sparse(self):
+        """Sparse rows when every part takes them."""
+        parts = self._parts()
+        return bool(parts) and all(getattr(k, "accepts_sparse", False) for k in parts)
 
     def _validate(self, X, Y):
         for value in self.get_params(deep=False).values():
@@ -208,6 +233,7 @@ class Constant(Kernel):
 
     #: a constant ignores what the inputs are (composites do not count it, see _Composite)
     takes_any_input = True
+    accepts_sparse = True
 
     def __init__(self, c=1.0):
         self.c = c
@@ -215,15 +241,17 @@ class Constant(Kernel):
     def _validate(self, X, Y):
         if _is_strings(X):
             return _check_strings_pair(X, Y)
-        return _check_vectors(X, Y)
+        return _check_vectors(X, Y, sparse=True)
 
     def _gram(self, X, Y):
         _check_positive(self.c, "c", strict=False)
-        return np.full((len(X), len(Y)), float(self.c))
+        return np.full((X.shape[0], Y.shape[0]), float(self.c)) if hasattr(X, "shape") \
+            else np.full((len(X), len(Y)), float(self.c))
 
     def diag(self, X):
         _check_positive(self.c, "c", strict=False)
-        return np.full(len(X), float(self.c))
+        X, _ = self._validate(X, None)
+        return np.full(X.shape[0] if hasattr(X, "shape") else len(X), float(self.c))
 
 
 class Sum(_Composite):
@@ -354,7 +382,10 @@ class CallableKernel(Kernel):
 
     The inputs are checked before ``f`` sees them, as for the vector kernels (2-D,
     finite, the same number of features), or as lists of strings when
-    ``accepts_strings=True``; ``f`` must return the ``(len(X), len(Y))`` matrix.
+    ``accepts_strings=True``; ``f`` must return the ``(len(X), len(Y))`` matrix (a
+    scipy.sparse result is made dense). Sparse inputs reach ``f`` as CSR matrices, as
+    ``SVC``'s callable kernels get them; a function that cannot take them fails with a
+    note saying so.
 
     Parameters
     ----------
@@ -373,11 +404,24 @@ class CallableKernel(Kernel):
             raise _kernel_class_error(self.function)
         if self.accepts_strings:
             return _check_strings_pair(X, Y)
-        return _check_vectors(X, Y)
+        return _check_vectors(X, Y, sparse=True)
+
+    @property
+    def accepts_sparse(self):
+        """Sparse vectors are handed to the function (not with ``accepts_strings``)."""
+        return not self.accepts_strings
 
     def _gram(self, X, Y):
-        K = np.asarray(self.function(X, Y), dtype=float)
-        expected = (len(X), len(Y))
+        try:
+            K = self.function(X, Y)
+        except Exception as exc:
+            if (sp.issparse(X) or sp.issparse(Y)) and hasattr(exc, "add_note"):
+                exc.add_note("(the kernel function was given scipy.sparse CSR matrices; "
+                             "pass dense inputs, X.toarray(), if it needs arrays)")
+            raise
+        K = np.asarray(K.toarray() if sp.issparse(K) else K, dtype=float)
+        expected = (X.shape[0] if sp.issparse(X) else len(X),
+                    Y.shape[0] if sp.issparse(Y) else len(Y))
         if K.shape != expected:
             raise ValueError(
                 f"the kernel function {getattr(self.function, '__name__', self.function)!r} "

@@ -20,29 +20,40 @@ import math
 import numbers
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils.validation import check_array
 
 from .closure import KERNEL_NAMES, Kernel, _as_vectors, _check_positive, kernel_operand
+from .rows import inner_products, squared_norms
 
 __all__ = ["Linear", "Polynomial", "RBF", "Mahalanobis", "as_kernel", "scale_sigma",
            "scale_gamma"]
 
 
+def _column_products(Xv):
+    """``i -> X x_i`` (the inner products of every row with row ``i``), dense or sparse."""
+    if sp.issparse(Xv):
+        return lambda i: inner_products(Xv, Xv[i:i + 1])[:, 0]
+    return lambda i: Xv @ Xv[i]
+
+
 class Linear(Kernel):
-    """Linear kernel ``<x, x'>`` (LKC Table 2.1 with p = 1)."""
+    """Linear kernel ``<x, x'>`` (LKC Table 2.1 with p = 1). Takes dense or scipy.sparse
+    rows."""
 
     psd_by_construction = True  # a Gram matrix X X' (LKC Def. 2.15)
+    accepts_sparse = True
 
     def _gram(self, X, Y):
-        return X @ Y.T
+        return inner_products(X, Y)
 
     def column_function(self, X):
         Xv, _ = self._validate(X, None)
-        return lambda i: Xv @ Xv[i]
+        return _column_products(Xv)
 
     def diag(self, X):
         X, _ = self._validate(X, None)
-        return np.einsum("ij,ij->i", X, X)
+        return squared_norms(X)
 
 
 def _int_power(a, p):
@@ -92,6 +103,7 @@ class Polynomial(Kernel):
     """
 
     psd_by_construction = True  # sums and products of kernels (LKC Thm. 2.20), checked in _check
+    accepts_sparse = True
 
     def __init__(self, degree=2, offset=0.0, gamma=1.0):
         self.degree = degree
@@ -123,19 +135,19 @@ class Polynomial(Kernel):
         :func:`scale_gamma`); any other polynomial kernel is returned as it is."""
         if self._check() != _SCALE:
             return self
-        X = _as_vectors(X)
+        X = _as_vectors(X, sparse=True)
         gamma = scale_gamma(X)
         if not np.finfo(float).tiny <= gamma < np.inf:
             raise ValueError(
                 f"gamma='scale' is 1 / (N Var(X)) = {gamma:.3g} for these inputs (they reach "
-                f"|x| = {float(np.max(np.abs(X))):.3g}), not a usable scale; rescale the inputs "
+                f"|x| = {_largest(X):.3g}), not a usable scale; rescale the inputs "
                 "(e.g. StandardScaler) or give gamma as a number")
         return Polynomial(self.degree, self.offset, gamma=gamma)
 
     def _inner(self, X, Y):
         """``gamma <x, y>`` for all pairs (the plain product when ``gamma = 1``)."""
         gamma = self._gamma_for(X, Y)
-        G = X @ Y.T
+        G = inner_products(X, Y)
         if gamma != 1.0:
             G *= gamma
         return G
@@ -148,14 +160,15 @@ class Polynomial(Kernel):
         Xv, _ = self._validate(X, None)
         gamma = self._gamma_for(Xv)
         offset, degree = float(self.offset), int(self.degree)
+        dots = _column_products(Xv)
         if gamma == 1.0:
-            return lambda i: _int_power(Xv @ Xv[i] + offset, degree)
-        return lambda i: _int_power(gamma * (Xv @ Xv[i]) + offset, degree)
+            return lambda i: _int_power(dots(i) + offset, degree)
+        return lambda i: _int_power(gamma * dots(i) + offset, degree)
 
     def diag(self, X):
         X, _ = self._validate(X, None)
         gamma = self._gamma_for(X)
-        return (gamma * np.einsum("ij,ij->i", X, X) + self.offset) ** self.degree
+        return (gamma * squared_norms(X) + self.offset) ** self.degree
 
 
 def scale_sigma(X):
@@ -185,18 +198,30 @@ def scale_sigma(X):
     float
     """
     try:
-        X = _as_vectors(X)
+        X = _as_vectors(X, sparse=True)
     except (TypeError, ValueError) as exc:
         raise ValueError("sigma='scale' (scikit-learn's gamma='scale') takes the width from "
                          f"the variance of vector inputs; these inputs cannot be used: {exc}"
                          ) from exc
-    top = float(np.max(np.abs(X)))
+    top = _largest(X)
     if top == 0.0:
         return math.sqrt(0.5)
-    var = float((X / top).var())
+    if sp.issparse(X):          # the variance of all m N entries, zeros included (as SVC)
+        Z = X / top
+        n = X.shape[0] * X.shape[1]
+        var = float(Z.multiply(Z).sum()) / n - (float(Z.sum()) / n) ** 2
+    else:
+        var = float((X / top).var())
     if var <= 1e-20:
         return math.sqrt(0.5) * top
     return top * math.sqrt(X.shape[1] * var / 2.0)
+
+
+def _largest(X):
+    """``max |x_ij|`` of a dense or sparse matrix."""
+    if sp.issparse(X):
+        return float(abs(X).max()) if X.nnz else 0.0
+    return float(np.max(np.abs(X)))
 
 
 def scale_gamma(X):
@@ -282,6 +307,7 @@ class RBF(Kernel):
     """
 
     psd_by_construction = True  # LKC Table 2.1 (Bochner: a Gaussian spectral density)
+    accepts_sparse = True       # distances from the row norms and the inner products
 
     def __init__(self, sigma=None, gamma=None):
         self.sigma = sigma
@@ -360,16 +386,17 @@ class RBF(Kernel):
     def diag(self, X):
         self._width()
         X, _ = self._validate(X, None)
-        return np.ones(len(X))
+        return np.ones(X.shape[0])
 
     def column_function(self, X):
         """One column ``exp(-||x_j - x_i||^2 / (2 sigma^2))`` in O(m N) without the matrix."""
         Xv, _ = self._validate(X, None)
         Xs = Xv / self._sigma_for(Xv)
-        sq = np.einsum("ij,ij->i", Xs, Xs)
+        sq = squared_norms(Xs)
+        dots = _column_products(Xs)
 
         def column(i):
-            d2 = sq + (sq[i] - 2.0 * (Xs @ Xs[i]))
+            d2 = sq + (sq[i] - 2.0 * dots(i))
             np.maximum(d2, 0.0, out=d2)
             d2 *= -0.5
             return np.exp(d2, out=d2)
@@ -444,10 +471,10 @@ class Mahalanobis(Kernel):
 
 def squared_distances(X, Y):
     """Squared Euclidean distances, clipped at 0 against round-off (one (m, n) array:
-    no temporary matrices)."""
-    xx = np.einsum("ij,ij->i", X, X)
-    yy = xx if Y is X else np.einsum("ij,ij->i", Y, Y)
-    d2 = X @ Y.T
+    no temporary matrices); dense or sparse rows."""
+    xx = squared_norms(X)
+    yy = xx if Y is X else squared_norms(Y)
+    d2 = inner_products(X, Y)
     d2 *= -2.0
     d2 += xx[:, None]
     d2 += yy[None, :]

@@ -56,6 +56,10 @@ class WhitenedKernel(Kernel):
     def accepts_strings(self):
         return bool(getattr(as_kernel(self.kernel), "accepts_strings", False))
 
+    @property
+    def accepts_sparse(self):
+        return bool(getattr(as_kernel(self.kernel), "accepts_sparse", False))
+
     def _validate(self, X, Y):
         return X, (X if Y is None else Y)
 
@@ -70,7 +74,7 @@ class WhitenedKernel(Kernel):
         D = self._check_D()
         base = as_kernel(self.kernel)
         if not base.accepts_strings:
-            X = _as_vectors(X)
+            X = _as_vectors(X, sparse=bool(getattr(base, "accepts_sparse", False)))
         base = base.resolve(X)            # e.g. RBF(sigma='scale'): the reference sample's
         K = np.asarray(base(X), dtype=float)
         n = K.shape[0]

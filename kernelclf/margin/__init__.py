@@ -10,6 +10,9 @@ also chapters 05 and 13.
 * :mod:`~kernelclf.margin.smo` - the SMO solver with second-order working-set selection
 * :mod:`~kernelclf.margin.svm` - hard and soft (L1/L2) support vector machines (LKC §2.4)
 * :mod:`~kernelclf.margin.nu_svm` - the nu support vector machine (LKC eq. 2.52)
+* :mod:`~kernelclf.margin.svr` - epsilon-support vector regression (LKC §2.4.4)
+* :mod:`~kernelclf.margin.nu_svr` - nu-support vector regression (Schölkopf et al. 2000)
+* :mod:`~kernelclf.margin.one_class` - the one-class SVM (Schölkopf et al. 2001)
 * :mod:`~kernelclf.margin.platt` - Platt's sigmoid: the SVMs' probabilities (Platt 1999)
 * :mod:`~kernelclf.margin.amm` - leave-one-out and adaptive margin machines (LKC §2.5)
 * :mod:`~kernelclf.margin.rmm` - relative margin machines (Shivaswamy and Jebara 2010)
@@ -17,6 +20,8 @@ also chapters 05 and 13.
 """
 from .amm import AdaptiveMarginMachine, LeaveOneOutMachine
 from .nu_svm import NuSupportVectorMachine
+from .nu_svr import NuSupportVectorRegression
+from .one_class import OneClassSupportVectorMachine
 from .perceptron import (
     HalvingResult,
     KernelPerceptron,
@@ -57,4 +62,5 @@ __all__ = [
     "NuSupportVectorMachine", "fit_platt_sigmoid", "LeaveOneOutMachine", "AdaptiveMarginMachine",
     "RMMResult", "solve_rmm", "solve_rmm_qp", "kkt_violations", "rmm_bound",
     "RelativeMarginMachine", "RelaxedRMM", "SigmaSVM", "SupportVectorRegression", "UniversumSVM",
+    "NuSupportVectorRegression", "OneClassSupportVectorMachine",
 ]

@@ -33,20 +33,29 @@ scikit-learn's cross-validation. ``X_fit_`` is the training Gram matrix and
 ``decision_function(support_vectors_)`` gives their outputs (``SVC`` keeps an empty array
 there). Unlike ``SVC``, the matrix passes the package's Gram guard
 (:mod:`kernelclf.kernels.gram_guard`: finite, symmetric, positive semi-definite).
+
+Sparse inputs (scipy.sparse, as ``SVC``): with a kernel that computes on sparse rows
+(linear, polynomial, RBF and their sums, products and multiples) ``fit`` takes a sparse
+``X`` (kept as CSR in ``X_fit_``); ``support_vectors_``, ``dual_coef_`` and ``coef_`` are
+then sparse matrices, as ``SVC``'s after a sparse fit. Unlike ``SVC``, a model fitted on
+dense inputs also takes sparse test inputs, and the other way round.
 """
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.class_weight import compute_class_weight
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from ..base import KERNEL_CONSTRAINT, BinaryKernelClassifier, KernelMixin
 from ..kernels.gram import Gram
-from ..kernels.rows import n_rows, take_rows
+from ..kernels.rows import is_sparse, n_rows, take_rows
 from ..kernels.vector import Linear
 from ._dual_problem import solve_dual
 from .smo import default_max_iter
@@ -78,6 +87,8 @@ class DualKernelMachine(KernelMixin, BaseEstimator):
     ``_threshold`` and ``_store_extra`` (its own fitted attributes).
     """
 
+    #: scipy.sparse inputs with a kernel that takes them (linear, polynomial, RBF), as SVC
+    _sparse_inputs = True
     #: the solver without a ``solver`` parameter ('smo' or 'qp')
     _default_solver = "smo"
     #: the quadratic program's tolerance is ``min(tol, _qp_tol_cap)``
@@ -100,10 +111,21 @@ class DualKernelMachine(KernelMixin, BaseEstimator):
     def _takes_strings(self):
         return False if self._precomputed() else super()._takes_strings()
 
+    def _takes_sparse(self):
+        return False if self._precomputed() else super()._takes_sparse()
+
+    def _sparse_option(self, X):
+        if self._precomputed() and sp.issparse(X):
+            raise TypeError("Sparse precomputed kernels are not supported: with "
+                            "kernel='precomputed' pass the Gram matrix as a dense array "
+                            "(K.toarray())")
+        return super()._sparse_option(X)
+
     def _validate_X(self, X, reset):
         if not self._precomputed():
             return super()._validate_X(X, reset)
         m = self.X_fit_.shape[0]
+        self._sparse_option(X)
         if np.ndim(X) == 2 and np.shape(X)[1] != m:
             raise ValueError(
                 f"kernel='precomputed': X must be the kernel matrix between the test points "
@@ -139,7 +161,7 @@ class DualKernelMachine(KernelMixin, BaseEstimator):
         if self._precomputed():
             return Gram(G=X)
         pre = self._route() == "qp" or n_rows(X) <= _PRECOMPUTE_MAX or \
-            not isinstance(X, np.ndarray)
+            not (isinstance(X, np.ndarray) or is_sparse(X))
         return self._training_gram(X, precompute=pre, cache_mb=self.cache_mb)
 
     def _route(self):
@@ -162,7 +184,19 @@ class DualKernelMachine(KernelMixin, BaseEstimator):
                           polish=self._polish, **kw)
 
     def _solve(self, X, y, weights):
-        """``(problem, solution)`` for the validated sample."""
+        """``(problem, solution)`` for the validated sample with example weights ``weights``
+        (None or finite, ``>= 0``). Examples of weight 0 are left out of the dual, as libsvm
+        does (``remove_zero_weight``): the problem of the others is solved and its variables
+        are mapped to their examples (``points``), so they never become support vectors."""
+        if weights is None or np.all(weights > 0):
+            return self._solve_sample(X, y, weights)
+        keep = np.flatnonzero(weights > 0)
+        problem, sol = self._solve_sample(self._train_part(X, keep), y[keep], weights[keep])
+        points = keep if problem.points is None else keep[problem.points]
+        return replace(problem, points=points), sol
+
+    def _solve_sample(self, X, y, weights):
+        """``(problem, solution)`` for a sample whose weights (None or all > 0) are kept."""
         gram = self._gram(X)
         problem = self._dual_problem(gram, y, weights)
         return problem, self._solve_problem(problem, gram)
@@ -200,7 +234,7 @@ class DualKernelMachine(KernelMixin, BaseEstimator):
         if key is not None:
             sv = sv[np.argsort(key[sv], kind="stable")]
         self.support_ = sv
-        self.dual_coef_ = coef[sv][None, :]
+        self.dual_coef_ = sp.csr_matrix(coef[sv][None, :]) if is_sparse(X) else coef[sv][None, :]
         self.support_vectors_ = take_rows(X, sv)
         self.multipliers_ = sol.alpha / problem.scale if problem.scale != 1.0 else sol.alpha
         self.dual_objective_ = float(-sol.objective / problem.scale ** 2)
@@ -215,6 +249,35 @@ class DualKernelMachine(KernelMixin, BaseEstimator):
 
     def _store_extra(self, X, y, problem, sol):
         """The machine's own fitted attributes (none here)."""
+
+    def _train_outputs(self, X, problem, sol):
+        """``(K alpha_)_i`` on every training example, without threshold: read off the
+        gradient (:meth:`DualProblem.outputs`), and for the examples left out of the dual
+        (weight 0) computed from the support vectors."""
+        m = n_rows(X)
+        g = problem.outputs(sol.alpha, sol.gradient, m)
+        out = np.flatnonzero(np.isnan(g))
+        if out.size:
+            sv = np.flatnonzero(self.alpha_)
+            K = X[np.ix_(out, sv)] if self._precomputed() else \
+                self._kernel_rows(take_rows(X, out), take_rows(X, sv))
+            g[out] = K @ self.alpha_[sv] if sv.size else 0.0
+        return g
+
+    # -- example weights ----------------------------------------------------------
+    def _sample_weights(self, X, sample_weight):
+        """``sample_weight`` validated (finite, ``>= 0``, one per example), or None."""
+        if sample_weight is None:
+            return None
+        self._refuse_weights()
+        sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        if not np.any(sw > 0):
+            raise ValueError("sample_weight is 0 on every example: at least one example "
+                             "needs a positive weight")
+        return sw
+
+    def _refuse_weights(self):
+        """Raise when this machine's settings cannot weight examples (none here)."""
 
     @staticmethod
     def _weight_norm(problem, sol):
@@ -249,7 +312,11 @@ class DualKernelMachine(KernelMixin, BaseEstimator):
                 "vector lives in the kernel's feature space (its expansion is dual_coef_ on "
                 "support_vectors_)")
         sv = self.support_
-        return (self.alpha_[sv] @ self.X_fit_[sv])[None, :]
+        w = np.asarray(self.X_fit_[sv].T @ self.alpha_[sv], dtype=float).ravel()[None, :]
+        if is_sparse(self.X_fit_):
+            return sp.csr_matrix(w)
+        w.setflags(write=False)         # computed from the model: writing it changes nothing
+        return w
 
 
 class DualClassifier(DualKernelMachine, BinaryKernelClassifier):
@@ -270,7 +337,55 @@ class DualClassifier(DualKernelMachine, BinaryKernelClassifier):
         return self
 
     def _example_weights(self, X, y, sample_weight):
-        return None
+        """``w_i = sample_weight_i * class_weight[y_i]`` (None: no weighting), libsvm's
+        per-example weights (Chang & Lin 2011, with the per-instance extension scikit-learn
+        uses); sets ``class_weight_`` (ones without ``class_weight``).
+
+        ``class_weight`` (for machines with that parameter): a dict maps labels of ``y`` to
+        finite weights ``>= 0`` (labels not named keep 1; a label that is not in ``y`` is an
+        error); ``'balanced'`` gives class ``c`` the weight ``W / (2 W_c)``, ``W_c`` the
+        total ``sample_weight`` of the class (the counts without sample weights, then
+        scikit-learn's ``'balanced'``)."""
+        self.class_weight_ = np.ones(2)
+        cw = getattr(self, "class_weight", None)
+        if sample_weight is None and cw is None:
+            return None
+        self._refuse_weights()
+        sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        self._check_both_classes(sw, y, "sample_weight")
+        if isinstance(cw, dict):
+            known = set(self.classes_.tolist())
+            unknown = [k for k in cw if k not in known]
+            if unknown:
+                raise ValueError(f"class_weight has weights for labels that are not classes "
+                                 f"of y: {unknown!r} (the classes are "
+                                 f"{self.classes_.tolist()!r})")
+            try:
+                vals = np.array([float(v) for v in cw.values()])
+            except (TypeError, ValueError):
+                vals = np.array([np.nan])
+            if not np.all(np.isfinite(vals) & (vals >= 0)):
+                raise ValueError(f"class_weight values must be finite numbers >= 0, got {cw!r}")
+        if cw == "balanced":
+            # W / (2 W_c) with the weighted class totals W_c (written out: the
+            # sample_weight argument of compute_class_weight is new in scikit-learn 1.7,
+            # and the in-browser lab has 1.6)
+            totals = np.array([sw[y < 0].sum(), sw[y > 0].sum()])
+            self.class_weight_ = totals.sum() / (2.0 * totals)
+        elif cw is not None:
+            labels = self.classes_[(y > 0).astype(int)]
+            self.class_weight_ = np.asarray(
+                compute_class_weight(cw, classes=self.classes_, y=labels), dtype=float)
+        w = sw * self.class_weight_[(y > 0).astype(int)]
+        self._check_both_classes(w, y, "sample_weight * class_weight")
+        return w
+
+    def _check_both_classes(self, w, y, what):
+        for side, c in zip((y < 0, y > 0), self.classes_.tolist()):
+            if not np.any(w[side] > 0):
+                raise ValueError(f"{what} is 0 on every example of class {c!r}: "
+                                 f"{type(self).__name__} needs examples of both classes "
+                                 "with positive weight")
 
     def _support_key(self, y, m):
         return (y > 0).astype(int)
@@ -296,9 +411,9 @@ class DualRegressor(RegressorMixin, DualKernelMachine):
         self._check_square(X)
         return X, t
 
-    def _fit(self, X, y):
+    def _fit(self, X, y, sample_weight=None):
         X, t = self._validate_training(X, y)
-        return self._fit_validated(X, t)
+        return self._fit_validated(X, t, self._sample_weights(X, sample_weight))
 
     def predict(self, X):
         """``f(x) = sum_{i in support_} alpha_[i] k(x_i, x) + intercept_``."""

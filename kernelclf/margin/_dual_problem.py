@@ -50,7 +50,7 @@ from ..optim import solve_qp
 from .smo import HAVE_NUMBA, solve_smo
 
 __all__ = ["DualProblem", "DualSolution", "equality_multipliers", "interior_multipliers",
-           "solve_dual"]
+           "solve_dual", "fill_from_front"]
 
 
 @dataclass
@@ -118,6 +118,19 @@ class DualProblem:
             ra = np.bincount(self.points, weights=ra, minlength=m)
         return ra / self.scale if self.scale != 1.0 else ra
 
+    def by_example(self, a, m):
+        """The variables at their examples: a ``(blocks, m)`` array whose row ``j`` holds the
+        ``j``-th block of variables (``n / blocks`` consecutive variables over the same
+        examples, e.g. ``alpha`` and ``alpha^*`` of the SVR) at the examples they belong to,
+        0 for an example without variable (left out of the dual)."""
+        points = np.arange(self.n) if self.points is None else self.points
+        k = np.unique(points).size
+        blocks = self.n // k
+        out = np.zeros((blocks, m))
+        for j in range(blocks):
+            out[j, points[j * k:(j + 1) * k]] = a[j * k:(j + 1) * k]
+        return out
+
     def outputs(self, a, gradient, m):
         """``(K coef)_i``, the outputs without threshold on the examples, read off the
         gradient ``Q a - p`` (from the first variable of each example; nan for an example
@@ -148,6 +161,15 @@ class DualProblem:
         A = np.array([self.s * (groups == g) for g in np.unique(groups)])
         c = A @ self.alpha0 if self.alpha0 is not None else np.zeros(len(A))
         return A, c
+
+
+def fill_from_front(total, box):
+    """A feasible start for an equality ``sum a = total``: ``a_t = min(box_t, what is left of
+    total)``, from the front (libsvm's start for the nu-SVM, the nu-SVR and the one-class
+    SVM)."""
+    box = np.asarray(box, dtype=float)
+    before = np.concatenate([[0.0], np.cumsum(box)[:-1]])
+    return np.clip(total - before, 0.0, box)
 
 
 @dataclass

@@ -19,7 +19,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..base import Int, Real
 from ._dual import DUAL_KERNEL_CONSTRAINT, DualClassifier
-from ._dual_problem import DualProblem
+from ._dual_problem import DualProblem, fill_from_front
 from .platt import _PlattScaling
 
 __all__ = ["NuSupportVectorMachine"]
@@ -51,18 +51,18 @@ class NuSupportVectorMachine(_PlattScaling, DualClassifier):
     tol, max_iter, cache_mb : as in :class:`~kernelclf.margin.svm.SupportVectorMachine`
     probability, random_state : as in :class:`~kernelclf.margin.svm.SupportVectorMachine`
         Platt scaling on 5-fold cross-validated decision values (libsvm offers it
-        for the nu-SVM too); every fold machine is a nu-SVM with the same ``nu``,
-        which must be feasible on each training part.
+        for the nu-SVM too); every fold machine is a nu-SVM with the same ``nu``, or the
+        largest ``nu`` its training part allows when that is smaller.
 
     Attributes
     ----------
     alpha_ : (m,) array
         Signed ``alpha_i y_i`` of all ``m`` training examples (book scaling,
-        ``|alpha_i| <= 1/m``).
+        ``|alpha_i| <= 1/m``; with weights ``<= w_i / W``).
     multipliers_ : (m,) array
-        The book's ``alpha_i`` in ``[0, 1/m]`` of all ``m`` training examples (``sum
-        alpha_i = nu`` when ``rho > 0``); zero off the support vectors (with
-        ``solver='qp'``: below the threshold of ``support_``).
+        The book's ``alpha_i`` in ``[0, 1/m]`` (with weights ``[0, w_i / W]``, Notes) of
+        all ``m`` training examples (``sum alpha_i = nu`` when ``rho > 0``); zero off the
+        support vectors (with ``solver='qp'``: below the threshold of ``support_``).
     dual_coef_ : (1, n_SV) array
         As scikit-learn's ``NuSVC.dual_coef_``: ``alpha_i y_i`` of the support vectors in
         the order of ``support_``, i.e. ``alpha_[support_][None, :]``. Book scaling:
@@ -83,9 +83,20 @@ class NuSupportVectorMachine(_PlattScaling, DualClassifier):
 
     Notes
     -----
-    No example weights here (``fit`` takes no ``sample_weight``): the book's nu-SVM
-    gives every example the same box ``1/m``. For weighted examples use
-    :class:`~kernelclf.margin.svm.SupportVectorMachine` with ``sample_weight`` / ``class_weight``.
+    Example weights. The book's nu-SVM gives every example the same box ``1/m``. With
+    weights ``w_i`` (``sample_weight``) and ``W = sum_i w_i`` the slack term becomes
+    ``(1/W) sum_i w_i xi_i``: the box of ``alpha_i`` is ``w_i / W`` and, in libsvm's
+    scaling ``a = W alpha``, ``0 <= a_i <= w_i`` with ``sum a = nu W`` (and ``nu W / 2``
+    per class with a bias), which is libsvm's weighted nu-SVM (its ``solve_nu_svc`` with
+    per-example weights, as scikit-learn's ``NuSVC(...).fit(X, y, sample_weight)``).
+    Multiplying all weights by one number changes nothing; integer weights give the model
+    of the repeated examples; examples of weight 0 are left out (as libsvm does).
+    Feasibility becomes ``nu W / 2 <= min(W_+, W_-)`` with the classes' total weights
+    ``W_+, W_-``. There is no ``class_weight``: scikit-learn's ``NuSVC`` accepts one but
+    ignores it (libsvm's class weights scale ``C``, which the nu-SVM does not have;
+    scikit-learn issue #30332), and weighting a class by a large factor makes the other
+    class's total too small for the equality with any usual ``nu``; per-class factors can
+    be given through ``sample_weight``.
     """
 
     _parameter_constraints = {
@@ -112,34 +123,62 @@ class NuSupportVectorMachine(_PlattScaling, DualClassifier):
         self.probability = probability
         self.random_state = random_state
 
-    # the interior-point route's tolerance: min(tol, 1e-9); the SMO stops at tol, unpolished
+    # the interior-point route's tolerance: min(tol, 1e-9)
     _qp_tol_cap = 1e-9
-    _polish = False
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Solve the nu-SVM dual for ``(X, y)`` (and Platt's sigmoid with
-        ``probability=True``)."""
-        return self._fit(X, y)
+        ``probability=True``).
+
+        Parameters
+        ----------
+        X : array (m, d), or list of strings for a string kernel
+        y : (m,) array with two distinct labels
+        sample_weight : (m,) array of finite numbers >= 0, optional
+            Per-example weights ``w_i`` of the slack term (Notes): box ``w_i`` and
+            ``sum a = nu W`` in libsvm's scaling, as ``NuSVC``. Both classes need some
+            positive weight.
+        """
+        return self._fit(X, y, sample_weight)
 
     def _dual_problem(self, gram, y, w):
-        """LKC eq. (2.52) in libsvm's scaling ``a = m alpha`` (``scale = m``): ``p = 0``,
-        box 1, ``sum a = nu m``; with a bias, one equality per class (``groups = y``), each
-        ``sum a = nu m / 2``; without, the labels folded into the kernel."""
+        """LKC eq. (2.52) in libsvm's scaling ``a = W alpha`` (``scale = W``, the total
+        weight, ``m`` without weights): ``p = 0``, box ``w_i`` (1 without weights),
+        ``sum a = nu W``; with a bias, one equality per class (``groups = y``), each
+        ``sum a = nu W / 2``; without, the labels folded into the kernel."""
         nu = float(self.nu)
         m = len(y)
+        box = np.ones(m) if w is None else np.asarray(w, dtype=float)
+        total = float(box.sum())
         pos = y > 0
-        if self.fit_bias and nu * m / 2 > min(pos.sum(), (~pos).sum()) + 1e-12:
+        if self.fit_bias and nu * total / 2 > min(box[pos].sum(), box[~pos].sum()) * \
+                (1 + 1e-12) + 1e-12:
+            what = "2 min(m+, m-) / m" if w is None else \
+                "2 min(W+, W-) / W (W+, W-: the total sample_weight of each class)"
             raise ValueError(
                 f"nu={nu} is infeasible for this sample: with a bias it must satisfy "
-                f"nu <= 2 min(m+, m-)/m = {2 * min(pos.sum(), (~pos).sum()) / m:.4f}")
+                f"nu <= {what} = {2 * min(box[pos].sum(), box[~pos].sum()) / total:.4f}")
         a0 = np.zeros(m)
         if self.fit_bias:
             for cls in (pos, ~pos):
-                a0[cls] = self._fill(nu * m / 2, cls.sum())
-            return DualProblem(p=np.zeros(m), box=1.0, s=y, groups=y, alpha0=a0, scale=m)
-        a0[:] = self._fill(nu * m, m)
-        return DualProblem(p=np.zeros(m), box=1.0, s=np.ones(m), kernel_signs=y, alpha0=a0,
-                           scale=m)
+                a0[cls] = fill_from_front(nu * total / 2, box[cls])
+            return DualProblem(p=np.zeros(m), box=1.0 if w is None else box, s=y, groups=y,
+                               alpha0=a0, scale=total)
+        a0[:] = fill_from_front(nu * total, box)
+        return DualProblem(p=np.zeros(m), box=1.0 if w is None else box, s=np.ones(m),
+                           kernel_signs=y, alpha0=a0, scale=total)
+
+    def _fold_estimator(self, sub, labels, weights):
+        """The machine of one fold of Platt's cross-validation: with a bias and a ``nu``
+        that the fold's training part cannot take (its smaller class too small), the
+        largest feasible ``nu`` of that part, ``2 min(W+, W-) / W`` (libsvm goes on with
+        the class sums it can reach)."""
+        if not self.fit_bias:
+            return sub
+        w = np.ones(len(labels)) if weights is None else weights
+        pos = labels == self.classes_[1]
+        top = 2.0 * min(w[pos].sum(), w[~pos].sum()) / w.sum()
+        return sub.set_params(nu=top) if float(self.nu) > top else sub
 
     def _bias_rho(self, problem, sol):
         """libsvm's ``(b, rho)`` from the multipliers of the equalities (libsvm scaling):
@@ -159,16 +198,6 @@ class NuSupportVectorMachine(_PlattScaling, DualClassifier):
         self.multipliers_ = self.alpha_ * y
         self.w_norm_ = self._weight_norm(problem, sol)
         self.margin_ = 1.0 / self.w_norm_ if self.w_norm_ > 0 else np.inf
-
-    @staticmethod
-    def _fill(total, n):
-        """Feasible start: ``total`` spread as ones from the front (libsvm's init)."""
-        v = np.zeros(n)
-        full = int(np.floor(total))
-        v[:full] = 1.0
-        if full < n:
-            v[full] = total - full
-        return v
 
     def margin_errors(self):
         """Fraction of training points with ``y_i f(x_i) < rho`` (the nu-property's

@@ -18,6 +18,7 @@ from scipy.special import expit
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import StratifiedKFold
+from sklearn.utils import check_random_state
 from sklearn.utils._available_if import available_if
 from sklearn.utils.validation import check_is_fitted
 
@@ -99,6 +100,21 @@ def fit_platt_sigmoid(decision_values, y, *, max_iter=100, tol=1e-5):
     return float(A), float(B)
 
 
+def _platt_folds(labels, random_state):
+    """The ``(train, test)`` index pairs of the cross-validation for Platt scaling:
+    stratified 5-fold when every class has 5 examples, else libsvm's random cut of a
+    permutation at ``k m / 5`` (see ``_PlattScaling._fit_probability``)."""
+    m = len(labels)
+    counts = np.unique(labels, return_counts=True)[1]
+    if counts.min() >= _PLATT_FOLDS:
+        cv = StratifiedKFold(n_splits=_PLATT_FOLDS, shuffle=True, random_state=random_state)
+        return list(cv.split(np.zeros((m, 1)), labels))
+    perm = check_random_state(random_state).permutation(m)
+    cuts = [k * m // _PLATT_FOLDS for k in range(_PLATT_FOLDS + 1)]
+    return [(np.sort(np.r_[perm[:a], perm[b:]]), np.sort(perm[a:b]))
+            for a, b in zip(cuts[:-1], cuts[1:])]
+
+
 def _probability_on(estimator):
     """``available_if`` check: ``predict_proba`` exists only with ``probability=True``."""
     if not estimator.probability:
@@ -117,39 +133,45 @@ class _PlattScaling:
         """Platt scaling as in libsvm (Lin, Lin & Weng 2007): fit the sigmoid on the
         decision values of a 5-fold cross-validation of this estimator.
 
-        The folds are ``StratifiedKFold(5, shuffle=True, random_state)``; libsvm draws
-        plain random folds (stratification keeps both classes in every training part).
+        The folds are ``StratifiedKFold(5, shuffle=True, random_state)`` when each class
+        has at least 5 examples (stratification keeps both classes in every training
+        part); otherwise libsvm's own folds (``svm_binary_svc_probability``): a random
+        permutation cut at ``k m / 5``, ``k = 0, ..., 5``, so that any sample ``SVC``
+        takes works (some folds may then be empty, some training parts hold one class).
         A training part holding (positive weight on) one class only gives its held-out
-        points the value +1 or -1, as libsvm does. Example weights, if any, are used
-        by the fold machines (libsvm passes them on) but not by the sigmoid fit
-        (libsvm's ``sigmoid_train`` has none).
+        points the value +1 or -1, and one without examples the value 0, as libsvm does.
+        Example weights, if any, are used by the fold machines (libsvm passes them on)
+        but not by the sigmoid fit (libsvm's ``sigmoid_train`` has none).
         """
         m = len(labels)
-        if m < _PLATT_FOLDS:
-            raise ValueError(f"probability=True needs at least {_PLATT_FOLDS} training "
-                             f"examples ({_PLATT_FOLDS}-fold cross-validation for Platt "
-                             f"scaling), got {m}")
         y_pm = np.where(labels == self.classes_[1], 1.0, -1.0)
         sub = clone(self).set_params(probability=False)
-        if weights is not None:
+        if weights is not None and "class_weight" in sub.get_params():
             sub.set_params(class_weight=None)     # the weights below include it
-        cv = StratifiedKFold(n_splits=_PLATT_FOLDS, shuffle=True,
-                             random_state=self.random_state)
         f = np.zeros(m)
-        for k, (tr, te) in enumerate(cv.split(np.zeros((m, 1)), labels)):
+        for k, (tr, te) in enumerate(_platt_folds(labels, self.random_state)):
+            if te.size == 0:
+                continue
             live = y_pm[tr] if weights is None else y_pm[tr][weights[tr] > 0]
             has_pos, has_neg = bool(np.any(live > 0)), bool(np.any(live < 0))
             if not (has_pos and has_neg):
                 f[te] = 1.0 if has_pos else (-1.0 if has_neg else 0.0)
                 continue
             kw = {} if weights is None else {"sample_weight": weights[tr]}
+            fold = self._fold_estimator(clone(sub), labels[tr],
+                                        None if weights is None else weights[tr])
             try:
-                model = clone(sub).fit(self._train_part(X, tr), labels[tr], **kw)
+                model = fold.fit(self._train_part(X, tr), labels[tr], **kw)
             except ValueError as exc:
                 raise ValueError(f"probability=True: fold {k + 1} of the {_PLATT_FOLDS}-fold "
                                  f"cross-validation for Platt scaling failed: {exc}") from exc
             f[te] = model.decision_function(self._test_part(X, te, tr))
         self.probA_, self.probB_ = fit_platt_sigmoid(f, y_pm)
+
+    def _fold_estimator(self, sub, labels, weights):
+        """The machine fitted on one fold's training part (``sub``, a clone without
+        ``probability``; a machine may adapt it to the part)."""
+        return sub
 
     def _platt_logit(self, X):
         check_is_fitted(self, "alpha_")

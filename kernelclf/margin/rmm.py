@@ -106,7 +106,11 @@ def kkt_violations(res, y, C, B, eps=1e-3, zero=0.0):
 
 
 def rmm_bound(theta, k, K):
-    """The paper's grid of bounds ``B = 1 + (theta - 1) k / K`` (RMM §5.2, §5.7)."""
+    """The bound ``B = 1 + (theta - 1) k / K`` between 1 and the SVM's largest output ``theta``.
+
+    RMM §5.7 tries ``k / K = 1/2, 1/4, 1/10`` (its bounds B1, B2, B3); the paper names no
+    other values of B (§5.2 tunes B by validation without listing the values tried).
+    """
     return 1.0 + (float(theta) - 1.0) * float(k) / float(K)
 
 
@@ -117,9 +121,22 @@ class _RMMBase(DualClassifier):
     """The RMM family on the dual machines' base: the dual of ``rmm_problem``, support
     ``v_i != 0``, the bounds' multipliers ``beta_`` and the training outputs."""
 
+    def _costs(self, w):
+        """``C_i = C w_i`` (``C`` without weights)."""
+        return float(self.C) if w is None else float(self.C) * np.asarray(w, dtype=float)
+
     def _dual_problem(self, gram, y, w):
-        """The SVM dual (RMM eq. 5 with bias) in ``rmm_problem``'s form."""
-        return rmm_problem(y, float(self.C), np.inf)
+        """The SVM dual (RMM eq. 5 with bias) in ``rmm_problem``'s form, box ``C w_i``."""
+        return rmm_problem(y, self._costs(w), np.inf)
+
+    def _example_weights(self, X, y, sample_weight):
+        w = super()._example_weights(X, y, sample_weight)
+        self._weights = np.ones(len(y)) if w is None else w
+        return w
+
+    def _slack_cost(self, xi):
+        """``sum_i C w_i xi_i`` (the weights of the last fit)."""
+        return float(self.C) * float(np.sum(self._weights * xi))
 
     def _support_mask(self, coef, sol):
         return coef != 0
@@ -132,19 +149,19 @@ class _RMMBase(DualClassifier):
     def _store_extra(self, X, y, problem, sol):
         super()._store_extra(X, y, problem, sol)
         m = len(y)
-        a = sol.alpha
-        self.multipliers_ = a[:m].copy()
-        self.beta_ = np.column_stack([a[m:2 * m], a[2 * m:]]) if a.size > m else \
-            np.zeros((m, 2))
-        g = problem.outputs(a, sol.gradient, m)
+        a = problem.by_example(sol.alpha, m)
+        self.multipliers_ = a[0]
+        self.beta_ = a[1:].T if len(a) > 1 else np.zeros((m, 2))
+        g = self._train_outputs(X, problem, sol)
         self.train_outputs_ = g + self.intercept_
         self.w_norm_ = float(np.sqrt(max(float(self.alpha_ @ g), 0.0)))
 
     def primal_objective(self):
-        """``1/2 ||w||^2 + C sum xi_i`` at the fitted ``(w, b)`` (eq. 11)."""
+        """``1/2 ||w||^2 + C sum_i w_i xi_i`` at the fitted ``(w, b)`` (eq. 11; ``w_i`` the
+        example weights, 1 without)."""
         f = self.train_outputs_
         xi = np.maximum(0.0, 1.0 - self.y_fit_ * f)
-        return 0.5 * self.w_norm_ ** 2 + float(self.C) * float(xi.sum())
+        return 0.5 * self.w_norm_ ** 2 + self._slack_cost(xi)
 
 
 class RelativeMarginMachine(_RMMBase):
@@ -248,8 +265,14 @@ class RelativeMarginMachine(_RMMBase):
         self.max_iter = max_iter
         self.cache_mb = cache_mb
 
-    def fit(self, X, y):
-        """Solve the RMM dual for ``(X, y)`` (any two labels)."""
+    def fit(self, X, y, sample_weight=None):
+        """Solve the RMM dual for ``(X, y)`` (any two labels).
+
+        ``sample_weight`` : (m,) array of finite numbers >= 0, optional
+            Per-example factor of ``C`` (box ``0 <= alpha_i <= C w_i``), as for the
+            :class:`~kernelclf.margin.svm.SupportVectorMachine`; the output bounds hold
+            for every example of positive weight; weight 0 removes an example.
+        """
         self._validate_params()
         if self.B is not None:
             if self.B_mode == "absolute":
@@ -257,9 +280,9 @@ class RelativeMarginMachine(_RMMBase):
             elif not 0 < float(self.B) <= 1:
                 raise ValueError(f"with B_mode='relative' B is the fraction kappa in (0, 1] "
                                  f"of the grid 1 + (theta - 1) kappa, got B={self.B!r}")
-        return self._fit(X, y)
+        return self._fit(X, y, sample_weight)
 
-    def _solve(self, X, y, w):
+    def _solve_sample(self, X, y, w):
         gram = self._gram(X)
         m = len(y)
         self.theta_ = np.nan
@@ -279,7 +302,7 @@ class RelativeMarginMachine(_RMMBase):
                 B = np.inf
             start = svm.alpha
         self.B_ = B
-        problem = rmm_problem(y, float(self.C), B)
+        problem = rmm_problem(y, self._costs(w), B)
         if start is not None and problem.n > m:
             start = np.concatenate([start, np.zeros(2 * m)])
         return problem, self._solve_problem(problem, gram, alpha0=start)
@@ -341,42 +364,58 @@ class RelaxedRMM(_RMMBase):
         self.max_iter = max_iter
         self.cache_mb = cache_mb
 
-    def fit(self, X, y):
-        """Solve eq. 14 (``nu=None``) or eq. 15 for ``(X, y)``."""
-        return self._fit(X, y)
+    def fit(self, X, y, sample_weight=None):
+        """Solve eq. 14 (``nu=None``) or eq. 15 for ``(X, y)``.
 
-    def _solve(self, X, y, w):
+        ``sample_weight`` : (m,) array of finite numbers >= 0, optional
+            Per-example weights ``w_i`` of the losses: ``C w_i xi_i`` and, for eq. 15,
+            ``D nu w_i / W (tau_i + tau*_i)`` with ``W = sum_i w_i`` (``1/m`` without
+            weights), so integer weights give the model of the repeated examples; the box
+            of ``alpha_i`` is ``C w_i``, that of ``lam_i, lam*_i`` is ``D nu w_i / W``.
+            Weight 0 removes an example.
+        """
+        return self._fit(X, y, sample_weight)
+
+    def _band_costs(self, w, m):
+        """``U_i = D nu w_i / W`` (``D nu / m`` without weights; ``inf`` for eq. 14)."""
+        if self.nu is None:
+            return np.inf
+        scale = float(self.D) * float(self.nu)
+        return scale / m if w is None else scale * np.asarray(w, dtype=float) / float(np.sum(w))
+
+    def _solve_sample(self, X, y, w):
         gram = self._gram(X)
         m = len(y)
-        C, D = float(self.C), float(self.D)
-        U = np.inf if self.nu is None else D * float(self.nu) / m
+        C, D = self._costs(w), float(self.D)
+        U = self._band_costs(w, m)
         if self.solver == "qp":
             problem = rmm_problem(y, C, 1.0, U, budget=D)
             sol = self._solve_problem(problem, gram)
-            b, self.t_ = self._complete(problem.outputs(sol.alpha, sol.gradient, m), y)
+            b, self.t_ = self._complete(problem.outputs(sol.alpha, sol.gradient, m), y, C, U)
             # the budget's dual has the constant D; its threshold comes from the LP
             return problem, replace(sol, multipliers=[b], objective=sol.objective - D)
         problem, sol, self.t_ = self._bisect(gram, y, C, D, U)
         return problem, sol
 
     def _penalty(self, f, t):
-        m = len(f)
         if self.nu is None:
             return float(self.D) * t
         over = np.maximum(0.0, f - t) + np.maximum(0.0, -f - t)
-        return float(self.D) * (t + float(self.nu) / m * float(over.sum()))
+        w = self._weights
+        return float(self.D) * (t + float(self.nu) * float(np.sum(w * over)) / float(w.sum()))
 
     def primal_objective(self):
         """Value of eq. 14 / 15 at the fitted ``(w, b, t)``."""
         f = self.train_outputs_
         xi = np.maximum(0.0, 1.0 - self.y_fit_ * f)
-        return (0.5 * self.w_norm_ ** 2 + float(self.C) * float(xi.sum())
+        return (0.5 * self.w_norm_ ** 2 + self._slack_cost(xi)
                 + self._penalty(f, self.t_))
 
-    def _complete(self, g, y):
-        """Bias and bound for a fixed ``w`` (``g = Kv``): the LP over ``(b, t, slacks)``."""
+    def _complete(self, g, y, C, U):
+        """Bias and bound for a fixed ``w`` (``g = Kv``): the LP over ``(b, t, slacks)``
+        with the slack costs ``C`` (of ``xi``) and ``U`` (of ``tau, tau*``)."""
         m = len(y)
-        C, D = float(self.C), float(self.D)
+        D = float(self.D)
         # variables: b, t, xi (m), tau (m), tau* (m)
         soft = self.nu is not None
         n = 2 + m + (2 * m if soft else 0)
@@ -384,7 +423,7 @@ class RelaxedRMM(_RMMBase):
         c[1] = D
         c[2:2 + m] = C
         if soft:
-            c[2 + m:] = D * float(self.nu) / m
+            c[2 + m:] = np.tile(np.broadcast_to(U, (m,)), 2)
         rows, rhs = [], []
         I = np.eye(m)
         # -y_i b - xi_i <= y_i g_i - 1
@@ -430,7 +469,7 @@ class RelaxedRMM(_RMMBase):
         def spent(r):                           # sum(lam + lam*)
             return r.alpha[m:2 * m].sum() + r.alpha[2 * m:].sum()
 
-        svm_problem = self._dual_problem(gram, y, None)
+        svm_problem = rmm_problem(y, C, np.inf)
         svm = self._solve_problem(svm_problem, gram)
         total += svm.iterations
         theta = self._outputs(svm_problem, svm, m)[1]
@@ -508,9 +547,9 @@ class SigmaSVM(_RMMBase):
         """Fit the whitened kernel on ``X`` and solve the SVM dual (eq. 7) on it."""
         return self._fit(X, y)
 
-    def _solve(self, X, y, w):
+    def _solve_sample(self, X, y, w):
         self.kernel_ = WhitenedKernel(self.kernel_, float(self.D)).fit(X)
-        return super()._solve(X, y, w)
+        return super()._solve_sample(X, y, w)
 
     def _gram(self, X):
         return Gram(G=self.kernel_.train_gram_, kernel=self.kernel_, X=X)

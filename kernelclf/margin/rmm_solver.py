@@ -119,17 +119,21 @@ def rmm_problem(y, C, B, lam_ub=np.inf, *, budget=None, newton_every=None):
     with ``B = inf`` or ``U = 0`` the SVM dual on the ``m`` variables ``alpha``. With
     ``budget=D`` (the quadratic program only) the cost of the bound multipliers is 1 and
     ``sum(lam + lam*) <= D`` is added: the dual of eq. 14 / 15 without its constant ``D``.
+    ``C`` and ``lam_ub`` may be numbers or one value per example (example weights).
     """
     m = y.size
     newton_every = max(m, 500) if newton_every is None else int(newton_every)
-    if budget is None and (np.isinf(B) or lam_ub == 0):
-        return DualProblem(p=np.ones(m), box=float(C), s=y, newton_every=newton_every)
+    C = np.broadcast_to(np.asarray(C, dtype=float), (m,))
+    U = np.broadcast_to(np.asarray(lam_ub, dtype=float), (m,))
+    if budget is None and (np.isinf(B) or not np.any(U)):
+        return DualProblem(p=np.ones(m), box=float(C[0]) if np.all(C == C[0]) else C.copy(),
+                           s=y, newton_every=newton_every)
     B = 1.0 if budget is not None else float(B)
     ineq = None
     if budget is not None:
         ineq = (np.concatenate([np.zeros(m), np.ones(2 * m)])[None, :], [float(budget)])
     return DualProblem(p=np.concatenate([np.ones(m), np.full(2 * m, -B)]),
-                       box=np.concatenate([np.full(m, float(C)), np.full(2 * m, float(lam_ub))]),
+                       box=np.concatenate([C, U, U]),
                        s=np.concatenate([y, -np.ones(m), np.ones(m)]),
                        points=np.tile(np.arange(m), 3), newton_every=newton_every,
                        inequality=ineq)

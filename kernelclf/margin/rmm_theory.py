@@ -72,7 +72,11 @@ def affine_map_problem(X, y, E=1.0, w0=None, b0=0.0, tol=1e-9):
     E : float > 0
         Price of the radius.
     w0 : (d,) unit vector or None
-        The fixed normal (default ``e_1``); ``b0`` the fixed offset.
+        The fixed normal (default ``e_1``).
+    b0 : float
+        The fixed offset.
+    tol : float
+        Absolute, relative and feasibility tolerance handed to cvxopt.
 
     Returns
     -------
@@ -191,8 +195,9 @@ def rmm_sdp_dual(X, y, C, B, tol=1e-9):
     Variables ``(alpha, lambda, t)``: maximise ``1'alpha - B^2/2 * 1'lambda - t`` subject to
     ``0 <= alpha <= C``, ``lambda >= 0`` and ``[[M(lambda), a(alpha)], [a', 2t]] >= 0``
     (see the module docstring). The weight vector and bias are then ``[w; b] =
-    M(lambda)^{-1} a``, which is eq. 10. Practical for a few dozen points only, as the paper
-    says of this form (§3.2).
+    M(lambda)^{-1} a``, which is eq. 10. Meant for small samples: the paper (§3.2) says the
+    SDP keeps this form from scaling beyond a few hundred points, and here it serves only to
+    check the other forms on a few dozen.
 
     Returns
     -------

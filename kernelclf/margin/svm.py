@@ -52,12 +52,8 @@ regularised targets and Newton's method with a backtracking line search
 """
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 from sklearn.utils._param_validation import StrOptions
-from sklearn.utils.class_weight import compute_class_weight
-from sklearn.utils.validation import _check_sample_weight
 
 from ..base import Int, Real
 from ..optim import InfeasibleProblemError
@@ -94,7 +90,9 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
         eq. (2.48). Squared hinge: ``1/2 ||w||^2 + (C/2) sum xi_i^2``, i.e.
         ``lambda m = 1/C`` in eq. (2.49); the dual is the hard-margin dual on
         ``G + I/C``. Ignored when ``hard_margin=True``. Per example it is multiplied
-        by the weights: ``C_i = C * sample_weight_i * class_weight[y_i]``.
+        by the weights: ``C_i = C * sample_weight_i * class_weight[y_i]``. ``inf`` (as
+        ``SVC(C=np.inf)``) is the hard margin of either loss: no slack is affordable;
+        weights then only remove the examples of weight 0.
     loss : {'hinge', 'squared_hinge'}
     hard_margin : bool
         Solve eq. (2.45) (no slack). A sample that is not separable in feature
@@ -114,7 +112,8 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
         which variables sit at a bound;
         QP: gap tolerance handed to cvxopt (use ``tol <= 1e-8`` there).
     max_iter : int or None
-        SMO iteration cap (default ``100_000 + 100 m``).
+        SMO iteration cap (default libsvm's ``max(10^7, 100 m)``,
+        ``kernelclf.margin.smo.default_max_iter``).
     cache_mb : float
         Kernel column cache for large samples.
     class_weight : dict, 'balanced' or None, default None
@@ -178,10 +177,10 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
     """
 
     _bound_tags = {"family": "svm", "bias": lambda s: s.fit_bias,  # kernelclf.bounds.report_tags
-                   "margin": lambda s: "hard" if s.hard_margin else "soft"}
+                   "margin": lambda s: "hard" if s._hard() else "soft"}
     _parameter_constraints = {
         "kernel": DUAL_KERNEL_CONSTRAINT,
-        "C": [Real(0, None, closed="neither")],
+        "C": [Real(0, None, closed="right")],
         "loss": [StrOptions({"hinge", "squared_hinge"})],
         "hard_margin": ["boolean"],
         "fit_bias": ["boolean"],
@@ -226,52 +225,19 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
         """
         return self._fit(X, y, sample_weight)
 
-    def _example_weights(self, X, y, sample_weight):
-        """``w_i = sample_weight_i * class_weight[y_i]`` (None: no weighting); sets
-        ``class_weight_``."""
-        self.class_weight_ = np.ones(2)
-        labels = self.classes_[(y > 0).astype(int)]
-        if sample_weight is None and self.class_weight is None:
-            return None
+    def _refuse_weights(self):
         if self.hard_margin:
             raise ValueError(
                 "sample_weight and class_weight scale the slack penalty C per example; the "
                 "hard margin (hard_margin=True) has no slack, so they cannot be used with it. "
                 "Use a soft margin (hard_margin=False) with a large C instead.")
-        sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-        self._check_both_classes(sw, y, "sample_weight")
-        cw = self.class_weight
-        if isinstance(cw, dict):
-            known = set(self.classes_.tolist())
-            unknown = [k for k in cw if k not in known]
-            if unknown:
-                raise ValueError(f"class_weight has weights for labels that are not classes "
-                                 f"of y: {unknown!r} (the classes are "
-                                 f"{self.classes_.tolist()!r})")
-            try:
-                vals = np.array([float(v) for v in cw.values()])
-            except (TypeError, ValueError):
-                vals = np.array([np.nan])
-            if not np.all(np.isfinite(vals) & (vals >= 0)):
-                raise ValueError(f"class_weight values must be finite numbers >= 0, got {cw!r}")
-        if cw == "balanced":
-            # W / (2 W_c) with the weighted class totals W_c (written out: the
-            # sample_weight argument of compute_class_weight is new in scikit-learn 1.7,
-            # and the in-browser lab has 1.6)
-            totals = np.array([sw[y < 0].sum(), sw[y > 0].sum()])
-            self.class_weight_ = totals.sum() / (2.0 * totals)
-        elif cw is not None:
-            self.class_weight_ = np.asarray(
-                compute_class_weight(cw, classes=self.classes_, y=labels), dtype=float)
-        w = sw * self.class_weight_[(y > 0).astype(int)]
-        self._check_both_classes(w, y, "sample_weight * class_weight")
-        return w
 
-    def _check_both_classes(self, w, y, what):
-        for side, c in zip((y < 0, y > 0), self.classes_.tolist()):
-            if not np.any(w[side] > 0):
-                raise ValueError(f"{what} is 0 on every example of class {c!r}: the SVM needs "
-                                 "examples of both classes with positive weight")
+    def _hard(self):
+        """The hard margin: ``hard_margin=True``, or ``C = inf`` (no slack is affordable)."""
+        return bool(self.hard_margin) or np.isinf(float(self.C))
+
+    def _hard_name(self):
+        return "hard_margin=True" if self.hard_margin else "C=inf (the hard margin)"
 
     def _dual_problem(self, gram, y, w):
         """LKC eq. (2.46), (2.48) or (2.50) with the weights ``w`` (None or all > 0):
@@ -279,21 +245,14 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
         (squared hinge), the equality ``y'a = 0`` with a bias."""
         m = len(y)
         C = float(self.C) if w is None else float(self.C) * w
-        if self.hard_margin:
+        if self._hard():
             box, shift = np.inf, 0.0
         elif self.loss == "hinge":
             box, shift = C, 0.0
         else:
             box, shift = np.inf, 1.0 / C
         return DualProblem(p=np.ones(m), box=box, s=y, equality=bool(self.fit_bias),
-                           shift=shift, alpha_bound=_ALPHA_BOUND if self.hard_margin else np.inf)
-
-    def _solve(self, X, y, w):
-        if w is None or np.all(w > 0):
-            return self._solve_sample(X, y, w)
-        keep = np.flatnonzero(w > 0)    # weight 0: the example is not in the dual (libsvm)
-        problem, sol = self._solve_sample(self._train_part(X, keep), y[keep], w[keep])
-        return replace(problem, points=keep), sol       # (its variables are examples keep)
+                           shift=shift, alpha_bound=_ALPHA_BOUND if self._hard() else np.inf)
 
     def _solve_sample(self, X, y, w):
         """The dual of ``(X, y)`` with weights ``w`` (None or all > 0); the hard margin is
@@ -301,7 +260,7 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
         before the remaining budget is spent."""
         gram = self._gram(X)
         problem = self._dual_problem(gram, y, w)
-        if not self.hard_margin:
+        if not self._hard():
             return problem, self._solve_problem(problem, gram)
         if self.solver == "qp":
             try:
@@ -309,7 +268,7 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
             except InfeasibleProblemError as exc:
                 if not is_separable(gram.full(), y, bool(self.fit_bias)):
                     raise ValueError(
-                        "hard_margin=True but the training sample is not separable in "
+                        f"{self._hard_name()} but the training sample is not separable in "
                         "feature space: the QP solver certifies that the hard-margin dual is "
                         "unbounded") from exc
                 raise
@@ -338,7 +297,7 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
     def _raise_not_separable(self, gram, y):
         if not is_separable(gram.full(), y, bool(self.fit_bias)):
             raise ValueError(
-                "hard_margin=True but the training sample is not separable in feature space "
-                f"({'with' if self.fit_bias else 'without'} bias): the hard-margin dual "
-                "(LKC eq. 2.46) is unbounded. Use a soft margin (hard_margin=False) or a more "
-                "flexible kernel.")
+                f"{self._hard_name()} but the training sample is not separable in feature "
+                f"space ({'with' if self.fit_bias else 'without'} bias): the hard-margin dual "
+                "(LKC eq. 2.46) is unbounded. Use a soft margin (hard_margin=False, a finite "
+                "C) or a more flexible kernel.")

@@ -38,6 +38,16 @@ exactly at a bound, the threshold maximises the Lagrangian for the fitted ``beta
 number at an exact optimum). The estimator states this dual (``z`` has two variables per
 example, read through one Gram matrix); the fit, the threshold, the stored attributes and
 the prediction come from the dual machines' base (``kernelclf.margin._dual``).
+
+Example weights. ``fit(X, y, sample_weight)`` gives example ``i`` the penalty ``C w_i``: the
+box of ``alpha_i`` and ``alpha_i^*`` is ``[0, C w_i]`` (libsvm's ``solve_epsilon_svr`` with
+per-example weights, scikit-learn's ``SVR(...).fit(X, y, sample_weight)``); examples of
+weight 0 are left out.
+
+``C = inf`` is the hard tube: every target within ``epsilon`` of ``f`` (the boxes are
+infinite, as for the hard-margin SVM). When no function of the kernel's feature space
+(plus a bias) meets that, the dual is unbounded; the fit then stops with a ``ValueError``
+once a linear program confirms that the tube is infeasible.
 """
 from __future__ import annotations
 
@@ -45,8 +55,14 @@ import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
 from ..base import Real
+from ..kernels.gram import Gram
+from ..optim import InfeasibleProblemError, SolverStoppedError, solve_lp
 from ._dual import DUAL_KERNEL_CONSTRAINT, DualRegressor
 from ._dual_problem import DualProblem
+from .smo import DualDivergenceError
+
+# hard tube (C = inf): a multiplier beyond this means the dual is running off to infinity
+_ALPHA_BOUND = 1e9
 
 __all__ = ["SupportVectorRegression"]
 
@@ -68,8 +84,10 @@ class SupportVectorRegression(DualRegressor):
         examples, ``predict`` the ``n x m`` kernel matrix between test and training
         examples; ``X_fit_`` is then the training Gram matrix and ``support_vectors_`` its
         rows of the support vectors.
-    C : float > 0, default 1.0
-        Penalty of the epsilon-insensitive loss.
+    C : float > 0 or inf, default 1.0
+        Penalty of the epsilon-insensitive loss (per example ``C w_i`` with
+        ``sample_weight``); ``inf``: the hard tube, every target within ``epsilon`` of the
+        function (module docstring).
     epsilon : float >= 0, default 0.1
         Half-width of the tube in which errors cost nothing.
     fit_bias : bool, default True
@@ -102,7 +120,7 @@ class SupportVectorRegression(DualRegressor):
         ``SVR.coef_``.
     support_ : ndarray of int
         Indices of the support vectors in increasing order (SMO: ``beta_i != 0``, as
-        libsvm; QP: ``|beta_i| > 1e-7 C``).
+        libsvm; QP: ``|beta_i| > 1e-7 C``, ``1e-7 max |beta|`` for ``C = inf``).
     support_vectors_ : array or list
         ``X[support_]`` (scikit-learn's layout).
     n_support_ : int
@@ -121,7 +139,7 @@ class SupportVectorRegression(DualRegressor):
 
     _parameter_constraints = {
         "kernel": DUAL_KERNEL_CONSTRAINT,
-        "C": [Real(0, None, closed="neither")],
+        "C": [Real(0, None, closed="right")],
         "epsilon": [Real(0, None, closed="left")],
         "fit_bias": ["boolean"],
         "solver": [StrOptions({"smo", "qp"})],
@@ -136,9 +154,14 @@ class SupportVectorRegression(DualRegressor):
         self.solver = solver
         self.tol = tol
 
-    def fit(self, X, y):
-        """Fit to inputs ``X`` (array (m, d), or strings for a string kernel) and targets ``y``."""
-        return self._fit(X, y)
+    def fit(self, X, y, sample_weight=None):
+        """Fit to inputs ``X`` (array (m, d), or strings for a string kernel) and targets ``y``.
+
+        ``sample_weight`` : (m,) array of finite numbers >= 0, optional
+            Per-example factor of ``C`` (box ``[0, C w_i]`` of both multipliers), as
+            scikit-learn's ``SVR``; weight 0 removes an example.
+        """
+        return self._fit(X, y, sample_weight)
 
     def _gram(self, X):
         if self._precomputed():
@@ -152,22 +175,65 @@ class SupportVectorRegression(DualRegressor):
 
     def _dual_problem(self, gram, t, w):
         """libsvm's epsilon-SVR dual (module docstring): ``z = (alpha, alpha^*)``, two
-        variables per example, signs ``(+1, -1)``, ``p = (t - eps, -t - eps)``, box ``C``,
-        the equality ``s'z = 0`` with a bias."""
+        variables per example, signs ``(+1, -1)``, ``p = (t - eps, -t - eps)``, box ``C w_i``
+        (``C`` without weights), the equality ``s'z = 0`` with a bias."""
         m = len(t)
         eps = float(self.epsilon)
-        return DualProblem(p=np.concatenate([t - eps, -t - eps]), box=float(self.C),
+        C = float(self.C)
+        box = C if w is None else np.tile(C * np.asarray(w, dtype=float), 2)
+        return DualProblem(p=np.concatenate([t - eps, -t - eps]), box=box,
                            s=np.concatenate([np.ones(m), -np.ones(m)]),
-                           points=np.tile(np.arange(m), 2), equality=bool(self.fit_bias))
+                           points=np.tile(np.arange(m), 2), equality=bool(self.fit_bias),
+                           alpha_bound=_ALPHA_BOUND if np.isinf(C) else np.inf)
+
+    def _solve_sample(self, X, t, w):
+        if not np.isinf(float(self.C)):
+            return super()._solve_sample(X, t, w)
+        gram = self._gram(X)
+        problem = self._dual_problem(gram, t, w)
+        try:
+            sol = self._solve_problem(problem, gram)
+        except DualDivergenceError:
+            self._check_tube(gram, t)
+            raise
+        if not sol.converged:
+            self._check_tube(gram, t)
+        return problem, sol
+
+    def _check_tube(self, gram, t):
+        """``ValueError`` when no ``f = K beta + b`` has every ``|t_i - f_i| <= epsilon`` (an
+        LP in ``(beta, b)``): the hard tube of ``C = inf`` is infeasible."""
+        K = gram.full() if isinstance(gram, Gram) else np.asarray(gram)
+        m = len(t)
+        eps = float(self.epsilon)
+        A = np.hstack([K, np.ones((m, 1)) if self.fit_bias else np.zeros((m, 1))])
+        try:
+            solve_lp(np.zeros(m + 1), A2=np.vstack([A, -A]),
+                     b2=np.concatenate([t + eps, eps - t]), l=None)
+        except SolverStoppedError:
+            return
+        except InfeasibleProblemError:
+            raise ValueError(
+                f"C=inf asks for every target within epsilon={eps:g} of the function (the "
+                "hard tube), and no function of this kernel "
+                f"{'with' if self.fit_bias else 'without'} bias meets that on this sample: the "
+                "dual is unbounded. Use a finite C, a larger epsilon or a more flexible "
+                "kernel.") from None
 
     def _support_mask(self, coef, sol):
-        """``beta_i != 0`` (SMO, as libsvm); ``|beta_i| > 1e-7 C`` (QP)."""
-        return np.abs(coef) > (1e-7 * float(self.C) if sol.route == "qp" else 0.0)
+        """``beta_i != 0`` (SMO, as libsvm); ``|beta_i| > 1e-7 C`` (QP; ``1e-7 max |beta|``
+        for ``C = inf``)."""
+        if sol.route != "qp":
+            return coef != 0
+        scale = float(self.C) if np.isfinite(float(self.C)) else \
+            max(float(np.abs(coef).max(initial=0.0)), 1e-300)
+        return np.abs(coef) > 1e-7 * scale
 
     def _store_extra(self, X, t, problem, sol):
         m = len(t)
         beta = self.alpha_
-        f0 = problem.outputs(sol.alpha, sol.gradient, m)
+        self.multipliers_ = problem.by_example(sol.alpha, m).ravel()
+        f0 = self._train_outputs(X, problem, sol)
         eps = float(self.epsilon)
         self.n_support_ = len(self.support_)
         self.dual_objective_ = float(0.5 * beta @ f0 + eps * np.abs(beta).sum() - t @ beta)

@@ -96,6 +96,7 @@ class UniversumSVM(DualClassifier):
 
     #: the quadratic program (LKC App. D), at ``tol`` itself
     _default_solver = "qp"
+    _sparse_inputs = False          # the Universum points are stacked under dense inputs
     _qp_tol_cap = np.inf
 
     def fit(self, X, y, X_universum=None):

@@ -1,0 +1,129 @@
+"""The one-class SVM and the nu-SVR on the SMO core (issue 38).
+
+References: scikit-learn's ``OneClassSVM`` and ``NuSVR`` (libsvm's one-class and nu-SVR
+solvers: decision values, support, dual coefficients, offsets, with and without
+``sample_weight``), the nu-properties of Schölkopf et al. (2000, 2001) and, for the nu-SVR,
+the epsilon-SVR with the learned tube (libsvm: the same function). Both SMO engines.
+"""
+import numpy as np
+import pytest
+from sklearn.datasets import make_blobs, make_regression
+from sklearn.svm import SVR, NuSVR, OneClassSVM
+
+import kernelclf.margin.smo as smo
+from kernelclf.margin import (
+    NuSupportVectorRegression,
+    OneClassSupportVectorMachine,
+    SupportVectorRegression,
+)
+from kernelclf.margin.smo_compiled import HAVE_NUMBA
+
+
+@pytest.fixture(params=["compiled", "numpy"])
+def engine(request, monkeypatch):
+    """The compiled SMO (when numba is there) and the NumPy engine."""
+    if request.param == "compiled" and not HAVE_NUMBA:
+        pytest.skip("numba is not installed")
+    if request.param == "numpy":
+        monkeypatch.setattr(smo, "HAVE_NUMBA", False)
+    return request.param
+
+
+def _regression(m=250, seed=0):
+    X, t = make_regression(m, n_features=4, noise=5.0, random_state=seed)
+    return X, t / 50.0
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear", "poly"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_one_class_is_oneclasssvm(kernel, weighted, engine):
+    X, _ = make_blobs(250, centers=2, random_state=0)
+    w = np.random.default_rng(1).uniform(0.2, 3.0, len(X)) if weighted else None
+    ours = OneClassSupportVectorMachine(kernel=kernel, nu=0.23, tol=1e-8).fit(
+        X, sample_weight=w)
+    sk = OneClassSVM(kernel=kernel, nu=0.23, tol=1e-8).fit(X, sample_weight=w)
+    scale = np.abs(sk.decision_function(X)).max()
+    np.testing.assert_allclose(ours.decision_function(X), sk.decision_function(X),
+                               atol=1e-6 * scale)
+    np.testing.assert_allclose(ours.score_samples(X), sk.score_samples(X), atol=1e-6 * scale)
+    assert ours.offset_ == pytest.approx(sk.offset_[0], rel=1e-6)
+    assert ours.intercept_ == pytest.approx(sk.intercept_[0], rel=1e-6)
+    np.testing.assert_array_equal(ours.support_, sk.support_)
+    np.testing.assert_allclose(ours.dual_coef_, sk.dual_coef_, atol=1e-6)
+    np.testing.assert_array_equal(ours.predict(X)[ours.decision_function(X) != 0],
+                                  sk.predict(X)[ours.decision_function(X) != 0])
+
+
+@pytest.mark.parametrize("nu", [0.05, 0.2, 0.5])
+def test_one_class_nu_property(nu):
+    """Schölkopf et al. (2001), Prop. 4: outliers (f < 0) at most nu m, support vectors at
+    least nu m; the dual's sum is nu m in libsvm's scaling, every a_i in [0, 1]."""
+    X, _ = make_blobs(300, centers=3, cluster_std=2.0, random_state=2)
+    est = OneClassSupportVectorMachine(kernel="rbf", nu=nu).fit(X)
+    f = est.decision_function(X)
+    assert np.mean(f < 0) <= nu + 1e-12
+    assert len(est.support_) >= nu * len(X) - 1e-9
+    assert est.alpha_.sum() == pytest.approx(nu * len(X))
+    assert np.all((est.alpha_ >= 0) & (est.alpha_ <= 1))
+    np.testing.assert_array_equal(est.predict(X), np.where(f >= 0, 1, -1))
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_nu_svr_is_nusvr(kernel, weighted, engine):
+    X, t = _regression()
+    w = None
+    if weighted:
+        w = np.random.default_rng(2).uniform(0.2, 3.0, len(t))
+        w[:6] = 0.0
+    ours = NuSupportVectorRegression(kernel=kernel, nu=0.3, C=2.0, tol=1e-8).fit(
+        X, t, sample_weight=w)
+    sk = NuSVR(kernel=kernel, nu=0.3, C=2.0, tol=1e-8).fit(X, t, sample_weight=w)
+    np.testing.assert_allclose(ours.predict(X), sk.predict(X), atol=1e-5)
+    kept = np.arange(len(t)) if w is None else np.flatnonzero(w > 0)
+    np.testing.assert_array_equal(ours.support_, kept[sk.support_])
+    if kernel == "linear":      # K has rank 4: the dual coefficients are not unique, w is
+        np.testing.assert_allclose(ours.coef_, sk.coef_, atol=1e-5)
+    else:
+        # K's smallest eigenvalues are below 1e-6: coefficients within 1e-4 (of C = 2) give
+        # the same function to 1e-6; the dual value is not worse than libsvm's
+        np.testing.assert_allclose(ours.dual_coef_, sk.dual_coef_, atol=1e-4)
+        K = ours.kernel_(X)
+        beta = np.zeros(len(t))
+        beta[kept[sk.support_]] = sk.dual_coef_[0]
+        sk_value = 0.5 * beta @ K @ beta - t @ beta
+        assert ours.dual_objective_ <= sk_value + 1e-9 * abs(sk_value)
+    assert ours.intercept_ == pytest.approx(sk.intercept_[0], abs=1e-5)
+
+
+def test_nu_svr_nu_property_and_its_epsilon_svr():
+    """Schölkopf et al. (2000), Prop. 1: the fraction of examples outside the tube is at
+    most nu, that of support vectors at least nu; the epsilon-SVR with the learned
+    epsilon_ and the same C is the same machine."""
+    X, t = _regression(200, seed=3)
+    for nu in (0.2, 0.6):
+        est = NuSupportVectorRegression(kernel="rbf", nu=nu, C=3.0, tol=1e-8).fit(X, t)
+        r = np.abs(t - est.predict(X))
+        assert est.epsilon_ > 0
+        assert np.mean(r > est.epsilon_ * (1 + 1e-6) + 1e-9) <= nu + 1e-12
+        assert len(est.support_) >= nu * len(t) - 1e-9
+        eps = SupportVectorRegression(kernel="rbf", C=3.0, epsilon=est.epsilon_,
+                                      tol=1e-8).fit(X, t)
+        np.testing.assert_allclose(eps.predict(X), est.predict(X), atol=1e-6)
+        sk = SVR(C=3.0, epsilon=est.epsilon_, tol=1e-8).fit(X, t)
+        np.testing.assert_allclose(sk.predict(X), est.predict(X), atol=1e-5)
+
+
+def test_estimators_are_importable_and_precomputed():
+    import kernelclf
+
+    assert kernelclf.OneClassSupportVectorMachine is OneClassSupportVectorMachine
+    assert kernelclf.NuSupportVectorRegression is NuSupportVectorRegression
+    X, t = _regression(60)
+    K = X @ X.T
+    a = NuSupportVectorRegression(kernel="precomputed").fit(K, t)
+    b = NuSupportVectorRegression(kernel="linear").fit(X, t)
+    np.testing.assert_allclose(a.predict(K), b.predict(X), atol=1e-8)
+    c = OneClassSupportVectorMachine(kernel="precomputed", nu=0.3).fit(K)
+    d = OneClassSupportVectorMachine(kernel="linear", nu=0.3).fit(X)
+    np.testing.assert_allclose(c.decision_function(K), d.decision_function(X), atol=1e-8)
