@@ -503,3 +503,24 @@ def test_ch17_ex_3_active_landmarks():
         _right("ch17-ex-3", answer)
     _mistakes_get_their_hints("ch17-ex-3")
     _refused("ch17-ex-3", int(on.sum()) + 2)
+
+
+# ---------------------------------------------------------------------------------- ch18
+def test_ch18_ex_1_growth_of_the_pac_bayes_margin_bound():
+    import math
+
+    from kernelclf.bounds import pac_bayes_margin as pbm
+
+    # the bound's own function at two deltas (any margin, any dimension): the difference
+    # does not depend on them
+    diffs = [float(pbm.pac_bayes_margin_bound(150, G, 1e-6, n=n)
+                   - pbm.pac_bayes_margin_bound(150, G, 0.05, n=n))
+             for G, n in ((0.95, 5), (0.99, 5), (0.97, None))]
+    assert np.ptp(diffs) < 1e-12
+    right = diffs[0]
+    for answer in (right, 2 * (math.log(1e6) - math.log(20)) / 150,
+                   2 / 150 * np.log(0.05 / 1e-6)):
+        _right("ch18-ex-1", answer)
+    _mistakes_get_their_hints("ch18-ex-1")
+    _refused("ch18-ex-1", 2 * math.log(0.05 / 1e-5) / 150)    # delta = 1e-5 instead of 1e-6
+    assert _refused("ch18-ex-1", round(right, 3)).message.startswith("Close")
