@@ -524,3 +524,28 @@ def test_ch18_ex_1_growth_of_the_pac_bayes_margin_bound():
     _mistakes_get_their_hints("ch18-ex-1")
     _refused("ch18-ex-1", 2 * math.log(0.05 / 1e-5) / 150)    # delta = 1e-5 instead of 1e-6
     assert _refused("ch18-ex-1", round(right, 3)).message.startswith("Close")
+
+
+# ---------------------------------------------------------------------------------- appendix
+def test_appa_ex_4_bennett_poll_size():
+    from kernelclf.bounds import concentration as conc
+
+    p, eps = 0.01, 0.05
+    var, c = p * (1 - p), 1 - p
+    n = np.arange(1, 5000)
+    # Bennett written out (LKC Theorem A.114, sum deviation t = n eps), and in the other
+    # common form (n sigma^2 / c^2) h2(eps c / sigma^2), h2(u) = (1 + u) ln(1 + u) - u
+    t = n * eps
+    u = t * c / (n * var)
+    book = np.exp(-(t / c) * ((1 + 1 / u) * np.log(1 + u) - 1))
+    u2 = eps * c / var
+    other = np.exp(-n * var / c**2 * ((1 + u2) * np.log(1 + u2) - u2))
+    first = int(n[book <= 0.01][0])
+    assert first == int(n[other <= 0.01][0])
+    assert np.all(np.diff(book) < 0)                         # one crossing only
+    assert first < int(n[conc.bernstein(n, eps, var, c) <= 0.01][0])
+    for answer in (first, float(first), np.int64(first)):
+        _right("appa-ex-4", answer)
+    _mistakes_get_their_hints("appa-ex-4")
+    _refused("appa-ex-4", first - 1)
+    _refused("appa-ex-4", first + 0.4)
