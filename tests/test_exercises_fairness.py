@@ -356,6 +356,21 @@ def test_worked_solutions_check_with_worked_true(md):
             assert "worked=True" in call, f"{md.name}, solution of {label}: check({call}"
 
 
+@pytest.mark.parametrize("label", sorted(REG))
+def test_every_worked_solution_passes_its_checker(label):
+    """Each checkable exercise's worked solution hands its own result to
+    ``check(label, ..., worked=True)``, which raises if the checker refuses it, so running the
+    chapter (nbval) shows that the book's answer passes."""
+    md = next(p for p in BOOK.glob("*.md")
+              if f":label: {label}\n" in p.read_text(encoding="utf-8"))
+    blocks = [b for lab, b in _solution_blocks(md.read_text(encoding="utf-8")) if lab == label]
+    assert blocks, f"{md.name}: {label} has no solution"
+    call = re.compile(r'\bcheck\("' + re.escape(label) + r'",.*worked=True\)')
+    assert any(call.search(b) for b in blocks), (
+        f"{md.name}, solution of {label}: add check(\"{label}\", <the solution's value>, "
+        "worked=True)")
+
+
 # ------------------------------------------------------- hints do not give the value away
 @pytest.mark.parametrize("label", sorted(REG))
 def test_hints_do_not_state_the_answer(label):
