@@ -127,3 +127,16 @@ def test_estimators_are_importable_and_precomputed():
     c = OneClassSupportVectorMachine(kernel="precomputed", nu=0.3).fit(K)
     d = OneClassSupportVectorMachine(kernel="linear", nu=0.3).fit(X)
     np.testing.assert_allclose(c.decision_function(K), d.decision_function(X), atol=1e-8)
+
+
+def test_modules_define_the_exported_classes():
+    """The classes live in their own modules and are the ones exported by the family
+    package and by kernelclf itself."""
+    import kernelclf
+    import kernelclf.margin.nu_svr as nu_svr
+    import kernelclf.margin.one_class as one_class
+
+    assert nu_svr.NuSupportVectorRegression is NuSupportVectorRegression
+    assert one_class.OneClassSupportVectorMachine is OneClassSupportVectorMachine
+    assert kernelclf.NuSupportVectorRegression is NuSupportVectorRegression
+    assert kernelclf.OneClassSupportVectorMachine is OneClassSupportVectorMachine

@@ -128,3 +128,18 @@ def test_marginal_weight_prior_concentrates_as_a_to_0():
     assert one_zero > both_small
     with pytest.raises(ValueError, match="positive"):
         marginal_weight_prior(0.0, 0.0, 1.0)
+
+
+def test_lkc_fig_3_6_printed_axis_fits_the_code_setting_not_the_caption():
+    """LKC Fig. 3.6 (right) is captioned b = 1/a = 1000, but its printed vertical axis is
+    labelled from -24 to -18 (LKC p. 96). On the plotted square [-2, 2]^2 the log density of
+    two weights for the caption's a = 1e-3, b = 1e3 stays above -15.3, out of reach of every
+    printed tick; for a = 1e-5, b = 1e4 (the book's published R code, rherbrich74/lkc-book,
+    relevance_vector_machine/demo.R) it covers all of them. An erratum candidate."""
+    w = np.linspace(-2, 2, 201)
+    W1, W2 = np.meshgrid(w, w)
+    ticks = np.array([-24.0, -22.0, -20.0, -18.0])
+    for (a, b), reachable in (((1e-3, 1e3), False), ((1e-5, 1e4), True)):
+        surf = marginal_weight_prior(W1, a, b) + marginal_weight_prior(W2, a, b)
+        inside = (ticks >= surf.min()) & (ticks <= surf.max())
+        assert inside.all() if reachable else not inside.any(), (a, b, surf.min(), surf.max())

@@ -89,7 +89,7 @@ def draw_reflection(ax, normal=(0.2, 1.0), start=(-0.9, 0.9), direction=(0.45, -
     ax.plot(*W, "ko", ms=4)
     ax.annotate("W", W, xytext=(-12, 4), textcoords="offset points")
     ax.plot(*hit, "ks", ms=4)
-    ax.annotate("W + tau V", hit, xytext=(6, -10), textcoords="offset points")
+    ax.annotate("W + tau V", hit, xytext=(-6, -14), textcoords="offset points", ha="right")
     ax.legend(fontsize=7, loc="lower left")
     _finish(ax, "TR Fig. 9 / RM Fig. 18.7: one bounce", lim=1.4)
     return float(tau), V, v_out

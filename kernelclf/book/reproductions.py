@@ -2,9 +2,11 @@
 
 ``book/reproductions.csv`` has one row per numbered figure, table and algorithm box of the
 five sources, per evaluable theorem, and per diagram: which chapter shows it (and under which
-label), how closely (a status from :data:`STATUSES`), the code that computes it and the test
-or hidden check that compares it with the source. :func:`render` turns the registry into the
-Markdown of the book's *Reproductions* page; :func:`setup` is the Sphinx extension that does
+label), how closely (a status from :data:`STATUSES`), the code that computes it, the test
+or hidden check that compares it with the source, and a flag from :data:`FLAGS` where our
+result contradicts what the source prints (``disagrees: <reason>``) or predates the present
+code (``stale: <reason>``). :func:`render_counts` and :func:`render` turn the registry into
+the Markdown of the book's *Reproductions* page; :func:`setup` is the Sphinx extension that does
 so at build time, so the page cannot drift from the registry. ``tests/test_reproductions.py``
 keeps registry, captions and chapters in step.
 """
@@ -15,7 +17,8 @@ import re
 from collections import Counter
 from pathlib import Path
 
-__all__ = ["SOURCES", "STATUSES", "KINDS", "COLUMNS", "load", "validate", "render", "counts",
+__all__ = ["SOURCES", "STATUSES", "FLAGS", "MARKERS", "KINDS", "COLUMNS", "load", "validate",
+           "render", "render_counts", "counts", "flag_counts", "checks", "page_targets",
            "proof_labels"]
 
 #: the five sources, in the book's order, with the abbreviation captions use
@@ -35,8 +38,15 @@ STATUSES = {
     "drawn": "a diagram, drawn by code",
     "not reproducible": "cannot be rebuilt here; the note gives the reason",
 }
+#: what a row's ``flag`` column may say, as ``<flag>: <reason>``
+FLAGS = {
+    "disagrees": ("the page shows that a number or statement the source prints for this item "
+                  "does not hold; the reason is given"),
+    "stale": "the result shown was produced by an older version of our code; a rerun is pending",
+}
 KINDS = ("figure", "table", "algorithm", "theorem", "diagram", "method")
-COLUMNS = ("source", "item", "kind", "status", "chapter", "label", "function", "check", "note")
+COLUMNS = ("source", "item", "kind", "status", "chapter", "label", "function", "check", "note",
+           "flag")
 DEFAULT = Path(__file__).resolve().parents[2] / "book" / "reproductions.csv"
 
 
@@ -73,6 +83,13 @@ def validate(rows):
             problems.append(f"{where}: a reproduced row names the check that compares with the source")
         if r["status"] in ("reduced", "analogue", "reproduced") and not r["function"]:
             problems.append(f"{where}: name the code that computes it")
+        if r["flag"]:
+            flag, _, reason = r["flag"].partition(":")
+            if flag not in FLAGS or not reason.strip():
+                problems.append(f"{where}: flag {r['flag']!r} is not '<flag>: <reason>' with a "
+                                f"flag from {sorted(FLAGS)}")
+            elif r["status"] == "not reproducible":
+                problems.append(f"{where}: an item that is not rebuilt cannot be flagged")
     return problems
 
 
@@ -81,6 +98,15 @@ def counts(rows):
     out = {s: Counter() for s in SOURCES}
     for r in rows:
         out.setdefault(r["source"], Counter())[r["status"]] += 1
+    return out
+
+
+def flag_counts(rows):
+    """``{source: Counter(flag)}`` (the flag's name, without its reason)."""
+    out = {s: Counter() for s in SOURCES}
+    for r in rows:
+        if r["flag"]:
+            out.setdefault(r["source"], Counter())[r["flag"].partition(":")[0]] += 1
     return out
 
 
@@ -93,67 +119,190 @@ def _item_key(item):
     return order.get(head, 3), head, parts
 
 
-def _breakable(text):
-    """Dotted paths and test ids with a zero-width space after each ``.``, ``/``, ``::`` and
-    ``_``, so a narrow column can wrap them."""
-    for sep in ("::", ".", "/", "_"):
-        text = text.replace(sep, sep + "\u200b")
-    return text
+#: a badge (sphinx-design role) and a marker for each status and flag
+MARKERS = {
+    "reproduced": ("bdg-success", "✔"),
+    "reduced": ("bdg-info", "◐"),
+    "analogue": ("bdg-light", "≈"),
+    "drawn": ("bdg-primary-line", "✎"),
+    "not reproducible": ("bdg-dark", "✗"),
+    "disagrees": ("bdg-danger", "⚠"),
+    "stale": ("bdg-warning", "↻"),
+}
+#: a token of a note that names a file, test or dotted path: set as code, never broken
+_IDENT = re.compile(r"^[\w./:-]*(?:::|\.py\b|\.jsonl\b|kernelclf\.)[\w./:()-]*$")
 
 
-def _cell(text):
-    return text.replace("|", "\\|").replace("\n", " ")
+def _badge(name):
+    role, mark = MARKERS[name]
+    return f"{{{role}}}`{mark} {name}`"
+
+
+def _short(chapter):
+    """``ch04``, ``ch02b``, ``App. A``: how the page names a chapter."""
+    head = chapter.split("_")[0]
+    return "App. A" if head == "appendix" else f"ch{head}"
+
+
+def _plain(md):
+    """A heading or bold lead of a page as plain link text: roles, code, math and emphasis
+    marks dropped, their text kept."""
+    md = re.sub(r"\{[\w:-]+\}`([^`<]*?)(?:\s*<[^`]*>)?`", r"\1", md)
+    md = md.replace("`", "").replace("$", "").replace("**", "").replace("\\", "")
+    md = re.sub(r"[<>]", "", md)
+    return " ".join(md.split()).rstrip(":. ")
+
+
+def page_targets(book_dir):
+    """``{label: (kind, text)}`` for the link targets of the chapters in ``book_dir``.
+
+    ``kind`` is ``"figure"`` (a captioned, named figure: linked by number), ``"exercise"``
+    (by number), ``"proof"`` (a sphinx-proof directive: by its own title), ``"section"``
+    (a target before a heading: ``text`` is the heading) or ``"paragraph"`` (``text`` is the
+    paragraph's bold lead, else the heading of the section it is in).
+    """
+    out = {}
+    for md in Path(book_dir).glob("*.md"):
+        text = md.read_text(encoding="utf-8")
+        for block in re.findall(r"```\{code-cell\}[^\n]*\n---\n(.*?)\n---\n", text, flags=re.S):
+            name = re.search(r"^\s+name:\s*(\S+)", block, flags=re.M)
+            if name and re.search(r"^\s+figure:", block, flags=re.M) and "caption:" in block:
+                out[name.group(1)] = ("figure", "")
+        for m in re.finditer(r"```\{(?:glue:)?figure\}[^\n]*\n((?::[^\n]*\n)*)", text):
+            name = re.search(r":name: (\S+)", m.group(1))
+            if name:
+                out[name.group(1)] = ("figure", "")
+        for label in re.findall(r"```\{exercise(?:-start)?\}[^\n]*\n:label: (\S+)", text):
+            out[label] = ("exercise", "")
+        for label in re.findall(r"```\{prf:\w+\}[^\n]*\n(?::[^\n]*\n)*?:label: (\S+)", text):
+            out[label] = ("proof", "")
+        heading = ""
+        lines = text.splitlines()
+        for i, line in enumerate(lines):
+            if line.startswith("#") and " " in line:
+                heading = _plain(line.split(" ", 1)[1])
+            m = re.fullmatch(r"\((\S+)\)=", line)
+            if not m:
+                continue
+            nxt = lines[i + 1] if i + 1 < len(lines) else ""
+            if nxt.startswith("#"):
+                out[m.group(1)] = ("section", _plain(nxt.split(" ", 1)[1]))
+            else:
+                lead = re.match(r"\*\*(.+?)\*\*", nxt)
+                out[m.group(1)] = ("paragraph", _plain(lead.group(1)) if lead else heading)
+    return out
 
 
 def proof_labels(book_dir):
     """Labels of sphinx-proof directives (``{prf:algorithm}``, ``{prf:theorem}``...) in the
     chapters of ``book_dir``: they are linked with the ``prf:ref`` role, not ``ref``."""
-    found = set()
-    pat = re.compile(r"```\{prf:\w+\}[^\n]*\n(?::[^\n]*\n)*?:label: (\S+)")
-    for md in Path(book_dir).glob("*.md"):
-        found.update(pat.findall(md.read_text(encoding="utf-8")))
-    return found
+    return {k for k, (kind, _) in page_targets(book_dir).items() if kind == "proof"}
 
 
-def render(rows, proof=frozenset()):
-    """The MyST Markdown of the Reproductions page's tables (``proof``: the labels of
-    sphinx-proof directives, see :func:`proof_labels`)."""
-    c = counts(rows)
-    statuses = list(STATUSES)
-    out = ["| source | items | " + " | ".join(statuses) + " |",
-           "|---|---|" + "---|" * len(statuses)]
-    for s in SOURCES:
-        out.append(f"| {s} | {sum(c[s].values())} | " + " | ".join(str(c[s][k]) for k in statuses) + " |")
-    out.append("")
-    out.append("What the statuses mean: " + "; ".join(f"*{k}*: {v}" for k, v in STATUSES.items()) + ".")
+def _where(r, targets):
+    """The link to the item on its page, with the chapter's own number for a figure or an
+    exercise, the proof's title, or the section's heading."""
+    if not r["label"]:
+        return "–"
+    short, label = _short(r["chapter"]), r["label"]
+    kind, text = targets.get(label, ("section", ""))
+    if kind == "figure":
+        return f"{{numref}}`{short} Fig. %s <{label}>`"
+    if kind == "exercise":
+        return f"{{numref}}`{short} Exercise %s <{label}>`"
+    if kind == "proof":
+        return f"{short}, {{prf:ref}}`{label}`"
+    return f"{{ref}}`{short} § {text} <{label}>`" if text else f"{short}, {{ref}}`{label}`"
+
+
+def _note(text):
+    """A note with its file, test and module names set as code (whole, unbroken)."""
+    return " ".join(f"`{w.rstrip(';,)')}`{w[len(w.rstrip(';,)')):]}" if _IDENT.match(w.rstrip(";,)"))
+                    else w for w in text.split())
+
+
+def _html(text):
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def checks(row):
+    """The tests and hidden checks a row names in its ``check`` column: ``tests/...`` or
+    ``book/<page>.md::<what it asserts>``, several separated by ``; ``."""
+    return [c.strip() for c in re.split(r";\s+(?=(?:tests|book)/)", row["check"]) if c.strip()]
+
+
+def _details(r):
+    """The code and the check of a row, as a collapsed HTML ``<details>`` block."""
+    parts = []
+    for fn in filter(None, (f.strip() for f in r["function"].split(";"))):
+        page, _, name = fn.partition("::")
+        parts.append(f"code: <code>{_html(name)}</code>, defined on the page"
+                     if page.startswith("book/") else f"code: <code>{_html(fn)}</code>")
+    for chk in checks(r):
+        path, _, what = chk.partition("::")
+        if path.startswith("book/"):
+            parts.append(f"check: a hidden cell of {_short(Path(path).stem)}: {_html(what)}"
+                         if what else f"check: the hidden cells of {_short(Path(path).stem)}")
+        else:
+            parts.append(f"check: <code>{_html(chk)}</code>")
+    if not parts:
+        return []
+    return (["    <details class=\"kernelclf-repro\"><summary>code and check</summary>"]
+            + [f"    <p>{p}</p>" for p in parts] + ["    </details>"])
+
+
+def render_counts(rows):
+    """The MyST Markdown of the count table (a column per source, a row per status and
+    flag) and the legend of the markers."""
+    c, f = counts(rows), flag_counts(rows)
+    cols = list(SOURCES)
+    out = ["| | " + " | ".join(cols) + " | all |", "|---|" + "--:|" * (len(cols) + 1)]
+    for group, names in ((c, STATUSES), (f, FLAGS)):
+        for k in names:
+            vals = [group[s][k] for s in cols]
+            out.append(f"| {_badge(k)} | " + " | ".join(map(str, vals)) + f" | {sum(vals)} |")
+    sizes = [sum(c[s].values()) for s in cols]
+    out.append("| items | " + " | ".join(map(str, sizes)) + f" | {sum(sizes)} |")
+    out += ["", "What the markers mean:", ""]
+    out += [f"- {_badge(k)} {v}" for k, v in list(STATUSES.items()) + list(FLAGS.items())]
+    return "\n".join(out) + "\n"
+
+
+def render(rows, targets=None):
+    """The MyST Markdown of the Reproductions page's tables, one per source
+    (``targets``: the chapters' link targets, see :func:`page_targets`; read from the book
+    when not given)."""
+    targets = page_targets(DEFAULT.parent) if targets is None else targets
+    out = []
     for s, title in SOURCES.items():
         mine = sorted((r for r in rows if r["source"] == s), key=lambda r: _item_key(r["item"]))
-        # a list-table with fixed relative widths: the long last column wraps inside the
-        # text column instead of widening the table
         out += ["", f"## {s}: {title}", "",
-                "```{list-table}", ":header-rows: 1", ":widths: 16 12 9 63", ":width: 100%", "",
-                "* - item", "  - status", "  - where", "  - code, check and note"]
+                "````{list-table}", ":header-rows: 1", ":widths: 13 20 19 48", ":width: 100%",
+                ":class: kernelclf-repro", "",
+                "* - item", "  - status", "  - shown in", "  - what differs"]
         for r in mine:
-            role = "prf:ref" if r["label"] in proof else "ref"
-            short = r["chapter"].split("_")[0]
-            short = "App. A" if short == "appendix" else f"ch{short}"
-            where = f"{{{role}}}`{short} <{r['label']}>`" if r["label"] else "–"
-            how = [f"code {_breakable(r['function'])}" if r["function"] else "",
-                   f"check {_breakable(r['check'])}" if r["check"] else "",
-                   " ".join(_breakable(w) if len(w) > 30 else w for w in r["note"].split(" "))]
-            out += [f"* - {s} {r['item']} ({r['kind']})", f"  - {r['status']}", f"  - {where}",
-                    f"  - {_cell('; '.join(h for h in how if h)) or '–'}"]
-        out.append("```")
+            status = _badge(r["status"])
+            note = _note(r["note"]) if r["note"] else ""
+            if r["flag"]:
+                flag, _, reason = r["flag"].partition(":")
+                status += " " + _badge(flag)
+                note = (note + " " if note else "") + f"**{flag}:** {_note(reason.strip())}"
+            out += [f"* - {s} {r['item']}", f"  - {status}",
+                    f"  - {_where(r, targets)}", f"  - {note or '–'}"] + _details(r)
+        out.append("````")
     return "\n".join(out) + "\n"
 
 
 MARKER = "<!-- reproductions table -->"
+COUNTS_MARKER = "<!-- reproductions counts -->"
 
 
 def _source_read(app, docname, source):
     if docname.endswith("reproductions") and MARKER in source[0]:
         book = Path(app.srcdir) / "book"
-        source[0] = source[0].replace(MARKER, render(load(book / "reproductions.csv"), proof_labels(book)))
+        rows = load(book / "reproductions.csv")
+        source[0] = (source[0].replace(COUNTS_MARKER, render_counts(rows))
+                     .replace(MARKER, render(rows, page_targets(book))))
 
 
 def setup(app):

@@ -9,7 +9,8 @@ One module per family of bounds: :mod:`~kernelclf.bounds.concentration`,
 :mod:`~kernelclf.bounds.pac_bayes`, :mod:`~kernelclf.bounds.pac_bayes_margin`,
 :mod:`~kernelclf.bounds.bayes_point` (TR's and BPM's bounds for the Bayes point),
 :mod:`~kernelclf.bounds.inputs` (what a bound needs, read from a fitted estimator),
-:mod:`~kernelclf.bounds.shattering` (brute-force growth functions of tiny classes) and
+:mod:`~kernelclf.bounds.shattering` (brute-force growth functions of tiny classes),
+:mod:`~kernelclf.bounds.symmetrisation` (the swappings of the VC proofs) and
 :mod:`~kernelclf.bounds.finite_class` (the Occam and Gibbs bounds on a finite class of thresholds).
 Import them as ``from kernelclf.bounds import vc``.
 
@@ -23,7 +24,8 @@ from . import loo, mistake
 from ._validation import clip_trivial, trivial
 from .report import format_report, report
 
-__all__ = ["concentration", "vc", "margin", "inputs", "shattering", "trivial", "clip_trivial"]
+__all__ = ["concentration", "vc", "margin", "inputs", "shattering", "symmetrisation", "trivial",
+           "clip_trivial"]
 __all__ += ["luckiness", "covering"]  # chapter 15, beside margin
 # chapter 16: import as ``from kernelclf.bounds import pac_bayes``
 __all__ += ["pac_bayes", "pac_bayes_margin", "bayes_point", "volume", "finite_class"]

@@ -16,6 +16,7 @@ import argparse
 import sys
 
 from . import bpm as _bpm  # noqa: F401  (registers its commands)
+from . import lkc as _lkc  # noqa: F401  (registers its commands)
 from . import rmm as _rmm  # noqa: F401  (registers its commands)
 from . import rmm_benchmarks as _rmm_benchmarks  # noqa: F401  (registers its commands)
 from . import rmm_text as _rmm_text  # noqa: F401  (registers its commands)

@@ -84,7 +84,7 @@ EXERCISES = [
         mistakes=[
             (0.0, "An optimum of 0 means the diagonal is still in G: each point then supports "
                   "itself. Remove diag(G) before building the constraints (LKC eq. 2.56, "
-                  "Remark 2.39)."),
+                  "§2.5.2)."),
             (lambda: _loom_lp() / 80, "That is the mean slack; the LP's objective is the sum "
                                       "1'xi over the m = 80 points (LKC eq. 2.56)."),
         ],
