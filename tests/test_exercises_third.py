@@ -549,3 +549,16 @@ def test_appa_ex_4_bennett_poll_size():
     _mistakes_get_their_hints("appa-ex-4")
     _refused("appa-ex-4", first - 1)
     _refused("appa-ex-4", first + 0.4)
+
+
+def test_appa_ex_1_poll_size_from_the_books_mcdiarmid():
+    # the book's form (LKC A.119) with c_i = 1/n: exp(-n eps^2 / 2) per tail
+    n = np.arange(1, 10_000)
+    both = 2 * np.exp(-n * 0.05**2 / 2)
+    first = int(n[both <= 0.01][0])
+    assert first == int(np.ceil(2 * np.log(200) / 0.05**2))
+    for answer in (first, float(first), np.int64(first)):
+        _right("appa-ex-1", answer)
+    _mistakes_get_their_hints("appa-ex-1")
+    _refused("appa-ex-1", first - 1)
+    _refused("appa-ex-1", 2 * np.log(200) / 0.05**2)       # the bound itself, not a whole number

@@ -36,23 +36,44 @@ def _bennett_without_minus_one(p=0.01):
     return int(nn[np.exp(-nn * 0.05 / c * (1 + 1 / u) * np.log1p(u)) <= 0.01][0])
 
 
+def _mcdiarmid_size(form="book", tails=2.0):
+    # the worked solution of appa-ex-1: the least n with tails * McDiarmid(eps = 0.05,
+    # c_i = 1/n) <= 0.01 for the mean of n answers in [0, 1] (LKC Theorem A.119)
+    from kernelclf.bounds import concentration as conc
+
+    for n in range(1, 50_000):
+        if tails * conc.mcdiarmid(0.05, np.full(n, 1.0 / n), form=form) <= 0.01:
+            return n
+    raise RuntimeError("no n below 50 000")
+
+
 EXERCISES = [
     Exercise(
+        # the ratio of the exponents (1/4) asked before is as good as printed in the appendix
+        # (the McDiarmid figure's caption: the original's exponent is four times larger), so
+        # the exercise asks what that factor costs a poll (issue 39)
         label="appa-ex-1",
         kind="number",
-        solution=0.25,
-        rtol=1e-9,
-        asks="the exponent of the book's McDiarmid form (A.119) applied to the mean of n "
-             "variables in [a, b], divided by Hoeffding's exponent 2 n eps^2 / (b - a)^2.",
-        hint="With c_i = (b - a)/n, sum c_i^2 = (b - a)^2 / n; put it into (A.119) as printed "
-             "and compare with Hoeffding's (A.45) (LKC Theorem A.119).",
-        inputs=("(A.45)", "mean of n variables in [a,b]", "book's form",
-                "ratio of the exponents"),
+        solution=_mcdiarmid_size,
+        integer=True,
+        asks="the least number n of independent answers in [0, 1] for which McDiarmid's "
+             "inequality in the book's form (A.119), applied to their mean and to both tails, "
+             "guarantees |mean - expectation| <= 0.05 with probability 0.99 (an integer).",
+        hint="Changing one answer moves the mean by at most c_i = 1/n; put sum c_i^2 into "
+             "(A.119) as printed, double it for both tails, and find the first n at which it "
+             "is at most 0.01 (LKC Theorem A.119).",
+        inputs=("(A.45)", "mean of n variables in [a,b]", "book's form", "[0,1]",
+                r"\varepsilon=0.05", "probability 0.99", "both tails"),
         mistakes=[
-            (1.0, "Ratio 1 is the original McDiarmid constant exp(-2 eps^2 / sum c_i^2); the "
-                  "exercise asks about the form printed in LKC (A.119)."),
-            (4.0, "Upside down: the book's exponent is the smaller one, so the ratio book / "
-                  "Hoeffding is below one (LKC (A.119) against (A.45))."),
+            (lambda: _mcdiarmid_size(form="original"),
+             "That is the size from McDiarmid's original constant, which is Hoeffding's; the "
+             "exercise asks about the form printed in LKC (A.119)."),
+            (lambda: _mcdiarmid_size(tails=1.0),
+             "That bounds one tail only; within 0.05 on both sides needs twice the probability "
+             "of one tail to be at most 0.01."),
+            (lambda: 4 * _mcdiarmid_size(form="original"),
+             "Four times Hoeffding's size is enough, but not the least: that size was rounded "
+             "up before you multiplied. Solve the book's bound for n directly."),
         ],
     ),
     Exercise(
