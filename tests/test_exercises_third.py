@@ -505,6 +505,25 @@ def test_ch17_ex_3_active_landmarks():
     _refused("ch17-ex-3", int(on.sum()) + 2)
 
 
+
+def test_ch17_ex_2_replace_one_bound_at_lambda_025():
+    from kernelclf.bounds import stability as sb
+
+    beta = float(sb.regularized_beta(25, 0.25, 1, 0.5**2))   # C_l = 1, sup k = R^2
+    right = 2 * beta
+    assert right == pytest.approx(2 * 1 * 0.25 / (2 * 0.25 * 25))
+    for answer in (right, 0.5**2 / (0.25 * 25), 1 / 25):
+        _right("ch17-ex-2", answer)
+    _mistakes_get_their_hints("ch17-ex-2")
+    _refused("ch17-ex-2", 2 * right)
+    # the chapter's stability table: the exercise's lambda is not one of its rows
+    import re
+    from pathlib import Path
+    page = (Path(__file__).resolve().parents[1] / "book"
+            / "17_compression_stability_rademacher.md").read_text(encoding="utf-8")
+    rows = re.search(r"for lam in \[([^\]]*)\]:", page).group(1)
+    assert 0.25 not in [float(v) for v in rows.split(",")]
+
 # ---------------------------------------------------------------------------------- ch18
 def test_ch18_ex_1_growth_of_the_pac_bayes_margin_bound():
     import math

@@ -47,21 +47,27 @@ EXERCISES = [
     Exercise(
         label="ch17-ex-2",
         kind="number",
-        solution=2 * 0.5**2 / (2 * 0.1 * 25),
+        # lambda = 0.25: the chapter's stability table prints beta_m at 0.1 (issue 39)
+        solution=2 * 0.5**2 / (2 * 0.25 * 25),
         rtol=1e-6,
-        asks="the bound 2 beta_m on the replace-one stability for m = 25, lambda = 0.1, inputs "
+        asks="the bound 2 beta_m on the replace-one stability for m = 25, lambda = 0.25, inputs "
              "in a ball of radius 0.5, linear kernel, hinge loss (Lipschitz constant 1).",
         hint="Theorem 5.31 (erratum E9) gives beta_m = C_l^2 sup k(x, x) / (2 lambda m) with "
              "sup k(x, x) = R^2 for the linear kernel; Theorem 5.27 doubles it for a "
              "replaced example (LKC §5.3).",
         mistakes=[
-            (0.5**2 / (2 * 0.1 * 25), "That is beta_m, the remove-one stability: replacing an "
-                                      "example goes through the removal twice, 2 beta_m "
-                                      "(LKC Theorem 5.27)."),
-            (2 * 0.5 / (2 * 0.1 * 25), "You used sup k(x, x) = R; for the linear kernel "
-                                       "k(x, x) = ||x||^2 <= R^2 (LKC Theorem 5.31, erratum E9)."),
+            (0.5**2 / (2 * 0.25 * 25), "That is beta_m, the remove-one stability: replacing an "
+                                       "example goes through the removal twice, 2 beta_m "
+                                       "(LKC Theorem 5.27)."),
+            (2 * 0.5 / (2 * 0.25 * 25), "You used sup k(x, x) = R; for the linear kernel "
+                                        "k(x, x) = ||x||^2 <= R^2 (LKC Theorem 5.31, erratum "
+                                        "E9)."),
+            (2 * 0.5**4 / (2 * 0.25 * 25), "You used (sup k(x, x))^2 as Theorem 5.31 is printed; "
+                                           "the bound has sup k(x, x) itself (erratum E9)."),
+            (2 * 0.5**2 / (2 * 0.1 * 25), "That is 2 beta_m at lambda = 0.1, the table's row; "
+                                          "the exercise's machine has lambda = 0.25."),
         ],
-        inputs=(r"\lambda=0.1", "m_s = 25", "R_s = 0.5", "linear kernel", "hinge loss",
+        inputs=(r"\lambda=0.25", "m_s = 25", "R_s = 0.5", "linear kernel", "hinge loss",
                 r"bound $2\beta_m$"),
     ),
     Exercise(
