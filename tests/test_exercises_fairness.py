@@ -312,19 +312,19 @@ def test_rounding_needs_two_digits_and_a_rounded_mistake_gets_its_hint():
 def test_progress_shows_right_wrong_and_untried(fresh_progress):
     p = progress("ch06")
     assert p.rows == [("ch06-ex-1", "untried"), ("ch06-ex-2", "untried"),
-                      ("ch06-ex-3", "untried")]
+                      ("ch06-ex-4", "untried")]
     check("ch06-ex-1", 0.7)
     check("ch06-ex-2", None)                         # an empty call is not an attempt
     p = progress("ch06")
     assert p.rows == [("ch06-ex-1", "wrong"), ("ch06-ex-2", "untried"),
-                      ("ch06-ex-3", "untried")]
+                      ("ch06-ex-4", "untried")]
     assert "0 right, 1 tried but not right yet, 2 not tried" in repr(p)
     check("ch06-ex-1", 73 / 108)
     check("ch06-ex-1", 0.7)                          # a later slip keeps what was earned
     check("ch06-ex-2", "Gibbs")
     p = progress("ch06")
     assert p.rows == [("ch06-ex-1", "right"), ("ch06-ex-2", "wrong"),
-                      ("ch06-ex-3", "untried")] and p.done == 1
+                      ("ch06-ex-4", "untried")] and p.done == 1
     assert "\u2714 ch06-ex-1" in repr(p) and "\u2718 ch06-ex-2" in repr(p)
     assert "1 right, 1 tried but not right yet, 1 not tried" in p._repr_html_()
 

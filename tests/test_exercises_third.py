@@ -212,20 +212,20 @@ def test_ch05_ex_1_which_machine_sees_the_diagonal():
 
 
 # ---------------------------------------------------------------------------------- ch06
-def test_ch06_ex_3_posterior_variance():
+def test_ch06_ex_4_posterior_variance():
     from fractions import Fraction
 
     from scipy import stats
 
     post = stats.beta(73, 35)
-    assert REG["ch06-ex-3"].answer == pytest.approx(post.var(), rel=1e-12)
+    assert REG["ch06-ex-4"].answer == pytest.approx(post.var(), rel=1e-12)
     draws = post.rvs(size=400_000, random_state=np.random.default_rng(0))
-    assert REG["ch06-ex-3"].answer == pytest.approx(draws.var(), rel=0.01)
+    assert REG["ch06-ex-4"].answer == pytest.approx(draws.var(), rel=0.01)
     for answer in (post.var(), Fraction(73 * 35, 108**2 * 109), post.std() ** 2):
-        _right("ch06-ex-3", answer)
-    _mistakes_get_their_hints("ch06-ex-3")
-    _refused("ch06-ex-3", post.var() * 1.001)
-    assert _refused("ch06-ex-3", 0.00201).message.startswith("Close")
+        _right("ch06-ex-4", answer)
+    _mistakes_get_their_hints("ch06-ex-4")
+    _refused("ch06-ex-4", post.var() * 1.001)
+    assert _refused("ch06-ex-4", 0.00201).message.startswith("Close")
 
 
 # ---------------------------------------------------------------------------------- ch07

@@ -52,7 +52,7 @@ EXERCISES = [
         inputs=('"MAP"', '"Gibbs"', '"Bayes"', "m = 10", "exactly the same risk for every"),
     ),
     Exercise(
-        label="ch06-ex-3",
+        label="ch06-ex-4",
         kind="number",
         solution=_beta_variance(_A + _I, _B + _N - _I),
         rtol=1e-4,
