@@ -95,11 +95,80 @@ def test_checker_sits_under_its_exercise(label):
         f"{md.name}: put a call cell check(\"{label}\", ...) between the exercise and its solution")
 
 
-def test_every_chapter_has_two_checkable_exercises():
+def test_every_chapter_has_three_checkable_exercises():
     chapters = {_chapter_of(lab) for lab in SOURCES}
     counts = {ch: sum(_chapter_of(lab) == ch for lab in REG) for ch in chapters}
-    short = {ch: n for ch, n in counts.items() if n < 2}
-    assert not short, f"chapters with fewer than two checkable exercises: {short}"
+    short = {ch: n for ch, n in counts.items() if n < 3}
+    assert not short, f"chapters with fewer than three checkable exercises: {short}"
+
+
+_CELL = re.compile(r"```\{code-cell\}[^\n]*\n(.*?)^```", re.S | re.M)
+
+
+def _normalised(text):
+    """Text as a reader sees it, for finding an input in it: TeX spacing commands, thin
+    and no-break spaces, ``$`` and line breaks read as (one) space or nothing."""
+    text = re.sub(r"\\[,;:! ]", " ", text)
+    text = text.translate({0x2009: " ", 0x202F: " ", 0xA0: " ", ord("$"): None})
+    return " ".join(text.split())
+
+
+def _visible_cells(segment):
+    """The code cells of ``segment`` a reader sees (not tagged remove-cell/remove-input)."""
+    out = []
+    for m in _CELL.finditer(segment):
+        body = m.group(1)
+        head = "\n".join(line for line in body.splitlines() if line.startswith(":"))
+        if re.search(r"remove-(cell|input)", head):
+            continue
+        out.append(body)
+    return out
+
+
+def statement_and_setup(label):
+    """The exercise statement of ``label`` and the visible code cells between it and the
+    call cell ``check("label", ...)`` (that cell itself excluded)."""
+    md, text = SOURCES[label]
+    start = text.index(f":label: {label}\n")
+    end = text.index("```{exercise-end}", start)
+    call = re.search(r'check\("' + re.escape(label) + r'"', text[end:])
+    assert call, f"{md.name}: no call cell for {label}"
+    call_at = end + call.start()
+    cell_start = text.rindex("```{code-cell}", end, call_at)
+    return text[start:end], _visible_cells(text[end:cell_start])
+
+
+def _names(text, item):
+    item = _normalised(item)
+    pattern = re.escape(item)
+    if item[0].isalnum():
+        pattern = r"(?<![\w.])" + pattern
+    if item[-1].isalnum():
+        pattern += r"(?![\w]|\.\d)"
+    return re.search(pattern, _normalised(text)) is not None
+
+
+@pytest.mark.parametrize("label", sorted(REG))
+def test_call_cell_text_names_every_input(label):
+    """Each exercise states everything its checker depends on (data, seed, sizes, constants,
+    spelling of options) before its call cell: in the statement or in a visible code cell
+    between the statement and the call cell."""
+    ex = REG[label]
+    assert ex.inputs, f"{label}: list the inputs the checked answer depends on (inputs=...)"
+    statement, cells = statement_and_setup(label)
+    missing = [item for item in ex.inputs
+               if not any(_names(text, item) for text in [statement, *cells])]
+    assert not missing, (f"{SOURCES[label][0].name}, {label}: the statement (or a visible cell "
+                         f"above the call cell) does not name {missing}")
+
+
+def test_input_matching_reads_what_a_reader_sees():
+    assert _names(r"at $m = 100\,000$ and", "m = 100 000")
+    assert _names("sigma = 0.5.", "0.5")
+    assert not _names("sigma = 0.55", "0.5") and not _names("10.5", "0.5")
+    assert not _names("x1.5", "1.5")
+    assert _visible_cells("```{code-cell} ipython3\n:tags: [remove-cell]\nA = 1\n```\n"
+                          "```{code-cell} ipython3\nB = 2\n```\n") == ["B = 2\n"]
 
 
 def test_every_chapter_with_checkers_shows_progress():

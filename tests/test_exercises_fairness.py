@@ -91,8 +91,10 @@ def test_function_checker_runs_on_fresh_copies_ch12_ex_1():
 
 # ------------------------------------------------ statements that admit another answer
 def test_ch08_ex_1_both_traces_rise_on_the_prescribed_run():
-    # the fact behind the alternative "both": the chapter's run (sinc data, RBF(2.0), book
-    # solver, 40 iterations) has both evidence traces rising at every step
+    # the chapter's run (sinc data, RBF(2.0), book solver, 40 iterations) has both evidence
+    # traces rising at every step, so "which update never lowers the evidence" cannot be
+    # read off the run: ch08-ex-1 now asks how far the MacKay run gets instead (the guarantee
+    # is stated in the chapter's model section)
     import warnings
 
     from kernelclf.bayes import RelevanceVectorRegressor
@@ -109,12 +111,12 @@ def test_ch08_ex_1_both_traces_rise_on_the_prescribed_run():
             assert np.all(np.diff(trace) > 0), update
 
 
-def test_ch08_ex_1_both_is_right_on_the_prescribed_run():
-    res = _right("ch08-ex-1", "both")
-    assert res.message != "Right." and "guaranteed" in res.message
-    _right("ch08-ex-1", "em")
-    _refused("ch08-ex-1", "mackay")
-    _refused("ch08-ex-1", "neither")
+def test_ch08_ex_1_asks_about_the_run_not_the_stated_guarantee():
+    text = (BOOK / "08_relevance_vector_machines.md").read_text(encoding="utf-8")
+    assert "never lowers the evidence" in text or "never lower the evidence" in text
+    ex = REG["ch08-ex-1"]
+    assert ex.kind == "number" and ex.answer > 0
+    _refused("ch08-ex-1", -ex.answer)
 
 
 def test_appa_ex_2_admits_bernsteins_looser_constants():
@@ -127,8 +129,14 @@ def test_appa_ex_2_admits_bernsteins_looser_constants():
 
 @pytest.mark.parametrize("spelling", ["eq. 15 without 2 ln l", "eq. 15 without 2 ln ℓ",
                                       "Eq. 15 without 2 ln ℓ", " eq.  15 without 2 ln l "])
-def test_ch16_ex_3_accepts_the_chapters_spelling(spelling):
-    _right("ch16-ex-3", spelling)
+def test_options_accept_the_chapters_spelling(spelling):
+    # the options ch16-ex-3 had before it asked for a sample size (issue 39): "ℓ" is read as
+    # "l", case, runs of spaces and outer spaces do not matter
+    ex = Exercise("ch16-ex-9", "choice", "eq. 15 without 2 ln l", "a", "h",
+                  options=["eq. 17 (Bayes)", "eq. 15 (Gibbs)", "eq. 15 without 2 ln l",
+                           "none of them"])
+    assert ex.judge(spelling)[0]
+    assert not ex.judge("eq. 15 (Gibbs)")[0]
 
 
 # ------------------------------------------------------------- Monte Carlo tolerances
@@ -212,9 +220,20 @@ def test_ch10_ex_3_has_an_exact_reference():
 
 
 def test_ch10_ex_4_reference_is_the_closed_form():
-    x = np.linspace(0.1, 1, 2_000_001)[1:]
+    # the supremum over x > 0.9 is approached at the left end (f falls after its peak)
+    x = np.linspace(0.9, 1, 2_000_001)[1:]
     assert REG["ch10-ex-4"].answer == pytest.approx(
-        np.max(np.arccos(x) / np.pi - (1 - x) / 2), rel=1e-10)
+        np.max(np.arccos(x) / np.pi - (1 - x) / 2), rel=1e-6)
+    # learner routes: the closed form at eps, a grid with step 1e-4, the package's kappa
+    from kernelclf.bounds.bayes_point import centre_of_mass_kappa
+
+    grid = np.linspace(0.9, 1, 1001)[1:]
+    for answer in (np.arccos(0.9) / np.pi - 0.05, np.max(np.arccos(grid) / np.pi - (1 - grid) / 2),
+                   float(centre_of_mass_kappa(0.9))):
+        _right("ch10-ex-4", answer)
+    # the old question's answer (the peak, printed in the chapter) is a recorded mistake
+    x_star = np.sqrt(1 - 4 / np.pi**2)
+    assert not REG["ch10-ex-4"].judge(np.arccos(x_star) / np.pi - (1 - x_star) / 2)[0]
 
 
 @pytest.mark.parametrize("label", sorted(lab for lab, ex in REG.items() if ex.integer))
@@ -228,9 +247,9 @@ def test_integer_questions_want_integers(label):
     _refused(label, right + 1)
 
 
-def test_ch13_ex_4_refuses_30_4():
-    assert "whole number" in _refused("ch13-ex-4", 30.4).message
-    _right("ch13-ex-4", 30)
+def test_ch13_ex_4_refuses_37_4():
+    assert "whole number" in _refused("ch13-ex-4", 37.4).message
+    _right("ch13-ex-4", 37)
 
 
 @pytest.mark.parametrize("label", sorted(lab for lab, ex in REG.items()
@@ -273,7 +292,7 @@ def test_huge_integer_for_an_integer_question():
 # ------------------------------------------------------------------------------ rounding
 @pytest.mark.parametrize("label, rounded", [("ch02b-ex-1", 0.1016), ("ch06-ex-1", 0.676),
                                             ("ch09-ex-3", 0.93), ("ch06-ex-1", 0.675),
-                                            ("ch12-ex-4", 0.66), ("ch10-ex-4", 0.105),
+                                            ("ch12-ex-4", 0.66), ("ch10-ex-4", 0.094),
                                             ("ch17-ex-1", 0.0431)])
 def test_a_rounded_answer_is_told_to_give_more_digits(label, rounded):
     res = _refused(label, rounded)
@@ -292,19 +311,22 @@ def test_rounding_needs_two_digits_and_a_rounded_mistake_gets_its_hint():
 # ------------------------------------------------------------------------------ progress
 def test_progress_shows_right_wrong_and_untried(fresh_progress):
     p = progress("ch06")
-    assert p.rows == [("ch06-ex-1", "untried"), ("ch06-ex-2", "untried")]
+    assert p.rows == [("ch06-ex-1", "untried"), ("ch06-ex-2", "untried"),
+                      ("ch06-ex-4", "untried")]
     check("ch06-ex-1", 0.7)
     check("ch06-ex-2", None)                         # an empty call is not an attempt
     p = progress("ch06")
-    assert p.rows == [("ch06-ex-1", "wrong"), ("ch06-ex-2", "untried")]
-    assert "0 right, 1 tried but not right yet, 1 not tried" in repr(p)
+    assert p.rows == [("ch06-ex-1", "wrong"), ("ch06-ex-2", "untried"),
+                      ("ch06-ex-4", "untried")]
+    assert "0 right, 1 tried but not right yet, 2 not tried" in repr(p)
     check("ch06-ex-1", 73 / 108)
     check("ch06-ex-1", 0.7)                          # a later slip keeps what was earned
     check("ch06-ex-2", "Gibbs")
     p = progress("ch06")
-    assert p.rows == [("ch06-ex-1", "right"), ("ch06-ex-2", "wrong")] and p.done == 1
+    assert p.rows == [("ch06-ex-1", "right"), ("ch06-ex-2", "wrong"),
+                      ("ch06-ex-4", "untried")] and p.done == 1
     assert "\u2714 ch06-ex-1" in repr(p) and "\u2718 ch06-ex-2" in repr(p)
-    assert "1 right, 1 tried but not right yet, 0 not tried" in p._repr_html_()
+    assert "1 right, 1 tried but not right yet, 1 not tried" in p._repr_html_()
 
 
 def test_worked_solutions_do_not_count(fresh_progress):
@@ -345,6 +367,21 @@ def test_worked_solutions_check_with_worked_true(md):
             assert "worked=True" in call, f"{md.name}, solution of {label}: check({call}"
 
 
+@pytest.mark.parametrize("label", sorted(REG))
+def test_every_worked_solution_passes_its_checker(label):
+    """Each checkable exercise's worked solution hands its own result to
+    ``check(label, ..., worked=True)``, which raises if the checker refuses it, so running the
+    chapter (nbval) shows that the book's answer passes."""
+    md = next(p for p in BOOK.glob("*.md")
+              if f":label: {label}\n" in p.read_text(encoding="utf-8"))
+    blocks = [b for lab, b in _solution_blocks(md.read_text(encoding="utf-8")) if lab == label]
+    assert blocks, f"{md.name}: {label} has no solution"
+    call = re.compile(r'\bcheck\("' + re.escape(label) + r'",.*worked=True\)')
+    assert any(call.search(b) for b in blocks), (
+        f"{md.name}, solution of {label}: add check(\"{label}\", <the solution's value>, "
+        "worked=True)")
+
+
 # ------------------------------------------------------- hints do not give the value away
 @pytest.mark.parametrize("label", sorted(REG))
 def test_hints_do_not_state_the_answer(label):
@@ -365,10 +402,8 @@ def test_hints_do_not_state_the_answer(label):
                     assert not re.search(r"(?<![\d.])" + re.escape(t) + r"(?!\d)", h), (t, h)
 
 
-def test_ch08_ch07_ch16_hints_name_no_option_that_is_right():
-    for label, words in [("ch08-ex-1", ["em update", "em algorithm", "eq. b.22) that"]),
-                         ("ch07-ex-3", ["williams", "barber", "five error functions"]),
-                         ("ch16-ex-3", ["without 2 ln", "has to go", "0.78", "1.56"])]:
+def test_ch07_hints_name_no_option_that_is_right():
+    for label, words in [("ch07-ex-3", ["williams", "barber", "five error functions"])]:
         ex = REG[label]
         for h in [ex.hint] + [h for _, h in ex.mistakes]:
             for w in words:
@@ -385,12 +420,12 @@ def test_learner_number():
 
 
 def test_learner_integer_number():
-    for answer in (14, np.int64(14), 14.0, np.array(14), Decimal(14)):
+    for answer in (52, np.int64(52), 52.0, np.array(52), Decimal(52)):
         _right("ch14-ex-4", answer)
     for wrong, hint in REG["ch14-ex-4"].wrong_answers:
         assert _refused("ch14-ex-4", wrong).message == hint
-    _refused("ch14-ex-4", 15)
-    _refused("ch14-ex-4", 14.2)
+    _refused("ch14-ex-4", 53)
+    _refused("ch14-ex-4", 52.2)
 
 
 def test_learner_array():
@@ -411,7 +446,7 @@ def test_learner_choice():
         _right("ch06-ex-2", answer)
     for answer in ("williams-barber", "Williams–Barber", "williams_barber", "Williams Barber"):
         _right("ch07-ex-3", answer)
-    for label in ("ch06-ex-2", "ch07-ex-3", "ch16-ex-3"):
+    for label in ("ch06-ex-2", "ch07-ex-3", "ch05-ex-1"):
         for wrong, hint in REG[label].wrong_answers:
             assert _refused(label, wrong).message == hint
     assert "not one of the options" in _refused("ch06-ex-2", "MAP estimate").message

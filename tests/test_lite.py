@@ -232,6 +232,30 @@ _CHECK_CODE = """from kernelclf.book.exercises import check as _check, registry 
 _ex = _registry()[{label!r}]
 display(_check({label!r}, _ex.answer))
 display(_check({label!r}, _ex._value(("mistake", 0), _ex.mistakes[0][0])))"""
+
+
+@pytest.mark.parametrize("chapter", [c for c in CHAPTERS if _exercise_prefix(c)])
+def test_lab_exercise_cell_in_python(chapter, monkeypatch):
+    """The cell the browser test adds at the end of a chapter (``_CHECK_CODE``), run here in
+    Python on every checkable exercise of the chapter (the browser run checks the one
+    ``exercise_for`` picks, in Pyodide): ✔ on the answer, ✘ with the recorded hint on the
+    first mistake, and the right answer counts in the chapter's progress."""
+    import kernelclf.book.exercises as exercises
+
+    monkeypatch.setattr(exercises, "_STATUS", {})
+    prefix = _exercise_prefix(chapter)
+    labels = sorted(lab for lab in exercises.registry() if lab.startswith(prefix + "-ex-"))
+    assert len(labels) >= 3, f"{chapter}: {labels}"
+    assert exercise_for(chapter)[0] in labels
+    for label in labels:
+        shown = []
+        exec(_CHECK_CODE.format(label=label), {"display": lambda r: shown.append(repr(r))})
+        hint = exercises.registry()[label].mistakes[0][1]
+        assert shown[0].startswith(f"\u2714 {label}:"), shown[0][:120]
+        assert shown[1].startswith(f"\u2718 {label}:") and hint in shown[1], shown[1][:120]
+    assert exercises.progress(prefix).done == len(labels)
+
+
 _ADD_CELL = """async (code) => {
   const app = window.jupyterapp, nb = app.shell.currentWidget.content;
   nb.activeCellIndex = nb.widgets.length - 1;

@@ -450,12 +450,15 @@ def test_ch13_exercise_checkers_separate_the_answer_from_the_recorded_mistakes()
     from kernelclf.book.exercises import ch13
 
     ex = {e.label: e for e in ch13.EXERCISES}
-    assert set(ex) == {"ch13-ex-1", "ch13-ex-4"}
-    theta = ch13._theta()
+    assert set(ex) == {"ch13-ex-1", "ch13-ex-4", "ch13-ex-5"}   # issue 39: a third one
+    theta = ch13._theta()                       # at C = 1 (the chapter prints C = 10's)
     assert ex["ch13-ex-1"].judge(theta)[0]
-    for wrong in (ch13._signed_max(), ch13._inverse_norm()):
+    assert abs(ch13._theta(C=10.0) - theta) > 0.02 * theta
+    for wrong in (ch13._signed_max(), ch13._inverse_norm(), ch13._theta(C=10.0)):
         assert abs(wrong - theta) > 0.02 * theta and not ex["ch13-ex-1"].judge(wrong)[0]
-    assert ex["ch13-ex-4"].judge(30)[0] and not ex["ch13-ex-4"].judge(5)[0]
+    # nu = 4 and m = 150: floor(150 / 4) = 37; the old nu = 5 answer (30) and m/nu itself fail
+    assert ex["ch13-ex-4"].judge(37)[0]
+    assert not ex["ch13-ex-4"].judge(30)[0] and not ex["ch13-ex-4"].judge(37.5)[0]
 
 
 def test_runtime_file_is_rendered_from_its_records():

@@ -463,7 +463,8 @@ def test_chapter10_exercise_answers_against_closed_forms():
     ex = {e.label: e for e in ch10.EXERCISES}
     assert ex["ch10-ex-2"].judge(0.8 / np.pi)[0]
     x = CENTRE_OF_MASS_X_STAR
-    assert ex["ch10-ex-4"].judge(np.arccos(x) / np.pi - (1 - x) / 2)[0]
+    assert ex["ch10-ex-4"].judge(np.arccos(0.9) / np.pi - (1 - 0.9) / 2)[0]   # eps = 0.9 > x*
+    assert not ex["ch10-ex-4"].judge(np.arccos(x) / np.pi - (1 - x) / 2)[0]   # the peak
     assert not ex["ch10-ex-4"].judge(0.11)[0]
 
 

@@ -150,14 +150,16 @@ def _last_place(x):
     return len(t.digits), 10.0 ** t.exponent
 
 
-def _rounded_from(a, r):
+def _rounded_from(a, r, same=None):
     """Whether every entry of ``a`` is ``r`` rounded or cut to the digits it is written with
-    (at least two significant digits: one unit in the last place)."""
+    (at least two significant digits: one unit in the last place). An entry for which
+    ``same(ai, ri)`` holds (equal within the exercise's tolerance) needs no digits: rounding
+    0.49999999999999994 to three places gives 0.5."""
     a, r = np.ravel(a), np.ravel(r)
     if a.shape != r.shape:
         return False
     for ai, ri in zip(a, r):
-        if ai == ri:
+        if ai == ri or (same is not None and same(ai, ri)):
             continue
         n, unit = _last_place(ai)
         if n < 2 or abs(ai - ri) > unit * (1 + 1e-9):
@@ -208,6 +210,12 @@ class Exercise:
         answer within three times that of the solution is told to use more samples.
     sd : float, optional
         The standard deviation of one draw of the estimated quantity.
+    inputs : sequence of str
+        Everything the checked answer depends on (data and its seed, sizes, constants, the
+        spelling of options), each as the exercise statement writes it: the statement, or a
+        visible code cell between it and the call cell, must contain each of them, so that
+        a reader can compute the answer without opening the solution (checked by
+        ``tests/test_exercises.py``).
     """
 
     label: str
@@ -224,11 +232,15 @@ class Exercise:
     alternatives: Sequence[tuple] = field(default_factory=list)
     samples: int | None = None
     sd: float | None = None
+    inputs: Sequence[str] = ()
 
     def __post_init__(self):
         self._cache = {}
         if self.kind not in KINDS:
             raise ValueError(f"{self.label}: kind must be one of {KINDS}, got {self.kind!r}")
+        if isinstance(self.inputs, str) or not all(isinstance(i, str) and i.strip()
+                                                   for i in self.inputs):
+            raise ValueError(f"{self.label}: inputs must be a sequence of non-empty strings")
         if self.kind == "function" and not self.cases:
             raise ValueError(f"{self.label}: a function exercise needs hidden cases")
         if self.integer and self.kind not in ("number", "array"):
@@ -430,7 +442,7 @@ class Exercise:
         r, _ = _numbers(reference)
         if a is None or r is None or a.size != r.size:
             return False
-        return _rounded_from(a, r)
+        return _rounded_from(a, r, lambda ai, ri: self._within(np.float64(ai), np.float64(ri)))
 
     def verdict(self, answer):
         """Return ``(status, message)``: status is ``"unanswered"``, ``"form"``, ``"right"``,

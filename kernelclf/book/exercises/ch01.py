@@ -19,7 +19,41 @@ def _vandermonde(columns=12, gram=False):
     return float(np.linalg.cond(V.T @ V if gram else V))
 
 
+# ch01-ex-1: the two vectors of the exercise's cell
+_XA, _XB = np.array([1.0, 2.0, 2.0]), np.array([2.0, 1.0, 0.0])
+
+
+def _product_distance(xa=_XA, xb=_XB):
+    # eq. ch01-eq-feature-distance with k(x, x~) = <x, x~>^2 (LKC eq. 2.22 for the distance)
+    return float(np.sqrt((xa @ xa) ** 2 - 2 * (xa @ xb) ** 2 + (xb @ xb) ** 2))
+
+
 EXERCISES = [
+    Exercise(
+        label="ch01-ex-1",
+        kind="number",
+        solution=_product_distance,
+        rtol=1e-6,
+        asks="the feature-space distance ‖φ(x_a) − φ(x_b)‖ of the pairwise-product map for the "
+             "vectors x_a, x_b of the exercise's cell (a number).",
+        hint="Either build the nine products φ(x) = (x_i x_j) of each vector and take the "
+             "Euclidean distance, or use eq. ch01-eq-feature-distance with "
+             "k(x, x~) = ⟨x, x~⟩² (section ch01-nearest-neighbour).",
+        mistakes=[
+            (float(np.linalg.norm(_XA - _XB)),
+             "That is the distance of the inputs themselves: the exercise asks for the "
+             "distance of their images under φ (eq. ch01-eq-feature-distance)."),
+            (float(np.linalg.norm(_XA - _XB) ** 2),
+             "That is ‖φ(x_a − x_b)‖ = ‖x_a − x_b‖²: φ is not linear, so φ(x_a) − φ(x_b) is "
+             "not φ(x_a − x_b). Compute the images first, or use the kernel distance "
+             "(eq. ch01-eq-feature-distance)."),
+            (_product_distance() ** 2,
+             "That is the squared distance k(x, x) − 2k(x, x~) + k(x~, x~): take its square "
+             "root (eq. ch01-eq-feature-distance)."),
+        ],
+        inputs=("x_a, x_b = np.array([1.0, 2.0, 2.0]), np.array([2.0, 1.0, 0.0])",
+                r"\boldsymbol{\phi}(\mathbf{x}) = (x_i x_j)_{i,j=1}^3"),
+    ),
     Exercise(
         label="ch01-ex-3",
         kind="array",
@@ -40,6 +74,7 @@ EXERCISES = [
              "The width is a square root: squaring it gives ε² in the denominator, not ε "
              "(eq. ch01-eq-test-bound)."),
         ],
+        inputs=("0.02", "1 - \\delta = 0.95", "\\delta = 0.001"),
     ),
     Exercise(
         label="ch01-ex-4",
@@ -58,5 +93,7 @@ EXERCISES = [
              "That is the condition number of VᵀV, the square of the one asked for: take the "
              "condition number of V itself (section ch01-function-learning)."),
         ],
+        inputs=("function-learning example", "all 12 training points", "12 \\times 12",
+                r"V_{ij} = x_i^{\,j}", "i = 1, \\ldots, 12", "j = 0, \\ldots, 11"),
     ),
 ]

@@ -13,7 +13,41 @@ def _largest_fitting_p(numbers_per_image):
     return max(fits)
 
 
+#: the two points of ch02-ex-1
+_U, _V = np.array([0.0, 0.0]), np.array([1.0, 2.0])
+_D2 = float(np.sum((_U - _V) ** 2))
+
+
+def _smallest_eigenvalue():
+    # Gram matrix of k(u, v) = ||u - v||^2 on the two points: [[0, d2], [d2, 0]]
+    G = np.array([[0.0, _D2], [_D2, 0.0]])
+    return float(np.linalg.eigvalsh(G)[0])
+
+
 EXERCISES = [
+    Exercise(
+        label="ch02-ex-1",
+        kind="number",
+        solution=_smallest_eigenvalue,
+        rtol=1e-9,
+        asks="the smallest eigenvalue of the 2 × 2 Gram matrix of k(u, v) = ‖u − v‖² on the "
+             "two points of two_points (a number).",
+        hint="Write the Gram matrix entry by entry: k(x, x) on the diagonal, k(u, v) off it; "
+             "a symmetric 2 × 2 matrix [[a, b], [b, a]] has eigenvalues a ± b "
+             "(LKC Def. 2.15 and Proposition 2.18, section ch02-gram).",
+        mistakes=[
+            (_D2, "That is the largest eigenvalue: the matrix [[0, d], [d, 0]] has two, of "
+                  "opposite signs, and the smallest decides whether it is PSD "
+                  "(LKC Proposition 2.18)."),
+            (0.0, "0 is the diagonal, k(x, x) = ‖x − x‖²: the eigenvalues of the 2 × 2 Gram "
+                  "matrix come from the off-diagonal entry too (LKC Def. 2.15)."),
+            (-float(np.sqrt(_D2)), "That is minus the distance ‖u − v‖; the kernel is the "
+                                   "squared distance, and that is what fills the Gram "
+                                   "matrix."),
+        ],
+        inputs=("two_points = np.array([[0.0, 0.0], [1.0, 2.0]])",
+                r"k(\mathbf{u}, \mathbf{v}) = \lVert\mathbf{u} - \mathbf{v}\rVert^2"),
+    ),
     Exercise(
         label="ch02-ex-3",
         kind="number",
@@ -32,6 +66,8 @@ EXERCISES = [
              "You counted bytes as numbers: each number takes 8 bytes, so 8 GB hold 1e9 "
              "numbers, 1e6 per image (section ch02-poly-features)."),
         ],
+        inputs=("N = 256", "p = 1, \\dots, 7", "1000 images", "8 GB", "8 bytes per number",
+                "complete polynomial kernel"),
     ),
     Exercise(
         label="ch02-ex-4",
@@ -49,5 +85,6 @@ EXERCISES = [
             (1.0, "1 is the distance of the raw inputs (1, 0) and (1, 1): the normalised kernel "
                   "first divides each by its length (LKC eq. 2.22)."),
         ],
+        inputs=("\\mathbf{x} = (1, 0)", "\\tilde{\\mathbf{x}} = (1, 1)", "Normalized(Linear())"),
     ),
 ]

@@ -49,6 +49,30 @@ def _sigma_picked(column):
 
 EXERCISES = [
     Exercise(
+        label="ch05-ex-1",
+        kind="choice",
+        options=["LOOM", "SVM", "both", "neither"],
+        # the page's worked solution measures both changes and checks the option it implies
+        solution="SVM",
+        asks='which decision function changes when c = 5 is added on the Gram diagonal: one '
+             'of "LOOM", "SVM", "both", "neither".',
+        hint="Write down where k(x_i, x_i) enters each problem: the LOOM's constraints "
+             "(LKC eq. 2.56, sums over j ≠ i) and the dual objective of the soft-margin "
+             "machine (LKC eq. 2.53, the term α'YGYα).",
+        mistakes=[
+            ("LOOM", "The LOOM's constraints sum over j ≠ i only (LKC eq. 2.56): the diagonal "
+                     "of G never enters its problem, so its solution cannot change. Look at "
+                     "the other machine's dual objective α'YGYα."),
+            ("both", "One of the two never sees the diagonal: the LOOM's constraints sum over "
+                     "j ≠ i (LKC eq. 2.56)."),
+            ("neither", "The soft-margin machine's dual objective α'YGYα contains the diagonal "
+                        "G_ii: adding c to it acts like a quadratic soft margin and changes "
+                        "the solution (LKC eq. 2.50, Remark 2.32)."),
+        ],
+        inputs=('"LOOM"', '"SVM"', '"both"', '"neither"', "c=0", "c=5",
+                r"c\,\mathbb{I}_{x=x'}"),
+    ),
+    Exercise(
         label="ch05-ex-2",
         kind="number",
         solution=_loom_lp,
@@ -64,6 +88,7 @@ EXERCISES = [
             (lambda: _loom_lp() / 80, "That is the mean slack; the LP's objective is the sum "
                                       "1'xi over the m = 80 points (LKC eq. 2.56)."),
         ],
+        inputs=(r"\lambda=1", "zero diagonal", r"\sigma = 0.5", "`X, y`", "eq. 2.56"),
     ),
     Exercise(
         label="ch05-ex-3",
@@ -82,5 +107,7 @@ EXERCISES = [
                                        "(LKC Def. 2.35); the bound (Theorem 2.37) is only an "
                                        "upper bound on it and picks another width."),
         ],
+        inputs=("grid = [0.15, 0.25, 0.4, 0.6, 1.0, 1.6]", "C=1", "bias-free", "`X, y`",
+                "the first minimiser", "np.argmin"),
     ),
 ]

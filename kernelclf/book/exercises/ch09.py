@@ -45,6 +45,48 @@ def _unequal_scores(which):
     return float(model.fit(Xu, yu).score(Xut, yut))
 
 
+def _pooled(X, y):
+    X, y = np.asarray(X, dtype=float), np.asarray(y)
+    mu_p, mu_n = X[y > 0].mean(axis=0), X[y < 0].mean(axis=0)
+    R = np.where((y > 0)[:, None], X - mu_p, X - mu_n)
+    return R.T @ R / len(y), mu_p - mu_n
+
+
+def _fisher_direction(X, y):
+    # the direction of LKC Algorithm 8 (eq. 3.36-3.38): Sigma^-1 (mu_+ - mu_-), unit length
+    S, d = _pooled(X, y)
+    w = np.linalg.solve(S, d)
+    return w / np.linalg.norm(w)
+
+
+def _mean_difference(X, y):
+    _, d = _pooled(X, y)
+    return d / np.linalg.norm(d)
+
+
+def _times_covariance(X, y):
+    S, d = _pooled(X, y)
+    w = S @ d
+    return w / np.linalg.norm(w)
+
+
+def _not_normalised(X, y):
+    S, d = _pooled(X, y)
+    return np.linalg.solve(S, d)
+
+
+def _direction_cases():
+    rng = np.random.default_rng(9)
+    cases = []
+    for n, m in ((2, 30), (3, 50), (5, 80), (2, 200)):
+        A = rng.normal(size=(n, n)) + 2 * np.eye(n)         # correlated, anisotropic classes
+        y = np.where(rng.random(m) < 0.4, 1, -1)
+        y[:2] = [1, -1]
+        X = rng.normal(size=(m, n)) @ A + np.outer(y > 0, rng.normal(size=n))
+        cases.append((X, y))
+    return cases
+
+
 EXERCISES = [
     Exercise(
         label="ch09-ex-2",
@@ -63,6 +105,9 @@ EXERCISES = [
                                               "ln(m+/m-) a second time instead of removing it "
                                               "(Algorithm 8, LKC eq. 3.37)."),
         ],
+        inputs=("def imbalanced(m, seed, p_pos=0.1):", "Xi, yi = imbalanced(500, 1)",
+                "Xit, yit = imbalanced(20000, 2)", "p = \\tfrac12",
+                "without \\ln(m_{+1}/m_{-1})"),
     ),
     Exercise(
         label="ch09-ex-3",
@@ -79,5 +124,35 @@ EXERCISES = [
             (lambda: 1.0 - _unequal_scores("fisher"), "That is Fisher's test error; the exercise "
                                                       "asks for its accuracy, 1 minus it."),
         ],
+        inputs=("def unequal(m, seed):", "Xu, yu = unequal(2000, 3)",
+                "Xut, yut = unequal(20000, 4)", "`LogisticRegression()` with its default settings"),
+    ),
+    Exercise(
+        label="ch09-ex-4",
+        kind="function",
+        solution=_fisher_direction,
+        cases=_direction_cases(),
+        rtol=1e-6,
+        atol=1e-9,
+        asks="a function fisher_direction(X, y) of an (m, n) array and labels ±1 that returns "
+             "the direction of Algorithm 8 as a unit vector (1-D array of length n) pointing "
+             "from the negative towards the positive class.",
+        hint="Estimate the class means and the pooled within-class covariance Σ̂ (LKC eq. "
+             "3.36, Algorithm 8), solve Σ̂ w = μ̂₊ − μ̂₋ and divide w by its length.",
+        mistakes=[
+            (_mean_difference,
+             "That is the direction between the class means, the nearest-mean rule's: Fisher "
+             "also accounts for the shape of the classes through the pooled covariance, "
+             "w ∝ Σ̂⁻¹(μ̂₊ − μ̂₋) (LKC eq. 3.38)."),
+            (_times_covariance,
+             "You multiplied the mean difference by Σ̂: the direction uses its inverse, so "
+             "solve Σ̂ w = μ̂₊ − μ̂₋ (LKC eq. 3.38, Algorithm 8)."),
+            (_not_normalised,
+             "The direction is right but not of unit length: divide it by its norm."),
+            (lambda X, y: -_fisher_direction(X, y),
+             "It points the wrong way: positives must get the larger values, ⟨w, μ̂₊ − μ̂₋⟩ > 0."),
+        ],
+        inputs=("fisher_direction(X, y)", "unit length", "labels $\\pm 1$",
+                "\\hat{\\boldsymbol\\mu}_{+1} - \\hat{\\boldsymbol\\mu}_{-1}"),
     ),
 ]

@@ -42,6 +42,7 @@ EXERCISES = [
              "The normal is not of unit length here: divide by ||x||^2 = <x, x> "
              "(LKC eq. 3.33 writes the division; in the dual it is k(x_c, x_c))."),
         ],
+        inputs=("mirror(v, x)", "need not have unit length", "plane with normal"),
     ),
     Exercise(
         label="ch11-ex-3",
@@ -60,6 +61,9 @@ EXERCISES = [
                 "exactly one of them is wrong, and the other points are fitted "
                 "(reread the soft-boundary section, BPM §3.3)."),
         ],
+        inputs=("first 30 points of the moons sample `Xs, ys`",
+                "a copy of the first point with the opposite label", r"\sigma=0.4",
+                "`tol=1e-2`", "`random_state=0`", r"\lambda=0.1", "with the original kernel"),
     ),
     Exercise(
         label="ch11-ex-4",
@@ -80,5 +84,6 @@ EXERCISES = [
             (lambda: float(_lemma_18_1(140, 0.05, 0.05, 1.0)),
              "The interval [-1, 1] has width b - a = 2, and it enters squared (RM eq. 18.30)."),
         ],
+        inputs=("eq. 18.31", "m=140", "[-1,1]", r"\epsilon=\eta=0.05"),
     ),
 ]

@@ -42,6 +42,17 @@ def _m_pac():
     return int(mb.nontrivial_sample_size(1.0, delta=DELTA))
 
 
+def _grid_f(m=1000, vs=1.0, D=0.5, pick="min"):
+    # ch15-ex-3: f(Delta) = (1 + D^2/Delta^2)(varsigma^2 + Delta^2) on the grid of LKC App. C.6
+    from kernelclf.bounds import margin as mb
+
+    g = mb.Delta_grid(m, vs)
+    f = (1 + D**2 / g**2) * (vs**2 + g**2)
+    if pick == "below":  # the largest grid value below the continuous minimiser sqrt(vs D)
+        return float(f[np.flatnonzero(g < np.sqrt(vs * D))[0]])
+    return float(f.min())
+
+
 EXERCISES = [
     Exercise(
         label="ch15-ex-1",
@@ -64,6 +75,7 @@ EXERCISES = [
              "Your last term is ld(2/delta) alone: eq. 4.27 ends with ld m + ld(2/delta), and "
              "eq. 4.29 keeps both, combined into one logarithm (LKC §4.3.3)."),
         ],
+        inputs=("m = 100 000", r"\gamma = 0.7", r"\varsigma = 1", r"\delta = 0.05", "eq. 4.29"),
     ),
     Exercise(
         label="ch15-ex-2",
@@ -83,5 +95,30 @@ EXERCISES = [
              "You put d_eff = 64 (the constant of eq. 4.29); the book's example has "
              "d_eff = 1040 for every m (LKC Theorem 4.35 and the example after it)."),
         ],
+        inputs=("1040", "δ = 0.05", "eq. 4.33", "drops below one"),
+    ),
+    Exercise(
+        label="ch15-ex-3",
+        kind="number",
+        solution=_grid_f,
+        rtol=1e-6,
+        asks="the smallest value of f(Δ) = (1 + D²/Δ²)(ς² + Δ²) over the grid "
+             "Delta_grid(1000, 1.0) of App. C.6, for ς = 1 and D = 0.5 (one number).",
+        hint="Evaluate f at every value of margin.Delta_grid(1000, 1.0) and take the smallest "
+             "(LKC App. C.6, the proof of Theorem 4.35); the grid halves from 2ς√m downwards.",
+        mistakes=[
+            (lambda: (1.0 + 0.5) ** 2,
+             "That is f(Δ*) = (ς + D)², the minimum over all Δ > 0: the grid is fixed before "
+             "the data and need not contain Δ* = √(ςD), so its best value is larger "
+             "(LKC App. C.6)."),
+            (lambda: (1.0 + 3 * 0.5) ** 2,
+             "That is (ς + 3D)², the guarantee the proof gives for the grid: an upper bound "
+             "on the smallest grid value, which is the number asked for (LKC App. C.6)."),
+            (lambda: _grid_f(pick="below"),
+             "That is f at the largest grid value below Δ*: the grid value on the other side "
+             "of Δ* does better here; take the minimum over the whole grid."),
+        ],
+        inputs=("grid_m, grid_vs, grid_D = 1000, 1.0, 0.5", "Delta_grid",
+                r"f(\Delta)=(1+D^2/\Delta^2)(\varsigma^2+\Delta^2)"),
     ),
 ]

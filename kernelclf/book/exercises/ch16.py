@@ -22,7 +22,34 @@ def _first_m(variant="right"):
     return int(ms[np.argmax(b < 1)])
 
 
-VARIANTS = ["eq. 17 (Bayes)", "eq. 15 (Gibbs)", "eq. 15 without 2 ln l", "none of them"]
+_GAMMAS = np.array([0.1, 0.3, 0.6])
+
+
+def _ball_savings(tr_x=None, exact=True):
+    # the worked solution of ch16-ex-2: ln(1/P) of TR's ball ||v - w|| < gamma minus that of
+    # the ball <v, w> > sqrt(1 - gamma^2) of Theorem C.13, on the sphere of R^100 (LKC C.13)
+    from kernelclf.bounds import volume as vol
+
+    ratio = vol.log_volume_ratio if exact else vol.log_volume_ratio_bound
+    x_tr = vol.cap_x_from_radius(_GAMMAS) if tr_x is None else tr_x
+    return np.asarray(ratio(100, x_tr) - ratio(100, vol.cap_x_from_margin(_GAMMAS)))
+
+
+def _first_ell_below(level=0.7, omega=0.01, two_ln=True, log2=False):
+    # the worked solution of ch16-ex-3: the least ell >= 7 at which TR's eq. 15 (the Gibbs
+    # bound, TR Theorem 2) with vol(V) = 2^-ell / omega, epsilon = 0.05, drops below level;
+    # below ell = 7 the volume would exceed one. The bound falls in ell from there on.
+    from kernelclf.bounds import bayes_point as bp
+
+    ells = np.arange(7, 20_000)
+    cplx = ells * np.log(2) - np.log(1 / omega)
+    if two_ln and not log2:
+        b = bp.tr_gibbs_bound(ells, DELTA, log_inv_volume=cplx)
+    else:
+        extra = 0.0 if not two_ln else 2 * np.log2(ells)
+        b = (cplx + extra + np.log(1 / DELTA) + 1) / ells
+    return int(ells[np.argmax(b < level)])
+
 
 EXERCISES = [
     Exercise(
@@ -34,6 +61,7 @@ EXERCISES = [
              "below one (an integer).",
         hint="Evaluate pac_bayes_margin.pac_bayes_margin_bound(m, 0.95, 0.05) on m = 3, 4, ... and "
              "take the first m below one (LKC Theorem 5.10, eq. 5.12).",
+        inputs=("d=m", "Γ = 0.95", "δ = 0.05", "eq. 5.12", "falls below one"),
         mistakes=[
             (lambda: _first_m("no factor 2"),
              "Too small: eq. 5.12 has (2/m) in front of d ln(1/(1 - sqrt(1 - Gamma^2))), so with "
@@ -44,24 +72,54 @@ EXERCISES = [
         ],
     ),
     Exercise(
-        label="ch16-ex-3",
-        kind="choice",
-        options=VARIANTS,
-        solution="eq. 15 without 2 ln l",
-        asks="which variant gives a number below 0.7 for vol(V) = 100 * 2^-100, l = 100, "
-             "eps = 0.05: one of " + ", ".join(repr(v) for v in VARIANTS) + ".",
-        hint="Evaluate every variant at ln(1/vol) = 100 ln 2 - ln 100 and compare it with 0.7: "
-             "the printed ones with bayes_point.tr_gibbs_bound and "
-             "tr_bayes_version_space_bound, a modified one by writing out the terms of its "
-             "equation yourself (TR §4, erratum E18).",
+        label="ch16-ex-2",
+        kind="array",
+        solution=_ball_savings,
+        rtol=1e-6,
+        asks="the nats the larger ball saves for n = 100 and gamma = 0.1, 0.3, 0.6: ln(1/P) of "
+             "TR's ball minus ln(1/P) of the ball of Theorem C.13 (an array of three numbers).",
+        hint="vol.log_volume_ratio(100, x) gives ln(1/P) of the cap <v, w> > 1 - x: TR's ball "
+             "has x = vol.cap_x_from_radius(gamma), the other x = vol.cap_x_from_margin(gamma); "
+             "subtract (LKC Theorem C.13, eq. C.13; TR §4).",
         mistakes=[
-            ("eq. 15 (Gibbs)", "Evaluate TR eq. 15 as printed (bayes_point.tr_gibbs_bound) at "
-                               "these values: it does not get below 0.7 (TR §4)."),
-            ("eq. 17 (Bayes)", "TR eq. 17 carries the factor 2 of the Bayes classifier; "
-                               "evaluate it (bayes_point.tr_bayes_version_space_bound): it is "
-                               "not even below one here (TR §4)."),
-            ("none of them", "The printed forms both stay above 0.7, but the list has a third "
-                             "variant: write out its terms and evaluate it too (TR §4)."),
+            (lambda: -_ball_savings(),
+             "The signs are flipped: the larger ball has the larger probability, so the smaller "
+             "ln(1/P); subtract its ln(1/P) from TR's."),
+            (lambda: _ball_savings(tr_x=_GAMMAS**2),
+             "TR's ball of Euclidean radius γ is the cap <v, w> > 1 - γ²/2 (since "
+             "‖v - w‖² = 2 - 2<v, w> for unit vectors): x = γ²/2, not γ²."),
+            (lambda: _ball_savings(exact=False),
+             "Those are differences of Theorem C.15's upper bounds p ln(1/x) + ln 2 "
+             "(log_volume_ratio_bound), not of the exact ln(1/P): use vol.log_volume_ratio "
+             "(LKC eq. C.13)."),
         ],
+        inputs=("n=100", "γ = 0.1, 0.3, 0.6", "`vol.log_volume_ratio`", "how many nats",
+                r"\{\mathbf v:\|\mathbf v-\mathbf w\|<\gamma\}"),
+    ),
+    Exercise(
+        label="ch16-ex-3",
+        kind="number",
+        solution=_first_ell_below,
+        integer=True,
+        asks="the least sample size ell at which TR's eq. 15 as printed "
+             "(bayes_point.tr_gibbs_bound), with vol(V) = 2^-ell / omega, omega = 0.01 and "
+             "epsilon = 0.05, falls below 0.7 (an integer).",
+        hint="Write ln(1/vol(V)) = ell ln 2 - ln(1/omega) (the volume 2^-ell/omega underflows "
+             "for large ell, its logarithm does not), evaluate "
+             "bayes_point.tr_gibbs_bound(ell, 0.05, log_inv_volume=...) on a range of ell and "
+             "take the first below 0.7 (TR §4, eq. 15; the bound falls towards ln 2).",
+        mistakes=[
+            (lambda: _first_ell_below(two_ln=False),
+             "That is the variant without the 2 ln ell term; the exercise asks about eq. 15 "
+             "as printed (bayes_point.tr_gibbs_bound), which keeps it (TR Theorem 2)."),
+            (lambda: _first_ell_below(omega=1.0),
+             "You used vol(V) = 2^-ell: TR's example has vol(V) = 2^-ell / omega with "
+             "omega = 0.01, a volume a hundred times larger (TR §4.1)."),
+            (lambda: _first_ell_below(log2=True),
+             "Your logarithm of ell is to base 2: eq. 15 has 2 ln ell, the natural logarithm "
+             "(TR Theorem 2)."),
+        ],
+        inputs=(r"\mathrm{vol}(V)=2^{-\ell}/\omega", r"\omega=0.01", "ε = 0.05",
+                "as printed", "`bayes_point.tr_gibbs_bound`"),
     ),
 ]

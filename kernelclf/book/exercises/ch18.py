@@ -30,8 +30,34 @@ def _threshold():
 
 
 _L = math.log(1 / DELTA)
+_L_RATIO = math.log(DELTA / 1e-6)   # ln(0.05 / 1e-6): what delta = 1e-6 adds to ln(1/delta)
 
 EXERCISES = [
+    Exercise(
+        label="ch18-ex-1",
+        kind="number",
+        solution=2 * _L_RATIO / M_TOY,
+        rtol=1e-6,
+        asks="how much the PAC-Bayes margin bound (eq. 5.12) of the hard-margin SVM on the "
+             "teacher toy (m = 150) grows when delta goes from 0.05 to 1e-6 (one number).",
+        hint="δ enters eq. 5.12 only through the term (2/m) ln(1/δ) (LKC Theorem 5.10): the "
+             "change is that term at 10⁻⁶ minus that term at 0.05; or take the difference of "
+             "the two reports' values.",
+        mistakes=[
+            (_L_RATIO / M_TOY,
+             "The logarithm of eq. 5.12 carries the factor 2/m, not 1/m (LKC Theorem 5.10)."),
+            (2 * math.log(1e6) / M_TOY,
+             "That is the whole term (2/m) ln(1/δ) at δ = 10⁻⁶; the question asks how much the "
+             "bound grows, so subtract its value at δ = 0.05."),
+            (4 * _L_RATIO / M_TOY,
+             "The factor 4/m belongs to the zero-error VC bound (eq. 4.15); the PAC-Bayes "
+             "margin bound has 2/m in front of ln(1/δ) (LKC Theorem 5.10)."),
+            (2 * math.log10(DELTA / 1e-6) / M_TOY,
+             "Your logarithm is to base 10: the bounds use the natural logarithm."),
+        ],
+        inputs=("δ = 10⁻⁶", "0.05", "PAC-Bayes margin bound", "hard-margin SVM on the teacher toy",
+                "m = 150"),
+    ),
     Exercise(
         label="ch18-ex-2",
         kind="number",
@@ -49,6 +75,7 @@ EXERCISES = [
              "You used the input dimension n = 5: an RBF kernel has an infinite feature space, "
              "so d = min(m, n) = m in eq. 5.12 (LKC Remark 5.12)."),
         ],
+        inputs=("d=m", "m=150", "δ = 0.05", "eq. 5.12", "drop below one"),
     ),
     Exercise(
         label="ch18-ex-3",
@@ -67,5 +94,6 @@ EXERCISES = [
              "You dropped the factor 2 of 2/m in eq. 5.17 (LKC Theorem 5.23): solve "
              "M ln(e m) + ln m + ln(1/delta) = m/2."),
         ],
+        inputs=("eq. 5.17", "m=150", "δ = 0.05", "largest M"),
     ),
 ]
