@@ -72,9 +72,9 @@ EXERCISES = [
              "That is how far the MacKay run rose from its starting value: the exercise "
              "compares the final values of the two runs, MacKay minus EM."),
             (lambda: _evidence_gap(solver="fast"),
-             "That is the package's default solver, which does not use the book's two "
-             "re-estimation formulas: pass solver='book' (LKC App. B.8, Algorithm "
-             "ch08-alg-rvr)."),
+             "A difference of zero is what the package's default solver='fast' gives: it "
+             "ignores update=..., so both runs are the same. Pass solver='book', which uses "
+             "the book's two re-estimation formulas (LKC App. B.8, Algorithm ch08-alg-rvr)."),
         ],
         inputs=("`update='em'`", "`update='mackay'`", "40 iterations", "RBF(2.0)",
                 "solver='book'", "`Xs, ts`", "MacKay run minus that of the EM run"),

@@ -53,7 +53,8 @@ def _pooled(X, y):
 
 
 def _fisher_direction(X, y):
-    # the direction of LKC Algorithm 8 (eq. 3.36-3.38): Sigma^-1 (mu_+ - mu_-), unit length
+    # the direction of LKC Algorithm 8: Sigma^-1 (mu_+ - mu_-) (eq. 3.37) with the pooled
+    # estimate of eq. 3.39, unit length
     S, d = _pooled(X, y)
     w = np.linalg.solve(S, d)
     return w / np.linalg.norm(w)
@@ -138,15 +139,15 @@ EXERCISES = [
              "the direction of Algorithm 8 as a unit vector (1-D array of length n) pointing "
              "from the negative towards the positive class.",
         hint="Estimate the class means and the pooled within-class covariance Σ̂ (LKC eq. "
-             "3.36, Algorithm 8), solve Σ̂ w = μ̂₊ − μ̂₋ and divide w by its length.",
+             "3.39, Algorithm 8), solve Σ̂ w = μ̂₊ − μ̂₋ and divide w by its length.",
         mistakes=[
             (_mean_difference,
              "That is the direction between the class means, the nearest-mean rule's: Fisher "
              "also accounts for the shape of the classes through the pooled covariance, "
-             "w ∝ Σ̂⁻¹(μ̂₊ − μ̂₋) (LKC eq. 3.38)."),
+             "w ∝ Σ̂⁻¹(μ̂₊ − μ̂₋) (LKC eq. 3.37)."),
             (_times_covariance,
              "You multiplied the mean difference by Σ̂: the direction uses its inverse, so "
-             "solve Σ̂ w = μ̂₊ − μ̂₋ (LKC eq. 3.38, Algorithm 8)."),
+             "solve Σ̂ w = μ̂₊ − μ̂₋ (LKC eq. 3.37, Algorithm 8)."),
             (_not_normalised,
              "The direction is right but not of unit length: divide it by its norm."),
             (lambda X, y: -_fisher_direction(X, y),

@@ -121,8 +121,8 @@ EXERCISES = [
         integer=True,
         asks="the number of training points of band_models[0.35] with a positive multiplier "
              "of the bound constraints (a non-zero row of beta_), an integer.",
-        hint="The bound |f(x_i)| <= B has the multipliers λ_i, λ_i* (RMM §3.3, the dual of "
-             "eq. 8; beta_ holds them, one row per point): count the rows with a positive "
+        hint="The bound -B <= f(x_i) <= B has the multipliers λ_i, λ_i* (RMM §3.3, eq. 11 "
+             "and its dual eq. 12; beta_ holds them, one row per point): count the rows with a positive "
              "entry. These are the points whose outputs the bound holds back.",
         mistakes=[
             (0, "No point lies strictly outside |f| <= B, since the bound is a constraint: but "

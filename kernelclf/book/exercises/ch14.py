@@ -33,7 +33,8 @@ def _prior_raise(d=4, geometric_exponent=None, m=3000):
 
 
 def _cover(m, n, top=None):
-    # Cover's count 2 sum_{i < n} C(m - 1, i) (LKC Example 4.13.2, §4.2.1)
+    # Cover's count 2 sum_{i < n} C(m - 1, i) (Cover's function-counting theorem, 1965; LKC
+    # does not state it)
     from math import comb
 
     return 2 * sum(comb(m - 1, i) for i in range(n if top is None else top))
@@ -101,17 +102,18 @@ EXERCISES = [
              "realise on six points in general position (an integer).",
         hint="Count with shattering.count_labelings(shattering.labelings_lp(points, "
              "bias=False)) on six random points of R^4, or with Cover's formula "
-             "2 * sum_{i<n} C(m-1, i) (LKC Example 4.13.2, §4.2.1).",
+             "2 * sum_{i<n} C(m-1, i) (Cover's function-counting theorem, Cover 1965; "
+             "not in LKC).",
         mistakes=[
             (64, "64 would mean the six points are shattered, but the VC dimension of linear "
                  "classifiers through the origin in R^4 is 4 (LKC Example 4.13.2)."),
             (_cover(6, 4) // 2, "That is half the count: Cover's formula has a factor 2, since "
-                                "w and -w give complementary labelings (LKC Example 4.13.2)."),
+                                "w and -w give complementary labelings (Cover 1965)."),
             (_cover(6, 4, top=5), "Cover's sum runs over i < n, not i <= n: "
-                                  "2 sum_{i=0}^{n-1} C(m-1, i) (LKC §4.2.1)."),
+                                  "2 sum_{i=0}^{n-1} C(m-1, i) (Cover 1965)."),
             (57, "That is Sauer's bound sum_{i<=n} C(m, i), an upper bound on the count; "
                  "for points in general position Cover's formula gives the count itself "
-                 "(LKC §4.2.1)."),
+                 "(Cover 1965; Sauer's bound is LKC Theorem 4.10)."),
         ],
         inputs=("six points in general position", r"\mathbb R^4", "without bias"),
     ),

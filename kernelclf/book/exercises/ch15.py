@@ -19,6 +19,13 @@ def _eq429(divisor=8.0, last="ld m + ld(2/delta)"):
     return bound
 
 
+def _eq429_no_ceiling():
+    # the mistake of dropping the ceiling of eq. 4.29 around its first term
+    m, g, vs = 10**5, 0.7, 1.0
+    first = 64 * vs**2 / g**2 * np.log2(g**2 * np.e * m / (8 * vs**2)) * np.log2(32 * m)
+    return float(2.0 / m * (first + np.log2(2 * m / DELTA)))
+
+
 def _least_m(d_eff):
     # the worked solution of ch15-ex-2: least m with Theorem 4.35 below one (bisection)
     from kernelclf.bounds import margin as mb
@@ -74,6 +81,10 @@ EXERCISES = [
             (lambda: _eq429(last="ld(2/delta)"),
              "Your last term is ld(2/delta) alone: eq. 4.27 ends with ld m + ld(2/delta), and "
              "eq. 4.29 keeps both, combined into one logarithm (LKC §4.3.3)."),
+            (_eq429_no_ceiling,
+             "Close, but eq. 4.29 rounds its first term up to a whole number (the ceiling "
+             "around 64ς²/γ² · ld(γ²em/(8ς²)) · ld(32m)), as eq. 4.27 does "
+             "(LKC Theorems 4.30 and 4.32)."),
         ],
         inputs=("m = 100 000", r"\gamma = 0.7", r"\varsigma = 1", r"\delta = 0.05", "eq. 4.29"),
     ),

@@ -17,7 +17,7 @@ def _toy_points(gap=0.1):
 
 
 def _active_landmarks(D=0.9, floor=1e-6, E=0.5):
-    # ch17-ex-3: landmarks with a non-zero minimising multiplier of T_2 (RMM Theorem 16, §4.7)
+    # ch17-ex-3: landmarks with a non-zero minimising multiplier of T_2 (RMM Theorem 10, §4.7)
     import numpy as np
 
     from kernelclf.bounds import rademacher as rb
@@ -78,9 +78,10 @@ EXERCISES = [
         asks="the number of landmarks whose minimising multiplier lambda_j of T_2 exceeds "
              "lam_floor times the largest, on the toy points at D = 0.9 (an integer).",
         hint="Call rb.rademacher_T2(Xtoy, Xtoy, E, 0.9, return_result=True) and count the "
-             "entries of .lam above lam_floor * .lam.max() (RMM Theorem 16, §4.7).",
+             "entries of .lam above lam_floor * .lam.max() (T_2 is RMM Theorem 10; §4.7 "
+             "discusses its multipliers).",
         mistakes=[
-            (40, "All 40 landmarks are active only at D = 0, where the objective depends on the "
+            (40, "All 40 landmarks are active at D = 0, where the objective depends on the "
                  "multipliers only through their sum; at D = 0.9 the minimiser drops most of "
                  "them."),
             (2, "The points at the ends of the long axis come in pairs: each end has one point "
