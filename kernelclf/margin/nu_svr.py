@@ -118,7 +118,8 @@ class NuSupportVectorRegression(DualRegressor):
 
         ``sample_weight`` : (m,) array of finite numbers >= 0, optional
             Per-example factor of ``C`` (module docstring), as scikit-learn's ``NuSVR``;
-            weight 0 removes an example.
+            weight 0 removes an example from the problem (a width taken from the data,
+            ``gamma='scale'``, still sees every row of ``X``, as in ``SVC``).
         """
         return self._fit(X, y, sample_weight)
 

@@ -120,7 +120,8 @@ class OneClassSupportVectorMachine(OutlierMixin, DualKernelMachine):
 
         ``sample_weight`` : (m,) array of finite numbers >= 0, optional
             Per-example weights ``w_i`` (module docstring), as ``OneClassSVM``; weight 0
-            removes an example.
+            removes an example from the problem (a width taken from the data,
+            ``gamma='scale'``, still sees every row of ``X``, as in ``SVC``).
         """
         self._validate_params()
         self._fit_kernel()

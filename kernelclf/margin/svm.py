@@ -222,9 +222,10 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
         sample_weight : (m,) array of finite numbers >= 0, optional
             Per-example factor of ``C`` (hinge: box ``0 <= alpha_i <= C w_i``;
             squared hinge: ridge ``1/(C w_i)``), as in libsvm / scikit-learn ``SVC``.
-            Integer weights give the same model as repeating the examples; weight 0
-            removes an example. Both classes need some positive weight. Not for
-            ``hard_margin=True``.
+            For a kernel of fixed parameters, integer weights give the same model as
+            repeating the examples and weight 0 removes an example (a width taken from
+            the data, ``gamma='scale'``, sees the rows of ``X`` as given, as in ``SVC``).
+            Both classes need some positive weight. Not for ``hard_margin=True``.
         """
         return self._fit(X, y, sample_weight)
 

@@ -159,7 +159,9 @@ class SupportVectorRegression(DualRegressor):
 
         ``sample_weight`` : (m,) array of finite numbers >= 0, optional
             Per-example factor of ``C`` (box ``[0, C w_i]`` of both multipliers), as
-            scikit-learn's ``SVR``; weight 0 removes an example.
+            scikit-learn's ``SVR``; weight 0 removes an example from the problem (a width
+            taken from the data, ``gamma='scale'``, still sees every row of ``X``, as in
+            ``SVC``).
         """
         return self._fit(X, y, sample_weight)
 
