@@ -3,11 +3,12 @@
 Nu-support vector regression.
 
 Schölkopf, Smola, Williamson & Bartlett (2000), "New support vector algorithms", Neural
-Computation 12 (§3, the nu-SVR); Chang & Lin (2011), *LIBSVM*, §2.4 and §4.2 (its dual and
-threshold). The nu-SVM of LKC eq. (2.52) does for classification what this does for the
-epsilon-SVR of LKC §2.4.4 (:mod:`kernelclf.margin.svr`): the tube's half-width ``epsilon``
-becomes a variable, and ``nu`` in ``(0, 1]`` bounds the fraction of examples outside the
-tube from above and the fraction of support vectors from below.
+Computation 12 (§3, the nu-SVR); Chang & Lin (2011), *LIBSVM*, §2.5 and §4.2 (its dual and
+threshold; their §2.4 is the epsilon-SVR). The nu-SVM of LKC eq. (2.52) does for
+classification what this does for the epsilon-SVR of LKC §2.4.4
+(:mod:`kernelclf.margin.svr`): the tube's half-width ``epsilon`` becomes a variable, and
+``nu`` in ``(0, 1]`` bounds the fraction of examples outside the tube from above and the
+fraction of support vectors from below.
 
 Primal (with example weights ``w_i``, all 1 by default, ``W = sum_i w_i``)::
 
