@@ -33,15 +33,16 @@ the stored attributes and the decision function come from the dual machines' bas
 (``kernelclf.margin._dual``, as scikit-learn's ``BaseLibSVM``), which the nu-SVM,
 epsilon-SVR, the relative margin machines and the Universum SVM share.
 
-Example weights (C-SVM only). ``fit(X, y, sample_weight)`` and the ``class_weight``
-parameter give every example its own penalty ``C_i = C w_i`` with
-``w_i = sample_weight_i * class_weight[y_i]``: for the hinge loss the box of the
-dual becomes ``0 <= alpha_i <= C_i`` (libsvm's per-class weights, Chang & Lin 2011,
-and its per-instance-weight extension, which scikit-learn's ``SVC`` uses); for the
-squared hinge the slack term is ``(1/2) sum C_i xi_i^2`` and the ridge of eq. (2.50)
-becomes ``diag(1/C_i)``. Examples of weight 0 are left out of the dual (as libsvm
-does); they never become support vectors. The hard margin has no slack to weight:
-weights are refused there.
+Example weights (of this C-SVM; the nu-SVM, the regression SVMs, the one-class SVM and the
+relative margin machines take ``sample_weight`` too, as their ``fit`` says, and none of them
+has ``class_weight``). ``fit(X, y, sample_weight)`` and the ``class_weight`` parameter give
+every example its own penalty ``C_i = C w_i`` with ``w_i = sample_weight_i *
+class_weight[y_i]``: for the hinge loss the box of the dual becomes ``0 <= alpha_i <= C_i``
+(libsvm's per-class weights, Chang & Lin 2011, and its per-instance-weight extension, which
+scikit-learn's ``SVC`` uses); for the squared hinge the slack term is ``(1/2) sum C_i
+xi_i^2`` and the ridge of eq. (2.50) becomes ``diag(1/C_i)``. Examples of weight 0 are left
+out of the dual (as libsvm does); they never become support vectors. The hard margin has no
+slack to weight: weights are refused there.
 
 Probabilities. ``probability=True`` adds Platt's sigmoid
 ``P(y = classes_[1] | x) = 1 / (1 + exp(A f(x) + B))`` (Platt 1999), fitted as
