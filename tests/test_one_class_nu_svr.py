@@ -196,3 +196,19 @@ def test_one_class_linear_kernel_with_the_origin_in_the_hull_is_zero():
     # inputs away from the origin: w != 0 and some values below 0
     shifted = OneClassSupportVectorMachine(nu=0.3).fit(X + 5.0)
     assert np.abs(shifted.coef_).max() > 0.1 and np.any(shifted.decision_function(X + 5.0) < 0)
+
+
+def test_n_support_is_the_count_that_scikit_learn_holds_in_an_array():
+    """The ``n_support_`` docstrings: ``len(support_)``, a number; the scikit-learn peers
+    hold the same count in a one-element array."""
+    X, t = _regression(80, seed=8)
+    pairs = (
+        (SupportVectorRegression("rbf", tol=1e-8).fit(X, t), SVR(tol=1e-8).fit(X, t)),
+        (NuSupportVectorRegression("rbf", nu=0.3, tol=1e-8).fit(X, t),
+         NuSVR(nu=0.3, tol=1e-8).fit(X, t)),
+        (OneClassSupportVectorMachine("rbf", nu=0.3, tol=1e-8).fit(X),
+         OneClassSVM(nu=0.3, tol=1e-8).fit(X)),
+    )
+    for ours, sk in pairs:
+        assert np.ndim(ours.n_support_) == 0 and ours.n_support_ == len(ours.support_)
+        assert np.shape(sk.n_support_) == (1,) and sk.n_support_[0] == ours.n_support_

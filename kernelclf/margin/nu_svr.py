@@ -81,6 +81,7 @@ class NuSupportVectorRegression(DualRegressor):
     support_vectors_ : array or list
         ``X[support_]``.
     n_support_ : int
+        ``len(support_)`` (``NuSVR.n_support_`` holds it in a one-element array).
     intercept_ : float
         The threshold ``b`` (``NuSVR.intercept_``).
     epsilon_ : float

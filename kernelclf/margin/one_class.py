@@ -86,6 +86,7 @@ class OneClassSupportVectorMachine(OutlierMixin, DualKernelMachine):
     support_vectors_ : array or list
         ``X[support_]``.
     n_support_ : int
+        ``len(support_)`` (``OneClassSVM.n_support_`` holds it in a one-element array).
     intercept_ : float
         ``-rho`` (``OneClassSVM.intercept_``).
     offset_ : float

@@ -124,6 +124,7 @@ class SupportVectorRegression(DualRegressor):
     support_vectors_ : array or list
         ``X[support_]`` (scikit-learn's layout).
     n_support_ : int
+        ``len(support_)`` (``SVR.n_support_`` holds it in a one-element array).
     dual_objective_ : float
         ``1/2 beta'K beta + epsilon ||beta||_1 - t'beta`` at the solution.
     slack_ : ndarray (m,)
