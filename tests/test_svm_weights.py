@@ -203,3 +203,26 @@ def test_weight_zero_removes_an_example_but_not_from_a_scale_width(make):
         svc = SVC(tol=1e-8).fit(X, y, sample_weight=w)      # gamma='scale' of all of X
         np.testing.assert_allclose(scale.decision_function(X), svc.decision_function(X),
                                    atol=1e-5)
+
+
+def test_svr_infeasible_hard_tube_is_refused_after_a_short_run(monkeypatch):
+    """C = inf on a tube no function meets: as the hard-margin SVM, the SMO gets a short
+    run (20 m + 1000 steps), then the LP refuses the sample; the whole budget (10^7 steps,
+    minutes with the NumPy engine) is never spent."""
+    X = np.linspace(0, 1, 20)[:, None]
+    t = np.sin(3 * X[:, 0])
+    budgets = []
+    solve = SupportVectorRegression._solve_problem
+
+    def spy(self, problem, gram, **kw):
+        budgets.append(kw.get("max_iter"))
+        return solve(self, problem, gram, **kw)
+
+    monkeypatch.setattr(SupportVectorRegression, "_solve_problem", spy)
+    with pytest.raises(ValueError, match=r"C=inf .* hard tube"):
+        SupportVectorRegression(kernel="linear", C=np.inf).fit(X, t)
+    assert budgets == [20 * len(t) + 1000]
+    # a feasible tube converges within the short run: one call, the same machine as SVR's
+    budgets.clear()
+    ours = SupportVectorRegression(kernel="rbf", C=np.inf, tol=1e-8).fit(X, t)
+    assert len(budgets) == 1 and ours.converged_

@@ -59,7 +59,7 @@ from ..kernels.gram import Gram
 from ..optim import InfeasibleProblemError, SolverStoppedError, solve_lp
 from ._dual import DUAL_KERNEL_CONSTRAINT, DualRegressor
 from ._dual_problem import DualProblem
-from .smo import DualDivergenceError
+from .smo import DualDivergenceError, default_max_iter
 
 # hard tube (C = inf): a multiplier beyond this means the dual is running off to infinity
 _ALPHA_BOUND = 1e9
@@ -194,13 +194,32 @@ class SupportVectorRegression(DualRegressor):
             return super()._solve_sample(X, t, w)
         gram = self._gram(X)
         problem = self._dual_problem(gram, t, w)
+        if self._route() == "qp":
+            try:
+                sol = self._solve_problem(problem, gram)
+            except DualDivergenceError:
+                self._check_tube(gram, t)
+                raise
+            if not sol.converged:
+                self._check_tube(gram, t)
+            return problem, sol
+        # as the hard-margin SVM: a short SMO run, then (if it has not converged) the LP
+        # decides whether the tube is feasible before the remaining budget is spent (an
+        # infeasible tube would otherwise run the whole budget, minutes without numba)
+        max_iter = default_max_iter(len(problem.p))     # the SMO's own cap (2m variables)
+        first = min(max_iter, 20 * len(t) + 1000)
         try:
-            sol = self._solve_problem(problem, gram)
+            sol = self._solve_problem(problem, gram, max_iter=first)
+            if not sol.converged:
+                self._check_tube(gram, t)
+                if max_iter > first:
+                    it0 = sol.iterations
+                    sol = self._solve_problem(problem, gram, max_iter=max_iter - first,
+                                              alpha0=sol.alpha)
+                    sol.iterations += it0
         except DualDivergenceError:
             self._check_tube(gram, t)
             raise
-        if not sol.converged:
-            self._check_tube(gram, t)
         return problem, sol
 
     def _check_tube(self, gram, t):
