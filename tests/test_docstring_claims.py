@@ -67,3 +67,26 @@ def test_rmm_bound_cites_only_the_papers_three_values():
     assert "the paper's grid" not in doc and "1/2, 1/4, 1/10" in doc
     theta = 5.0
     assert [rmm_bound(theta, 1, k) for k in (2, 4, 10)] == [3.0, 2.0, 1.4]
+
+
+def test_which_estimators_take_example_and_class_weights():
+    """svm.py's 'Example weights': the nu-SVM, the regression SVMs, the one-class SVM and
+    the relative margin machines take ``sample_weight`` too; only the C-SVM has
+    ``class_weight`` (the multiclass wrappers pass both on)."""
+    from kernelclf.discovery import all_estimators
+
+    wrappers = {"OneVsOneClassifier", "DAGClassifier", "OneVsRestClassifier"}
+    weighted, class_weighted = set(), set()
+    for name, cls in all_estimators():
+        if name in wrappers:
+            continue
+        if "sample_weight" in inspect.signature(cls.fit).parameters:
+            weighted.add(name)
+        if "class_weight" in cls().get_params(deep=False):
+            class_weighted.add(name)
+    assert weighted == {
+        "SupportVectorMachine", "NuSupportVectorMachine", "SupportVectorRegression",
+        "NuSupportVectorRegression", "OneClassSupportVectorMachine", "RelativeMarginMachine",
+        "RelaxedRMM",
+    }
+    assert class_weighted == {"SupportVectorMachine"}

@@ -140,3 +140,75 @@ def test_modules_define_the_exported_classes():
     assert one_class.OneClassSupportVectorMachine is OneClassSupportVectorMachine
     assert kernelclf.NuSupportVectorRegression is NuSupportVectorRegression
     assert kernelclf.OneClassSupportVectorMachine is OneClassSupportVectorMachine
+
+
+@pytest.mark.parametrize("nu", [0.2, 0.5])
+def test_nu_properties_with_weights(nu):
+    """The ``nu`` docstrings: with ``sample_weight`` the bounds hold for the weighted
+    fractions (outside the tube / outliers at most ``nu``, support vectors at least ``nu``),
+    and the one-class dual sums to ``nu W`` with every ``a_i`` in ``[0, w_i]``."""
+    X, t = _regression(120, seed=4)
+    w = np.random.default_rng(5).uniform(0.2, 3.0, len(t))
+    W = w.sum()
+    est = NuSupportVectorRegression(kernel="rbf", nu=nu, C=3.0, tol=1e-8).fit(
+        X, t, sample_weight=w)
+    outside = np.abs(t - est.predict(X)) > est.epsilon_ * (1 + 1e-6) + 1e-9
+    assert w[outside].sum() / W <= nu + 1e-9
+    assert w[est.support_].sum() / W >= nu - 1e-9
+    oc = OneClassSupportVectorMachine(kernel="rbf", nu=nu, tol=1e-8).fit(X, sample_weight=w)
+    f = oc.decision_function(X)
+    assert w[f < 0].sum() / W <= nu + 1e-9
+    assert w[oc.support_].sum() / W >= nu - 1e-9
+    assert oc.alpha_.sum() == pytest.approx(nu * W)
+    assert np.all((oc.alpha_ >= 0) & (oc.alpha_ <= w * (1 + 1e-12)))
+
+
+def test_weight_zero_removes_an_example_but_not_from_a_scale_width():
+    """The ``fit`` docstrings: weight 0 is the example left out, for a kernel of fixed
+    parameters; ``gamma='scale'`` is still taken from every row of ``X`` (as SVC's)."""
+    from kernelclf.kernels import RBF
+
+    X, t = _regression(90, seed=6)
+    X[:10] *= 4.0                           # rows whose removal changes the scale width
+    w = np.ones(len(t))
+    w[:10] = 0.0
+    for make, out in ((lambda k: NuSupportVectorRegression(k, nu=0.3, tol=1e-8), "predict"),
+                      (lambda k: OneClassSupportVectorMachine(k, nu=0.3, tol=1e-8),
+                       "decision_function")):
+        kept = make(RBF(2.0)).fit(X[10:], t[10:])
+        zero = make(RBF(2.0)).fit(X, t, sample_weight=w)
+        np.testing.assert_allclose(getattr(zero, out)(X), getattr(kept, out)(X), atol=1e-9)
+        assert zero.support_.min() >= 10
+        scale = make("rbf").fit(X, t, sample_weight=w)
+        assert scale.kernel_.gamma == pytest.approx(1.0 / (X.shape[1] * X.var()), rel=1e-12)
+        assert make("rbf").fit(X[10:], t[10:]).kernel_.gamma != pytest.approx(
+            scale.kernel_.gamma, rel=1e-3)
+
+
+def test_one_class_linear_kernel_with_the_origin_in_the_hull_is_zero():
+    """``decision_function``'s docstring: with a linear kernel on inputs whose convex hull
+    holds the origin, ``w = 0`` and every value is 0 (so every example is an inlier)."""
+    X = np.random.default_rng(7).normal(size=(60, 2))
+    est = OneClassSupportVectorMachine(nu=0.3).fit(X)
+    assert np.abs(est.coef_).max() < 1e-12
+    np.testing.assert_array_equal(est.decision_function(X), 0.0)
+    np.testing.assert_array_equal(est.predict(X), 1)
+    # inputs away from the origin: w != 0 and some values below 0
+    shifted = OneClassSupportVectorMachine(nu=0.3).fit(X + 5.0)
+    assert np.abs(shifted.coef_).max() > 0.1 and np.any(shifted.decision_function(X + 5.0) < 0)
+
+
+def test_n_support_is_the_count_that_scikit_learn_holds_in_an_array():
+    """The ``n_support_`` docstrings: ``len(support_)``, a number; the scikit-learn peers
+    hold the same count in a one-element array."""
+    X, t = _regression(80, seed=8)
+    pairs = (
+        (SupportVectorRegression("rbf", tol=1e-8).fit(X, t), SVR(tol=1e-8).fit(X, t)),
+        (NuSupportVectorRegression("rbf", nu=0.3, tol=1e-8).fit(X, t),
+         NuSVR(nu=0.3, tol=1e-8).fit(X, t)),
+        (OneClassSupportVectorMachine("rbf", nu=0.3, tol=1e-8).fit(X),
+         OneClassSVM(nu=0.3, tol=1e-8).fit(X)),
+    )
+    for ours, sk in pairs:
+        assert np.ndim(ours.n_support_) == 0 and ours.n_support_ == len(ours.support_)
+        assert np.shape(sk.n_support_) == (1,) and sk.n_support_[0] == ours.n_support_

@@ -13,7 +13,15 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.pipeline import make_pipeline
 from sklearn.svm import SVC
 
-from kernelclf.kernels import RBF, CallableKernel, Linear, Mahalanobis, Polynomial
+from kernelclf.kernels import (
+    RBF,
+    CallableKernel,
+    Constant,
+    Linear,
+    Mahalanobis,
+    Normalized,
+    Polynomial,
+)
 from kernelclf.kernels.vector import scale_gamma, scale_sigma
 from kernelclf.margin import (
     NuSupportVectorMachine,
@@ -128,3 +136,38 @@ def test_what_cannot_take_sparse_inputs_says_so():
     with pytest.raises(Exception) as err:
         SupportVectorMachine(kernel=dense_only).fit(S, y)
     assert "scipy.sparse CSR matrices" in "".join(getattr(err.value, "__notes__", []))
+
+
+def test_sparse_and_dense_test_inputs_both_ways_against_svc():
+    """The ``_dual`` module docstring: a sparse fit takes dense test inputs, as SVC's does;
+    a dense fit takes sparse ones, which SVC refuses. Fitted attributes are sparse after a
+    sparse fit only."""
+    S, X, y = _sparse_sample(60)
+    svc_sparse = SVC(kernel="linear").fit(S, y)
+    np.testing.assert_array_equal(svc_sparse.predict(X), svc_sparse.predict(S))
+    with pytest.raises(ValueError, match="sparse"):
+        SVC(kernel="linear").fit(X, y).predict(S)
+    from_sparse = SupportVectorMachine(kernel="linear", tol=1e-8).fit(S, y)
+    from_dense = SupportVectorMachine(kernel="linear", tol=1e-8).fit(X, y)
+    for model in (from_sparse, from_dense):
+        np.testing.assert_allclose(model.decision_function(X), model.decision_function(S),
+                                   atol=1e-10)
+    np.testing.assert_allclose(from_sparse.decision_function(X),
+                               from_dense.decision_function(S), atol=1e-6)
+    assert sp.issparse(from_sparse.X_fit_) and from_sparse.X_fit_.format == "csr"
+    for name in ("support_vectors_", "dual_coef_", "coef_"):
+        assert sp.issparse(getattr(from_sparse, name)), name
+        assert not sp.issparse(getattr(from_dense, name)), name
+
+
+@pytest.mark.parametrize("kernel", [
+    Normalized(RBF(2.0)), Linear() + Constant(1.0), CallableKernel(lambda A, B: A @ B.T),
+    2.0 * Normalized(Polynomial(2, offset=1.0)),
+], ids=["normalised", "plus-constant", "callable", "scaled-normalised"])
+def test_the_other_kernels_the_docstring_names_take_sparse_rows(kernel):
+    """Constants, callables and normalisations compute on sparse rows too (``_dual``)."""
+    S, X, y = _sparse_sample(80)
+    a = SupportVectorMachine(kernel=kernel, tol=1e-8).fit(S, y)
+    b = SupportVectorMachine(kernel=kernel, tol=1e-8).fit(X, y)
+    assert sp.issparse(a.X_fit_)
+    np.testing.assert_allclose(a.decision_function(S), b.decision_function(X), atol=1e-6)

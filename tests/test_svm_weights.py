@@ -172,3 +172,57 @@ def test_svm_with_infinite_C_is_the_hard_margin():
     flipped[:3] = 1 - flipped[:3]
     with pytest.raises(ValueError, match="C=inf .* not separable"):
         SupportVectorMachine(Linear(), C=np.inf).fit(X, flipped)
+
+
+@pytest.mark.parametrize("make", [
+    lambda k: SupportVectorMachine(k, tol=1e-8),
+    lambda k: SupportVectorRegression(k, tol=1e-8),
+    lambda k: RelativeMarginMachine(k, B=1.5),
+    lambda k: RelaxedRMM(k, nu=0.5),
+], ids=["svm", "svr", "rmm", "relaxed-rmm"])
+def test_weight_zero_removes_an_example_but_not_from_a_scale_width(make):
+    """The ``fit`` docstrings: for a kernel of fixed parameters weight 0 is the example
+    left out; a ``gamma='scale'`` width is still taken from every row of ``X``, as SVC's
+    (whose machine with that width the weighted fit then is)."""
+    X, y, _ = _classification(70, seed=3)
+    X[:10] *= 4.0                           # rows whose removal changes the scale width
+    w = np.ones(len(y))
+    w[:10] = 0.0
+    regression = isinstance(make("rbf"), SupportVectorRegression)
+    target = X[:, 0] - 0.5 * X[:, 1] if regression else y
+    out = "predict" if regression else "decision_function"
+    kept = make(RBF(2.0)).fit(X[10:], target[10:])
+    zero = make(RBF(2.0)).fit(X, target, sample_weight=w)
+    np.testing.assert_allclose(getattr(zero, out)(X), getattr(kept, out)(X), atol=1e-6)
+    assert zero.support_.min() >= 10
+    scale = make("rbf").fit(X, target, sample_weight=w)
+    assert scale.kernel_.gamma == pytest.approx(1.0 / (X.shape[1] * X.var()), rel=1e-12)
+    assert make("rbf").fit(X[10:], target[10:]).kernel_.gamma != pytest.approx(
+        scale.kernel_.gamma, rel=1e-3)
+    if isinstance(scale, SupportVectorMachine):
+        svc = SVC(tol=1e-8).fit(X, y, sample_weight=w)      # gamma='scale' of all of X
+        np.testing.assert_allclose(scale.decision_function(X), svc.decision_function(X),
+                                   atol=1e-5)
+
+
+def test_svr_infeasible_hard_tube_is_refused_after_a_short_run(monkeypatch):
+    """C = inf on a tube no function meets: as the hard-margin SVM, the SMO gets a short
+    run (20 m + 1000 steps), then the LP refuses the sample; the whole budget (10^7 steps,
+    minutes with the NumPy engine) is never spent."""
+    X = np.linspace(0, 1, 20)[:, None]
+    t = np.sin(3 * X[:, 0])
+    budgets = []
+    solve = SupportVectorRegression._solve_problem
+
+    def spy(self, problem, gram, **kw):
+        budgets.append(kw.get("max_iter"))
+        return solve(self, problem, gram, **kw)
+
+    monkeypatch.setattr(SupportVectorRegression, "_solve_problem", spy)
+    with pytest.raises(ValueError, match=r"C=inf .* hard tube"):
+        SupportVectorRegression(kernel="linear", C=np.inf).fit(X, t)
+    assert budgets == [20 * len(t) + 1000]
+    # a feasible tube converges within the short run: one call, the same machine as SVR's
+    budgets.clear()
+    ours = SupportVectorRegression(kernel="rbf", C=np.inf, tol=1e-8).fit(X, t)
+    assert len(budgets) == 1 and ours.converged_

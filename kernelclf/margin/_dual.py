@@ -35,10 +35,11 @@ there). Unlike ``SVC``, the matrix passes the package's Gram guard
 (:mod:`kernelclf.kernels.gram_guard`: finite, symmetric, positive semi-definite).
 
 Sparse inputs (scipy.sparse, as ``SVC``): with a kernel that computes on sparse rows
-(linear, polynomial, RBF and their sums, products and multiples) ``fit`` takes a sparse
-``X`` (kept as CSR in ``X_fit_``); ``support_vectors_``, ``dual_coef_`` and ``coef_`` are
-then sparse matrices, as ``SVC``'s after a sparse fit. Unlike ``SVC``, a model fitted on
-dense inputs also takes sparse test inputs, and the other way round.
+(linear, polynomial, RBF, constants and callables, and the sums, products, multiples and
+normalisations of such kernels) ``fit`` takes a sparse ``X`` (kept as CSR in ``X_fit_``);
+``support_vectors_``, ``dual_coef_`` and ``coef_`` are then sparse matrices, as ``SVC``'s
+after a sparse fit. A model fitted on sparse inputs also takes dense test inputs (as
+``SVC``'s does), and, unlike ``SVC``, a model fitted on dense inputs takes sparse ones.
 """
 from __future__ import annotations
 

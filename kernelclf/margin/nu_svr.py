@@ -3,11 +3,12 @@
 Nu-support vector regression.
 
 Schölkopf, Smola, Williamson & Bartlett (2000), "New support vector algorithms", Neural
-Computation 12 (§3, the nu-SVR); Chang & Lin (2011), *LIBSVM*, §2.4 and §4.2 (its dual and
-threshold). The nu-SVM of LKC eq. (2.52) does for classification what this does for the
-epsilon-SVR of LKC §2.4.4 (:mod:`kernelclf.margin.svr`): the tube's half-width ``epsilon``
-becomes a variable, and ``nu`` in ``(0, 1]`` bounds the fraction of examples outside the
-tube from above and the fraction of support vectors from below.
+Computation 12 (§3, the nu-SVR); Chang & Lin (2011), *LIBSVM*, §2.5 and §4.2 (its dual and
+threshold; their §2.4 is the epsilon-SVR). The nu-SVM of LKC eq. (2.52) does for
+classification what this does for the epsilon-SVR of LKC §2.4.4
+(:mod:`kernelclf.margin.svr`): the tube's half-width ``epsilon`` becomes a variable, and
+``nu`` in ``(0, 1]`` bounds the fraction of examples outside the tube from above and the
+fraction of support vectors from below.
 
 Primal (with example weights ``w_i``, all 1 by default, ``W = sum_i w_i``)::
 
@@ -80,6 +81,7 @@ class NuSupportVectorRegression(DualRegressor):
     support_vectors_ : array or list
         ``X[support_]``.
     n_support_ : int
+        ``len(support_)`` (``NuSVR.n_support_`` holds it in a one-element array).
     intercept_ : float
         The threshold ``b`` (``NuSVR.intercept_``).
     epsilon_ : float
@@ -118,7 +120,8 @@ class NuSupportVectorRegression(DualRegressor):
 
         ``sample_weight`` : (m,) array of finite numbers >= 0, optional
             Per-example factor of ``C`` (module docstring), as scikit-learn's ``NuSVR``;
-            weight 0 removes an example.
+            weight 0 removes an example from the problem (a width taken from the data,
+            ``gamma='scale'``, still sees every row of ``X``, as in ``SVC``).
         """
         return self._fit(X, y, sample_weight)
 

@@ -4,10 +4,11 @@ The one-class support vector machine.
 
 Schölkopf, Platt, Shawe-Taylor, Smola & Williamson (2001), "Estimating the support of a
 high-dimensional distribution", Neural Computation 13 (§4, eq. 3-5 and the dual eq. 6-7);
-Chang & Lin (2011), *LIBSVM*, §2.3. Not a topic of LKC, but the nu-SVM's dual (LKC eq. 2.52)
-without labels: it separates the training inputs from the origin of the feature space with
-the largest margin, and ``f(x) = <w, phi(x)> - rho`` is positive on a region holding most of
-them.
+Chang & Lin (2011), *LIBSVM*, §2.3. Not a topic of LKC, but close to its nu-SVM (eq. 2.52;
+the dual is derived in §B.5.4): that dual without labels, divided by ``nu``, and with
+``rho`` free, so that ``sum alpha >= nu`` becomes an equality. It separates the training
+inputs from the origin of the feature space with the largest margin, and
+``f(x) = <w, phi(x)> - rho`` is positive on a region holding most of them.
 
 Primal (with example weights ``w_i``, all 1 by default, ``W = sum_i w_i``)::
 
@@ -85,6 +86,7 @@ class OneClassSupportVectorMachine(OutlierMixin, DualKernelMachine):
     support_vectors_ : array or list
         ``X[support_]``.
     n_support_ : int
+        ``len(support_)`` (``OneClassSVM.n_support_`` holds it in a one-element array).
     intercept_ : float
         ``-rho`` (``OneClassSVM.intercept_``).
     offset_ : float
@@ -120,7 +122,8 @@ class OneClassSupportVectorMachine(OutlierMixin, DualKernelMachine):
 
         ``sample_weight`` : (m,) array of finite numbers >= 0, optional
             Per-example weights ``w_i`` (module docstring), as ``OneClassSVM``; weight 0
-            removes an example.
+            removes an example from the problem (a width taken from the data,
+            ``gamma='scale'``, still sees every row of ``X``, as in ``SVC``).
         """
         self._validate_params()
         self._fit_kernel()

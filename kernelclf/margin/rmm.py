@@ -271,7 +271,9 @@ class RelativeMarginMachine(_RMMBase):
         ``sample_weight`` : (m,) array of finite numbers >= 0, optional
             Per-example factor of ``C`` (box ``0 <= alpha_i <= C w_i``), as for the
             :class:`~kernelclf.margin.svm.SupportVectorMachine`; the output bounds hold
-            for every example of positive weight; weight 0 removes an example.
+            for every example of positive weight; weight 0 removes an example from the
+            problem (a width taken from the data, ``gamma='scale'``, still sees
+            every row of ``X``, as in ``SVC``).
         """
         self._validate_params()
         if self.B is not None:
@@ -372,7 +374,8 @@ class RelaxedRMM(_RMMBase):
             ``D nu w_i / W (tau_i + tau*_i)`` with ``W = sum_i w_i`` (``1/m`` without
             weights), so integer weights give the model of the repeated examples; the box
             of ``alpha_i`` is ``C w_i``, that of ``lam_i, lam*_i`` is ``D nu w_i / W``.
-            Weight 0 removes an example.
+            Weight 0 removes an example from the problem (a width taken from the data,
+            ``gamma='scale'``, still sees every row of ``X``, as in ``SVC``).
         """
         return self._fit(X, y, sample_weight)
 

@@ -33,15 +33,16 @@ the stored attributes and the decision function come from the dual machines' bas
 (``kernelclf.margin._dual``, as scikit-learn's ``BaseLibSVM``), which the nu-SVM,
 epsilon-SVR, the relative margin machines and the Universum SVM share.
 
-Example weights (C-SVM only). ``fit(X, y, sample_weight)`` and the ``class_weight``
-parameter give every example its own penalty ``C_i = C w_i`` with
-``w_i = sample_weight_i * class_weight[y_i]``: for the hinge loss the box of the
-dual becomes ``0 <= alpha_i <= C_i`` (libsvm's per-class weights, Chang & Lin 2011,
-and its per-instance-weight extension, which scikit-learn's ``SVC`` uses); for the
-squared hinge the slack term is ``(1/2) sum C_i xi_i^2`` and the ridge of eq. (2.50)
-becomes ``diag(1/C_i)``. Examples of weight 0 are left out of the dual (as libsvm
-does); they never become support vectors. The hard margin has no slack to weight:
-weights are refused there.
+Example weights (of this C-SVM; the nu-SVM, the regression SVMs, the one-class SVM and the
+relative margin machines take ``sample_weight`` too, as their ``fit`` says, and none of them
+has ``class_weight``). ``fit(X, y, sample_weight)`` and the ``class_weight`` parameter give
+every example its own penalty ``C_i = C w_i`` with ``w_i = sample_weight_i *
+class_weight[y_i]``: for the hinge loss the box of the dual becomes ``0 <= alpha_i <= C_i``
+(libsvm's per-class weights, Chang & Lin 2011, and its per-instance-weight extension, which
+scikit-learn's ``SVC`` uses); for the squared hinge the slack term is ``(1/2) sum C_i
+xi_i^2`` and the ridge of eq. (2.50) becomes ``diag(1/C_i)``. Examples of weight 0 are left
+out of the dual (as libsvm does); they never become support vectors. The hard margin has no
+slack to weight: weights are refused there.
 
 Probabilities. ``probability=True`` adds Platt's sigmoid
 ``P(y = classes_[1] | x) = 1 / (1 + exp(A f(x) + B))`` (Platt 1999), fitted as
@@ -222,9 +223,10 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
         sample_weight : (m,) array of finite numbers >= 0, optional
             Per-example factor of ``C`` (hinge: box ``0 <= alpha_i <= C w_i``;
             squared hinge: ridge ``1/(C w_i)``), as in libsvm / scikit-learn ``SVC``.
-            Integer weights give the same model as repeating the examples; weight 0
-            removes an example. Both classes need some positive weight. Not for
-            ``hard_margin=True``.
+            For a kernel of fixed parameters, integer weights give the same model as
+            repeating the examples and weight 0 removes an example (a width taken from
+            the data, ``gamma='scale'``, sees the rows of ``X`` as given, as in ``SVC``).
+            Both classes need some positive weight. Not for ``hard_margin=True``.
         """
         return self._fit(X, y, sample_weight)
 

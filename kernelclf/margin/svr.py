@@ -59,7 +59,7 @@ from ..kernels.gram import Gram
 from ..optim import InfeasibleProblemError, SolverStoppedError, solve_lp
 from ._dual import DUAL_KERNEL_CONSTRAINT, DualRegressor
 from ._dual_problem import DualProblem
-from .smo import DualDivergenceError
+from .smo import DualDivergenceError, default_max_iter
 
 # hard tube (C = inf): a multiplier beyond this means the dual is running off to infinity
 _ALPHA_BOUND = 1e9
@@ -125,6 +125,7 @@ class SupportVectorRegression(DualRegressor):
     support_vectors_ : array or list
         ``X[support_]`` (scikit-learn's layout).
     n_support_ : int
+        ``len(support_)`` (``SVR.n_support_`` holds it in a one-element array).
     dual_objective_ : float
         ``1/2 beta'K beta + epsilon ||beta||_1 - t'beta`` at the solution.
     slack_ : ndarray (m,)
@@ -160,7 +161,9 @@ class SupportVectorRegression(DualRegressor):
 
         ``sample_weight`` : (m,) array of finite numbers >= 0, optional
             Per-example factor of ``C`` (box ``[0, C w_i]`` of both multipliers), as
-            scikit-learn's ``SVR``; weight 0 removes an example.
+            scikit-learn's ``SVR``; weight 0 removes an example from the problem (a width
+            taken from the data, ``gamma='scale'``, still sees every row of ``X``, as in
+            ``SVC``).
         """
         return self._fit(X, y, sample_weight)
 
@@ -192,13 +195,32 @@ class SupportVectorRegression(DualRegressor):
             return super()._solve_sample(X, t, w)
         gram = self._gram(X)
         problem = self._dual_problem(gram, t, w)
+        if self._route() == "qp":
+            try:
+                sol = self._solve_problem(problem, gram)
+            except DualDivergenceError:
+                self._check_tube(gram, t)
+                raise
+            if not sol.converged:
+                self._check_tube(gram, t)
+            return problem, sol
+        # as the hard-margin SVM: a short SMO run, then (if it has not converged) the LP
+        # decides whether the tube is feasible before the remaining budget is spent (an
+        # infeasible tube would otherwise run the whole budget, minutes without numba)
+        max_iter = default_max_iter(len(problem.p))     # the SMO's own cap (2m variables)
+        first = min(max_iter, 20 * len(t) + 1000)
         try:
-            sol = self._solve_problem(problem, gram)
+            sol = self._solve_problem(problem, gram, max_iter=first)
+            if not sol.converged:
+                self._check_tube(gram, t)
+                if max_iter > first:
+                    it0 = sol.iterations
+                    sol = self._solve_problem(problem, gram, max_iter=max_iter - first,
+                                              alpha0=sol.alpha)
+                    sol.iterations += it0
         except DualDivergenceError:
             self._check_tube(gram, t)
             raise
-        if not sol.converged:
-            self._check_tube(gram, t)
         return problem, sol
 
     def _check_tube(self, gram, t):
