@@ -11,8 +11,9 @@ Conventions of the regressor
 * The latent function has the prior covariance ``k`` and the
   targets carry Gaussian noise of variance ``noise`` (the book's sigma_t^2), so
   the training covariance is ``C = G + sigma_t^2 I`` (LKC eq. 3.15).
-* Every linear system is solved through a Cholesky factor; no Gram matrix is
-  ever inverted (LKC footnote 6, p. 91).
+* Every linear system is solved through a Cholesky factor (LKC footnote 6, p. 91);
+  only the gradient of the log evidence, used when the hyper-parameters are
+  optimised, forms ``C^{-1}``, from the same factor.
 * Cost: the fit is cubic in the number ``m`` of training examples (a Cholesky
   factor of an ``m x m`` matrix per evidence evaluation) and holds a
   few ``m x m`` arrays (3, about 1.5 GB at ``m = 8000``; more for evidence
