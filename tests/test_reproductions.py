@@ -127,6 +127,7 @@ NOT_ROWS = {
     ("LKC", "Thm A.87"): "a linear-algebra tool (Rayleigh quotient), checked numerically in App. A",
     ("LKC", "Thm A.88"): "a linear-algebra tool (generalised Rayleigh quotient), checked in App. A",
     ("LKC", "Lemma A.111"): "a step of the proof of Thm A.119 (erratum E25)",
+    ("LKC", "Thm C.6"): "named only, as the theorem whose proof LKC Lemma C.7 and Fig. C.3 serve",
     ("LKC", "Thm 2.20"): "kernel closure properties, a tool (tests/test_kernels.py)",
     ("LKC", "Thm 2.29"): "the representer theorem, a tool",
     ("LKC", "Thm 2.36"): "unbiasedness of the leave-one-out error, a tool of ch05",
