@@ -443,11 +443,11 @@ def test_committed_table1_file_renders_its_records():
             assert abs(mean - v.mean()) <= 0.05 + 1e-9
             assert abs(sem - v.std(ddof=1) / np.sqrt(len(v))) <= 0.005 + 1e-9
         p = stats.ttest_rel(bpm, svm, alternative="less").pvalue
-        assert abs(float(cell[head.index("confidence (ours)")]) - (1 - p)) <= 0.005 + 1e-9
+        assert abs(float(cell[head.index("1 − p (ours)")]) - (1 - p)) <= 0.005 + 1e-9
         assert cell[head.index("BPM/SVM wins")] == f"{np.sum(bpm < svm)}/{np.sum(bpm > svm)}"
         s, ss, b, bs, pp = ex.TABLE1_REPORTED[name]
         assert cell[head.index("SVM % (paper)")] == f"{s:.1f} ± {ss:.2f}"
-        assert cell[head.index("confidence (paper)")] == f"{pp:.2f}"
+        assert cell[head.index("1 − p (paper)")] == f"{pp:.2f}"
 
 
 def test_one_split_falls_back_when_the_smo_diverges(monkeypatch):

@@ -279,14 +279,14 @@ TABLE1_NAMES = {"heart": "Heart", "thyroid": "Thyroid", "diabetes": "Diabetes",
 
 _TABLE1_FMT = {"SVM %": lambda v: f"{v[0]:.1f} ± {v[1]:.2f}",
                "BPM %": lambda v: f"{v[0]:.1f} ± {v[1]:.2f}",
-               "confidence": "{:.2f}", "splits": "{}", "BPM/SVM wins": "{}", "σ": "{}"}
+               "1 − p": "{:.2f}", "splits": "{}", "BPM/SVM wins": "{}", "σ": "{}"}
 
 
 def format_table1(rows, note=True):
     """Markdown table of :func:`table1_rows` output: ours beside the paper's numbers.
 
-    Built with :func:`kernelclf.experiments.results.markdown_table`; the "confidence"
-    column is ``1 - p`` of the one-sided paired t-test (the paper's p column).
+    Built with :func:`kernelclf.experiments.results.markdown_table`; the "1 − p"
+    column is the confidence ``1 - p`` of the one-sided paired t-test (the paper's p column).
     """
     from .results import markdown_table
 
@@ -295,10 +295,10 @@ def format_table1(rows, note=True):
         s, ss, b, bs, p = r["reported"]
         table[r["dataset"]] = {"splits": r["n_splits"], "SVM %": (r["svm_mean"], r["svm_sem"]),
                                "BPM %": (r["bpm_mean"], r["bpm_sem"]),
-                               "confidence": r["confidence"],
+                               "1 − p": r["confidence"],
                                "BPM/SVM wins": f"{r['bpm_wins']}/{r['svm_wins']}",
                                "σ": r["sigma"]}
-        source[r["dataset"]] = {"SVM %": (s, ss), "BPM %": (b, bs), "confidence": p}
+        source[r["dataset"]] = {"SVM %": (s, ss), "BPM %": (b, bs), "1 − p": p}
     text = markdown_table(table, source, fmt=_TABLE1_FMT, row_names=TABLE1_NAMES)
     if note:
         text += ("\n\nOurs: ± is the standard error of the mean over splits (the paper calls "
