@@ -184,6 +184,28 @@ class DualKernelMachine(KernelMixin, BaseEstimator):
                           tol=float(self.tol), qp_tol=min(float(self.tol), self._qp_tol_cap),
                           polish=self._polish, **kw)
 
+    def _solve_checked(self, problem, gram, m, max_iter, check):
+        """Solve in two parts when the problem may be infeasible (a hard margin, a hard tube):
+        a short SMO run of at most ``20 m + 1000`` steps; if it has not converged, ``check()``
+        (which raises for an infeasible problem) runs before the rest of ``max_iter`` is
+        spent from where the short run stopped. A diverging dual is checked the same way."""
+        from .smo import DualDivergenceError
+
+        first = min(max_iter, 20 * m + 1000)
+        try:
+            sol = self._solve_problem(problem, gram, max_iter=first)
+            if not sol.converged:
+                check()
+                if max_iter > first:
+                    it0 = sol.iterations
+                    sol = self._solve_problem(problem, gram, max_iter=max_iter - first,
+                                              alpha0=sol.alpha)
+                    sol.iterations += it0
+        except DualDivergenceError:
+            check()
+            raise
+        return sol
+
     def _solve(self, X, y, weights):
         """``(problem, solution)`` for the validated sample with example weights ``weights``
         (None or finite, ``>= 0``). Examples of weight 0 are left out of the dual, as libsvm

@@ -62,7 +62,6 @@ from ._dual import DUAL_KERNEL_CONSTRAINT, DualClassifier
 from ._dual_problem import DualProblem
 from .platt import _PlattScaling
 from .separability import is_separable
-from .smo import DualDivergenceError
 
 __all__ = ["SupportVectorMachine", "is_separable"]
 
@@ -277,20 +276,8 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
                         "feature space: the QP solver certifies that the hard-margin dual is "
                         "unbounded") from exc
                 raise
-        max_iter = self._max_iter(len(y))
-        first = min(max_iter, 20 * len(y) + 1000)
-        try:
-            sol = self._solve_problem(problem, gram, max_iter=first)
-            if not sol.converged:
-                self._raise_not_separable(gram, y)
-                if max_iter > first:
-                    it0 = sol.iterations
-                    sol = self._solve_problem(problem, gram, max_iter=max_iter - first,
-                                              alpha0=sol.alpha)
-                    sol.iterations += it0
-        except DualDivergenceError:
-            self._raise_not_separable(gram, y)
-            raise
+        sol = self._solve_checked(problem, gram, len(y), self._max_iter(len(y)),
+                                  lambda: self._raise_not_separable(gram, y))
         return problem, sol
 
     def _store_extra(self, X, y, problem, sol):

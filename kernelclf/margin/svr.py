@@ -208,19 +208,8 @@ class SupportVectorRegression(DualRegressor):
         # decides whether the tube is feasible before the remaining budget is spent (an
         # infeasible tube would otherwise run the whole budget, minutes without numba)
         max_iter = default_max_iter(len(problem.p))     # the SMO's own cap (2m variables)
-        first = min(max_iter, 20 * len(t) + 1000)
-        try:
-            sol = self._solve_problem(problem, gram, max_iter=first)
-            if not sol.converged:
-                self._check_tube(gram, t)
-                if max_iter > first:
-                    it0 = sol.iterations
-                    sol = self._solve_problem(problem, gram, max_iter=max_iter - first,
-                                              alpha0=sol.alpha)
-                    sol.iterations += it0
-        except DualDivergenceError:
-            self._check_tube(gram, t)
-            raise
+        sol = self._solve_checked(problem, gram, len(t), max_iter,
+                                  lambda: self._check_tube(gram, t))
         return problem, sol
 
     def _check_tube(self, gram, t):
