@@ -222,3 +222,35 @@ def test_rmm_benchmark_is_the_one_described():
 
     digits = load_digits()
     assert (y < 0).sum() == (digits.target <= 4).sum() and len(y) == len(digits.target)
+
+
+def test_which_protocols_send_their_data_with_their_tasks(tmp_path, monkeypatch):
+    """'bpm-table1 and rmm-text send their data with the tasks ..., while rmm-table4
+    and rmm-digits load their data set inside each task': the first two hold the data in
+    the task (the split's arrays, the corpus bound to the task function); the other two fail
+    in an empty data home when the task itself runs."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from kernelclf.experiments.bpm import table1_tasks
+    from kernelclf.experiments.rmm import digits_degree
+    from kernelclf.experiments.rmm_benchmarks import table4_split
+    from kernelclf.experiments.rmm_text import _text_tasks
+
+    text = " ".join(README.split())
+    assert ("bpm-table1 and rmm-text send their data with the tasks, so their workers need "
+            "no data home, while rmm-table4 and rmm-digits (on usps or mnist5k) load their "
+            "data set inside each task") in text
+    try:
+        bpm_task = table1_tasks(["heart"], n_splits=1)[0]
+        text_task = _text_tasks(SimpleNamespace(repeats=1, n_train=50, seed=0))[0]
+    except FileNotFoundError:
+        pytest.skip("the data home lacks heart or Reuters-21578")
+    X_train = bpm_task.args[0]
+    assert isinstance(X_train, np.ndarray) and X_train.ndim == 2 and len(X_train) > 0
+    assert len(text_task.fn.keywords["documents"]) > 0
+    monkeypatch.setenv("KERNELCLF_DATA", str(tmp_path))        # an empty data home
+    for fn, args in ((table4_split, ("banana", 0, 0, {})), (digits_degree, ("usps", 3))):
+        with pytest.raises(FileNotFoundError):
+            fn(*args)
