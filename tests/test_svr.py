@@ -14,7 +14,7 @@ from sklearn.svm import SVR
 import kernelclf.margin._dual_problem as dual_problem
 from kernelclf.bounds.stability import epsilon_insensitive_loss, svr_stability_bound
 from kernelclf.kernels import RBF
-from kernelclf.margin.smo import solve_smo
+from kernelclf.margin.smo import _solve as smo_body
 from kernelclf.margin.svr import SupportVectorRegression
 
 
@@ -116,7 +116,7 @@ def test_numpy_engine_gives_the_same_fit(monkeypatch):
         est = SupportVectorRegression(RBF(sigma=1.0), fit_bias=fit_bias)
         compiled = est.fit(X, t).alpha_.copy(), est.intercept_
         with monkeypatch.context() as mp:
-            mp.setattr(dual_problem, "solve_smo", functools.partial(solve_smo, engine="numpy"))
+            mp.setattr(dual_problem, "_solve_smo", functools.partial(smo_body, engine="numpy"))
             numpy_fit = est.fit(X, t).alpha_.copy(), est.intercept_
         np.testing.assert_array_equal(compiled[0], numpy_fit[0])
         assert compiled[1] == numpy_fit[1]

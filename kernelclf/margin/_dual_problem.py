@@ -47,7 +47,8 @@ import numpy as np
 
 from ..kernels.gram import Gram, Replicated
 from ..optim import solve_qp
-from .smo import HAVE_NUMBA, solve_smo
+from .smo import HAVE_NUMBA
+from .smo import _solve as _solve_smo
 
 __all__ = ["DualProblem", "DualSolution", "equality_multipliers", "interior_multipliers",
            "solve_dual", "fill_from_front"]
@@ -360,7 +361,7 @@ def solve_dual(problem, gram, *, solver="smo", tol=1e-3, max_iter=None, qp_tol=1
             else []
         n_iter, converged, gap = int(sol.iterations), True, 0.0
     else:
-        kw = dict(s=s, groups=groups, equality=problem.equality, tol=tol, max_iter=max_iter,
+        kw = dict(groups=groups, equality=problem.equality, tol=tol, max_iter=max_iter,
                   polish=polish, alpha_bound=problem.alpha_bound, engine=engine,
                   alpha0=problem.alpha0 if alpha0 is None else alpha0,
                   kernel_signs=problem.kernel_signs, newton_every=problem.newton_every)
@@ -369,7 +370,8 @@ def solve_dual(problem, gram, *, solver="smo", tol=1e-3, max_iter=None, qp_tol=1
             kw["diag_shift"] = problem.shift
         elif problem.shift:         # a single number lives in the Gram's ridge
             matrix = matrix.with_ridge(float(problem.shift))
-        res = solve_smo(p, problem.box, matrix, **kw)
+        res = _solve_smo(np.ascontiguousarray(p, dtype=float), np.array(box, dtype=float),
+                         matrix, s=np.ascontiguousarray(s, dtype=float), **kw)
         if not np.all(np.isfinite(res.alpha)):     # an infinite step: the dual is unbounded
             raise ValueError("the dual problem is unbounded (the SMO took an infinite step); "
                              "check that the kernel is positive semi-definite")

@@ -255,6 +255,24 @@ def solve_smo(p, C, gram, *, s=None, groups=None, equality=True, alpha0=None, to
         raise ValueError(f"engine must be 'auto', 'compiled' or 'numpy', got {engine!r}")
     if engine == "compiled" and not HAVE_NUMBA:
         raise ImportError("engine='compiled' needs numba; use engine='numpy'")
+    callback_every = check_scalar(callback_every, "callback_every", numbers.Integral,
+                                  min_val=0)
+    return _solve(p, C, gram, s=s, groups=groups, equality=equality, alpha0=alpha0,
+                  tol=float(tol), max_iter=max_iter, shrinking=shrinking,
+                  alpha_bound=alpha_bound, polish=polish, diag_shift=diag_shift,
+                  kernel_signs=kernel_signs, engine=engine, newton_every=newton_every,
+                  callback=callback, callback_every=callback_every)
+
+
+def _solve(p, C, gram, *, s, groups=None, equality=True, alpha0=None, tol=1e-3,
+           max_iter=None, shrinking=True, alpha_bound=np.inf, polish=False, diag_shift=None,
+           kernel_signs=None, engine="auto", newton_every=0, callback=None,
+           callback_every=0):
+    """:func:`solve_smo` on arguments already checked: ``p`` a float vector, ``s`` its
+    signs, ``C`` the vector of bounds, the scalars valid. The package's own dual problems
+    (:func:`kernelclf.margin._dual_problem.solve_dual`), built and checked by the
+    estimators, call it directly and skip the argument checks of the public function."""
+    m = p.size
     gram = as_gram(gram)
     Kd = np.asarray(gram.diag, dtype=float)
     if Kd.shape != (m,):
@@ -268,8 +286,6 @@ def solve_smo(p, C, gram, *, s=None, groups=None, equality=True, alpha0=None, to
                              "semi-definite)")
     q = np.ones(m) if kernel_signs is None else _signs(kernel_signs, m, "kernel_signs")
     Kd = Kd + r
-    callback_every = check_scalar(callback_every, "callback_every", numbers.Integral,
-                                  min_val=0)
     points = gram.points if isinstance(gram, Replicated) else None
     compiled = HAVE_NUMBA and (engine == "compiled" or (
         engine == "auto" and isinstance(gram if points is None else gram.base, Gram)))
