@@ -29,7 +29,8 @@ the prior ``w_i ~ N(0, theta_i)``. Two solvers are offered:
   ``O(m^3)`` while most columns are active. One addition to the published
   method: when the best move is a re-estimation, re-estimating *all* active
   precisions at once is tried as well and kept if it gains more evidence;
-  this stops the zig-zag between strongly correlated basis functions.
+  it is meant to cut short a zig-zag between strongly correlated basis functions
+  (how much it helps is not measured: on some samples it takes more steps).
 
 Pruned weights are exactly zero (LKC footnote 7); only the relevance vectors
 are kept in ``X_fit_``.
