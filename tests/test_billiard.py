@@ -102,6 +102,8 @@ def test_slerp_add_is_on_the_arc():
 # --------------------------------------------------------------- reflection
 
 def test_reflection_is_householder_and_flips_normal_component():
+    """E21: the reflection is V - 2 V_perp X / ||X||^2 (RM Fig. 18.7's caption prints
+    V + 2 V_perp X)."""
     rng = np.random.default_rng(3)
     X = rng.standard_normal((8, 5))
     G = X @ X.T
@@ -175,7 +177,7 @@ def test_compiled_and_python_engines_fly_the_same_trajectory():
 def test_rho2_is_at_least_one_minus_mu_so_the_printed_rule_needs_1_over_tol_flights():
     """Closed form: rho_2(c, mu) >= 1 - mu on c in (-1, 1] (equality at c = 1, where the
     chord is a straight segment). With mu = Xi/(Xi + xi_max) and Xi <= n xi_max, the rule
-    rho_2 <= tol needs n >= (1 - tol)/tol flights whatever the problem (BPM §4.2 reports
+    rho_2 <= tol needs n >= (1 - tol)/tol flights whatever the problem (E24: BPM §4.2 reports
     about 1000 bounces at TOL ~ 1e-4, which this rules out)."""
     c, mu = np.meshgrid(np.linspace(-0.99, 1.0, 200), np.linspace(0, 1, 201))
     r2 = rho(c, mu)[1]
@@ -357,6 +359,8 @@ def test_gram_object_matches_full_gram():
 # ----------------------------------------------------------- soft boundaries
 
 def test_soft_boundaries_make_any_sample_separable():
+    """E14: the soft boundary adds lam to the Gram diagonal (G + lam I), so any sample,
+    even one with identical inputs of opposite labels, becomes separable."""
     rng = np.random.default_rng(5)
     X = rng.standard_normal((20, 2))
     X[10:] = X[:10]  # identical inputs ...
@@ -369,6 +373,17 @@ def test_soft_boundaries_make_any_sample_separable():
         Gl = G + lam * np.eye(20)
         assert np.min(y * (Gl @ res.alpha)) > 0  # in the version space of G + lam I
         assert res.alpha @ Gl @ res.alpha == pytest.approx(1.0)
+    # with k_ii != 1 (a linear kernel on inputs of unequal norms) the two forms differ: lam is
+    # added to the diagonal (the run equals one on G + lam I), not multiplied into it (BPM eq.
+    # 27, TR eq. 18 read literally: k_ii (1 + lam))
+    Xl = rng.standard_normal((20, 3)) * rng.uniform(0.5, 2.0, (20, 1))
+    yl = np.where(Xl[:, 0] > 0, 1.0, -1.0)
+    K = Xl @ Xl.T
+    soft = kernel_billiard(K, yl, lam=0.5, tol=1e-2, random_state=0)
+    added = kernel_billiard(K + 0.5 * np.eye(20), yl, tol=1e-2, random_state=0)
+    scaled = kernel_billiard(K + 0.5 * np.diag(np.diag(K)), yl, tol=1e-2, random_state=0)
+    np.testing.assert_allclose(soft.alpha, added.alpha, atol=1e-10)
+    assert not np.allclose(soft.alpha, scaled.alpha, atol=1e-3)
 
 
 # ----------------------------------------------------------- RM variants
@@ -383,6 +398,7 @@ def test_light_trap_error_count_never_increases():
 
 
 def test_flipper_threshold_coordinate_separates_shifted_data():
+    """E21: plane normals y (phi(x), 1) / sqrt(k(x, x) + 1), without RM eq. 18.21's alpha_p."""
     rng = np.random.default_rng(4)
     X = rng.uniform(0, 3, (30, 1))
     y = np.where(X[:, 0] > 1.5, 1.0, -1.0)  # needs a threshold with a linear kernel

@@ -183,3 +183,19 @@ def test_e25_mcdiarmid_proof_sign():
         for s_ in (0.5, 2.0):
             mgf = np.cosh(s_ * ci)
             assert mgf > np.exp(-(s_**2) * ci**2 / 2) and mgf <= np.exp(s_**2 * ci**2 / 2)
+
+
+def test_every_erratum_identifier_of_the_preface_is_used_in_the_tests():
+    """The preface says its identifiers (E1, E2, ...) appear in the tests: each one of its
+    errata table occurs in a test file as a word or a test-name part (``E7``, ``_e7_``)."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    table = (root / "book" / "00_preface.md").read_text(encoding="utf-8")
+    ids = re.findall(r"^\| (E\d+) \|", table, re.M)
+    assert ids and ids == [f"E{i}" for i in range(1, len(ids) + 1)]
+    corpus = "\n".join(p.read_text(encoding="utf-8") for p in sorted((root / "tests").glob("*.py")))
+    missing = [e for e in ids
+               if not re.search(rf"\b{e}\b|_{e.lower()}(?![0-9])|\b{e.lower()}_", corpus)]
+    assert not missing, f"erratum identifiers named in no test: {missing}"

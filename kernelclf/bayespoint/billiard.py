@@ -26,7 +26,8 @@ Stopping rules (``stopping=``; chapter 11 compares them): the printed rule
 default), the same with LKC's uncorrected ``rho_1`` (``'rho2-printed'``: NaN, so it stops
 at once), TR Alg. 1's variant ``rho_2(p_max, lambda_max / Lambda)`` (``'tr'``, E12) and
 batch means of the chord-weighted midpoints (``'batch'``). Since
-``rho_2(c, mu) >= 1 - mu``, the printed rule needs at least ``(1 - TOL) / TOL`` flights.
+``rho_2(c, mu) >= 1 - mu``, the printed rule needs at least ``(1 - TOL) / TOL`` flights
+(E24: BPM §4.2 reports about 1000 bounces at TOL of about 1e-4).
 
 Engines and randomness: the driver :func:`kernel_billiard` holds the run's one random
 generator (made from ``random_state``) and draws every random direction - at the start,
@@ -232,7 +233,8 @@ def _tangent(beta, w, gamma, u):
 def reflect(beta, G_beta, c, column, k_cc):
     """Mirror the direction ``v = sum_j beta_j x_j`` on the hyperplane of example ``c``.
 
-    ``v <- v - 2 <v, x_c> x_c / ||x_c||^2`` (LKC eq. 3.33) changes only
+    ``v <- v - 2 <v, x_c> x_c / ||x_c||^2`` (LKC eq. 3.33; the caption of RM Fig. 18.7
+    prints ``V + 2 V_perp X``, E21) changes only
     ``beta_c`` (by ``-2 (G beta)_c / k_cc``); the cached outputs ``G beta``
     are updated with the kernel column ``G[:, c]``.  Returns new
     ``(beta, G beta)``; the inputs are not modified.

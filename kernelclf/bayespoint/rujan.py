@@ -38,7 +38,8 @@ def flipper(G=None, y=None, *, kernel=None, X=None, lam=0.0, **kwargs):
 
     The threshold is an extra coordinate: every example becomes ``(phi(x),
     1)``, i.e. the kernel ``k + 1``, and its plane normal is ``y (phi(x),
-    1) / sqrt(k(x, x) + 1)`` (RM eq. 18.18–18.26).  Arc-length weights with
+    1) / sqrt(k(x, x) + 1)`` (RM eq. 18.18–18.26; eq. 18.21 prints a stray ``alpha_p``
+    in it, E21).  Arc-length weights with
     great-circle averaging (RM eq. 18.27) replace ⊕µ.  Returns ``(result,
     intercept)`` with ``intercept = sum_i alpha_i`` (the threshold
     coordinate of the centre of mass), so that ``f(x) = sum_i alpha_i
