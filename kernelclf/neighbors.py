@@ -14,8 +14,9 @@ pairwise products ``x_i x_j``.
 
 :class:`KernelNearestCentroid` is the cheap alternative of LKC p. 10: one
 linear function per class, ``f_c(x) = <w_c, phi(x)> + b_c``, whose weight
-vector ``w_c`` is the mean of the class's mapped images -- a kernel
-classifier ``f_c(x) = sum_i alpha_i k(x_i, x) + b_c`` with ``alpha_i = 1/m_c``.
+vector summarises the class's images (LKC does not say how; here ``w_c`` is the mean
+of the class's mapped images) -- a kernel classifier
+``f_c(x) = sum_i alpha_i k(x_i, x) + b_c`` with ``alpha_i = 1/m_c``.
 """
 from __future__ import annotations
 

@@ -22,8 +22,8 @@ Long fits
 The estimators whose cost grows like ``m^3`` (Gaussian processes, relevance vector
 machines, the kernel Fisher discriminant, the LP machines) report their stages and
 iterations through :func:`fit_progress`: the same policy, but only for fits on at
-least :data:`LONG_FIT_M` examples (a few seconds and more), so small fits in a loop
-never draw bars.
+least :data:`LONG_FIT_M` examples (from a fraction of a second to several seconds and
+more), so small fits in a loop never draw bars.
 """
 from __future__ import annotations
 
@@ -36,7 +36,8 @@ __all__ = ["progress", "progress_enabled", "fit_progress", "ENV_VAR", "LONG_FIT_
 ENV_VAR = "KERNELCLF_PROGRESS"
 
 #: fits on at least this many examples show their progress (:func:`fit_progress`);
-#: a cubic fit at m = 3000 takes a few seconds on one core
+#: a cubic fit at m = 3000 takes from a fraction of a second (one Cholesky factorisation)
+#: to several seconds (an eigendecomposition, or an iterative fit) on one core
 LONG_FIT_M = 3000
 
 _OFF = {"0", "off", "false", "no"}

@@ -38,6 +38,8 @@ def test_tr_example_erratum_e18():
     assert bayes == pytest.approx(1.558, abs=2e-3)
     assert gibbs == pytest.approx(0.779, abs=2e-3)
     assert bayes > 0.7 and gibbs > 0.7                            # the 70% is not reproduced
+    # the docstring's value at the example's omega read as the confidence
+    assert BP.tr_bayes_version_space_bound(ell, 0.01, vol) == pytest.approx(1.59, abs=5e-3)
     # TR Fig. 1(b): ell = 1000 stays below 0.5 on its axis of ln(1/vol)
     assert BP.tr_bayes_version_space_bound(1000, eps, log_inv_volume=200.0) < 0.5
 

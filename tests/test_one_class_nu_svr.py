@@ -212,3 +212,23 @@ def test_n_support_is_the_count_that_scikit_learn_holds_in_an_array():
     for ours, sk in pairs:
         assert np.ndim(ours.n_support_) == 0 and ours.n_support_ == len(ours.support_)
         assert np.shape(sk.n_support_) == (1,) and sk.n_support_[0] == ours.n_support_
+
+
+def test_the_nu_properties_hold_at_the_optimum_not_at_the_default_tol(engine):
+    """The module docstrings of one_class and nu_svr: at the default tol a few boundary
+    examples fall outside (more than nu of them), at a tight tol no more than nu."""
+    from kernelclf.kernels import RBF
+
+    X = np.random.default_rng(0).uniform(-3, 3, (80, 1))
+    out = [np.mean(OneClassSupportVectorMachine(RBF(1.0), nu=0.2, tol=tol).fit(X)
+                   .decision_function(X) < 0) for tol in (1e-3, 1e-9)]
+    assert out == pytest.approx([0.225, 0.1625])
+    assert np.mean(OneClassSVM(gamma=0.5, nu=0.2).fit(X).decision_function(X) < 0) == 0.225
+    rng = np.random.default_rng(1)
+    X = rng.uniform(-3, 3, (80, 1))
+    t = np.sin(X[:, 0]) + 0.2 * rng.normal(size=80)
+    outside = []
+    for tol in (1e-3, 1e-8):
+        est = NuSupportVectorRegression(RBF(1.0), nu=0.5, tol=tol).fit(X, t)
+        outside.append(np.mean(np.abs(t - est.predict(X)) > est.epsilon_ * (1 + 1e-6) + 1e-9))
+    assert outside[0] == pytest.approx(0.525) and outside[1] <= 0.5

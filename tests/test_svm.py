@@ -770,3 +770,19 @@ def test_every_margin_machine_names_its_coefficients_as_svc(est):
     assert np.all(np.diff(sv[labels == 0]) > 0) and np.all(np.diff(sv[labels == 1]) > 0)
     assert est.multipliers_.ndim == 1 and np.all(est.multipliers_ >= 0)
     assert len(est.multipliers_) >= len(y)
+
+
+def test_margin_errors_exceed_nu_at_the_default_tol_but_not_at_the_optimum():
+    """The margin_errors docstring: the nu-property holds at the optimum, not for a fit
+    stopped at tol. With a small rho the default tol counts far more than nu margin errors
+    (as scikit-learn's NuSVC does), a tight tol fewer than nu."""
+    from sklearn.datasets import make_moons as sk_make_moons
+
+    X, y = sk_make_moons(80, noise=0.3, random_state=0)
+    loose = NuSupportVectorMachine(RBF(1.0), nu=0.1).fit(X, y)
+    assert loose.margin_errors() == pytest.approx(0.275)
+    sk = NuSVC(gamma=0.5, nu=0.1).fit(X, y)
+    assert np.mean((2 * y - 1) * sk.decision_function(X) < 1 - 1e-6) == pytest.approx(0.2625)
+    tight = NuSupportVectorMachine(RBF(1.0), nu=0.1, tol=1e-9).fit(X, y)
+    assert tight.converged_ and tight.rho_ > 0
+    assert tight.margin_errors() == pytest.approx(0.0625)

@@ -79,7 +79,8 @@ def tr_bayes_version_space_bound(ell, epsilon, volume=None, *, log_inv_volume=No
     ``(2/ell)(ln(1/vol(V(S))) + ln(1/epsilon) + 2 ln ell + 1)``; trivial once
     ``vol(V(S)) <= 2^-ell`` (roughly, TR §4.1). TR's example "``omega = 0.01``, ``ell = 100``
     gives less than 70%" (``vol = 100 * 2^-100``) evaluates to 1.56 here (0.78 for the Gibbs
-    classifier); erratum E18.
+    classifier) at the confidence ``epsilon = 0.05`` of TR's Fig. 1, which the example does
+    not restate (1.59 at ``epsilon = 0.01``); erratum E18.
     """
     return tr_bayes_bound(ell, epsilon, volume, log_inv_volume=log_inv_volume)
 

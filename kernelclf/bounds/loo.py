@@ -27,7 +27,9 @@ def leave_one_out_error(estimator, X, y, shortcut=True):
     shortcut : bool, default True
         For :class:`kernelclf.margin.svm.SupportVectorMachine` (C-SVM, hard or quadratic
         margin), refit only for support vectors: removing a point with
-        ``alpha_i = 0`` leaves the solution optimal (LKC Thm 2.36 / App. B.6) and
+        ``alpha_i = 0`` leaves the solution optimal (the argument of LKC App. B.6, the
+        proof of Theorem 2.37: with ``alpha_t = 0`` the function maximised there is the
+        dual without example ``t``; with a bias ``y' alpha = 0`` still holds) and
         that point is classified with ``y_i f(x_i) >= 1``. Other estimators (the
         LP machines, the nu-SVM whose box depends on ``m``) are always refitted
         for every point. ``False`` refits for every point.

@@ -6,6 +6,8 @@ Book chapters 12 and 13 (``book/12_bpm_experiments.md``, ``book/13_relative_marg
 * :mod:`~kernelclf.experiments.runner` - tasks, results files, resume, the command registry
 * :mod:`~kernelclf.experiments.bpm` - the Bayes point machine paper's protocols (BPM §4)
 * :mod:`~kernelclf.experiments.lkc` - LKC's normalisation experiment (Example 5.11, Fig. 5.1)
+* :mod:`~kernelclf.experiments.intro` - the small demos of chapters 01 and 03 (LKC Figs 1.2
+  and 1.4, BPM Fig. 1)
 * :mod:`~kernelclf.experiments.rmm` - the relative margin machine paper: synthetic data and digits
   (RMM §5.1-5.3)
 * :mod:`~kernelclf.experiments.rmm_benchmarks` - the paper's Table 4 on the Rätsch benchmarks (§5.6)

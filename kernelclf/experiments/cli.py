@@ -8,7 +8,9 @@ or messages) and ``--n-jobs``; for example::
     python -m kernelclf.experiments bpm-table1 --splits 100 --n-jobs -1 --out table1.jsonl
 
 The commands are those the protocol modules register (:mod:`kernelclf.experiments.bpm`,
-:mod:`kernelclf.experiments.rmm`), imported here.
+:mod:`kernelclf.experiments.lkc`, :mod:`kernelclf.experiments.rmm`,
+:mod:`kernelclf.experiments.rmm_benchmarks`, :mod:`kernelclf.experiments.rmm_text`,
+:mod:`kernelclf.experiments.rmm_universum`), imported here.
 """
 from __future__ import annotations
 

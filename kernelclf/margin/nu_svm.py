@@ -2,9 +2,12 @@
 
 LKC §2.4.4 (eq. 2.52), App. B.5.4 and D.2.2; Schölkopf, Smola, Williamson & Bartlett (2000),
 "New support vector algorithms". The margin ``rho`` becomes a variable and ``nu`` in
-``(0, 1]`` replaces ``C``: it bounds the fraction of margin errors from above and the
-fraction of support vectors from below. Solved in libsvm's scaling ``a = m alpha`` by the
-SMO of :mod:`kernelclf.margin.smo` (its two-group form with a bias) or by
+``(0, 1]`` replaces ``C``: at the optimum (with ``rho > 0``) it bounds the fraction of margin
+errors from above and the fraction of support vectors from below; a fit stopped at ``tol`` can
+count more margin errors
+(:meth:`~kernelclf.margin.nu_svm.NuSupportVectorMachine.margin_errors`). Solved in libsvm's
+scaling ``a = m alpha`` by the SMO of :mod:`kernelclf.margin.smo` (its two-group form with a
+bias) or by
 :func:`kernelclf.optim.solve_qp`, both on the same problem (the equality ``sum a = nu m``,
 and one per class with a bias). The estimator states this dual; the fit, Gram access, the
 threshold (from the multipliers of the equalities), the decision function and the stored
@@ -204,7 +207,13 @@ class NuSupportVectorMachine(_PlattScaling, DualClassifier):
 
     def margin_errors(self):
         """Fraction of training points with ``y_i f(x_i) < rho`` (the nu-property's
-        lower side: it is at most ``nu``)."""
+        lower side: at the optimum, with ``rho > 0``, it is at most ``nu``).
+
+        A fit stopped at ``tol`` puts the points of the margin on it only to within ``tol``,
+        so this fraction can exceed ``nu``, by far when ``rho`` is small: on scikit-learn's
+        ``make_moons(80, noise=0.3, random_state=0)`` with ``RBF(1.0)`` and ``nu = 0.1`` it is
+        0.275 at the default ``tol`` (scikit-learn's ``NuSVC``: 0.2625) and 0.0625 at
+        ``tol=1e-9`` (``tests/test_svm.py``)."""
         check_is_fitted(self, "alpha_")
         f = self.decision_function(self.X_fit_)
         return float(np.mean(self.y_fit_ * f < self.rho_ * (1 - 1e-6)))

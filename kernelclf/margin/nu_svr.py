@@ -8,7 +8,9 @@ threshold; their §2.4 is the epsilon-SVR). The nu-SVM of LKC eq. (2.52) does fo
 classification what this does for the epsilon-SVR of LKC §2.4.4
 (:mod:`kernelclf.margin.svr`): the tube's half-width ``epsilon`` becomes a variable, and
 ``nu`` in ``(0, 1]`` bounds the fraction of examples outside the tube from above and the
-fraction of support vectors from below.
+fraction of support vectors from below (at the optimum; a fit stopped at ``tol`` can leave
+a few examples of the tube's edge just outside it: 0.525 of them for ``nu = 0.5`` on the
+sample of ``tests/test_one_class_nu_svr.py``, none above ``nu`` at ``tol=1e-8``).
 
 Primal (with example weights ``w_i``, all 1 by default, ``W = sum_i w_i``)::
 
@@ -54,7 +56,8 @@ class NuSupportVectorRegression(DualRegressor):
         ``predict`` the ``n x m`` kernel matrix between test and training examples.
     nu : float in (0, 1], default 0.5
         Upper bound on the fraction of examples outside the tube (weighted by
-        ``sample_weight``) and lower bound on the fraction of support vectors.
+        ``sample_weight``) and lower bound on the fraction of support vectors, at the
+        optimum (a fit stopped at ``tol`` can leave a few more outside, module docstring).
     C : float > 0, default 1.0
         Penalty (libsvm's scaling, module docstring).
     solver : {'smo', 'qp'}, default 'smo'

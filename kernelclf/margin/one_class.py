@@ -22,9 +22,13 @@ the scaling ``a = nu W alpha``: ``0 <= a_i <= w_i``, ``sum a = nu W``, the probl
 by the package's SMO from libsvm's start (:func:`~kernelclf.margin._dual_problem.fill_from_front`).
 The equality's multiplier is ``-rho`` (every free ``a_i`` has ``(K a)_i = rho``), so
 ``f(x) = sum_i a_i k(x_i, x) - rho`` in the same scaling as ``OneClassSVM``'s
-``decision_function``. ``nu`` bounds the fraction of training examples with ``f < 0``
-(outliers) from above and the fraction of support vectors from below (Schölkopf et al.
-2001, Prop. 4).
+``decision_function``. At the optimum ``nu`` bounds the fraction of training examples with
+``f < 0`` (outliers) from above and the fraction of support vectors from below (Schölkopf
+et al. 2001, Prop. 4). A fit stopped at ``tol`` places the boundary examples only to within
+``tol``, and some may fall just below 0: on 80 points uniform on ``[-3, 3]``
+(``numpy.random.default_rng(0)``) with ``RBF(1.0)`` and ``nu = 0.2``, 0.225 of them at the
+default ``tol`` (as scikit-learn's ``OneClassSVM``), 0.1625 at ``tol=1e-9``
+(``tests/test_one_class_nu_svr.py``).
 """
 from __future__ import annotations
 
@@ -60,7 +64,8 @@ class OneClassSupportVectorMachine(OutlierMixin, DualKernelMachine):
         for which only the direction from the origin matters.)
     nu : float in (0, 1], default 0.5
         Upper bound on the fraction of training outliers (weighted by ``sample_weight``)
-        and lower bound on the fraction of support vectors.
+        and lower bound on the fraction of support vectors, at the optimum (a fit
+        stopped at ``tol`` can count a few outliers more, module docstring).
     solver : {'smo', 'qp'}, default 'smo'
         The package's SMO (:func:`kernelclf.margin.smo.solve_smo`) or the dense
         interior-point QP (:func:`kernelclf.optim.solve_qp`, for checking).

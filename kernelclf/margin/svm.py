@@ -223,7 +223,8 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
             Per-example factor of ``C`` (hinge: box ``0 <= alpha_i <= C w_i``;
             squared hinge: ridge ``1/(C w_i)``), as in libsvm / scikit-learn ``SVC``.
             For a kernel of fixed parameters, integer weights give the same model as
-            repeating the examples and weight 0 removes an example (a width taken from
+            repeating the examples (at the optimum; two fits stopped at ``tol`` agree to
+            about ``tol``) and weight 0 removes an example (a width taken from
             the data, ``gamma='scale'``, sees the rows of ``X`` as given, as in ``SVC``).
             Both classes need some positive weight. Not for ``hard_margin=True``.
         """
