@@ -43,9 +43,10 @@ checked) when the shrunk problem has converged, as in libsvm; once, as in libsvm
 its gap first drops to ``10 tol``; and -- our addition -- when its gap has not reached a
 new low for ``PATIENCE`` (10) rounds. On low-rank kernels the shrunk problem can zigzag
 for a long time above ``10 tol`` while the set-aside variables violate the KKT conditions
-(m = 48, the kernel ``(<x, x'> + 1)^2``: the shrunk gap near 3e-3 for a million
-iterations, the full one 0.47); with the watch such fits take about the steps they take
-without shrinking. After any stop the reported ``gap`` is the full problem's.
+(before the watch was added, one such fit with m = 48 and the kernel ``(<x, x'> + 1)^2``
+kept a shrunk gap near 3e-3 for a million iterations while the full one was 0.47; the
+regression tests on such problems are in ``tests/test_smo.py``); with the watch such fits
+take about the steps they take without shrinking. After any stop the reported ``gap`` is the full problem's.
 
 The loop stops at ``max_iter`` (default libsvm's limit ``max(10^7, 100 m)``; scikit-learn's
 ``SVC`` has none), and, not converged and ``stalled``, at a pair step that changes
