@@ -11,10 +11,11 @@ def _n_needed(eps, deltas, factor=2.0):
     return np.array([np.ceil(np.log(1.0 / d) / (factor * eps**2)) for d in deltas])
 
 
-def _vandermonde(columns=12, gram=False):
-    # the chapter's twelve training inputs: the first draw of default_rng(0)
+def _vandermonde(columns=15, gram=False):
+    # the chapter's fifteen training inputs (LKC Fig. 1.3's setting): the first draw of
+    # default_rng(0)
     rng = np.random.default_rng(0)
-    x_train = np.sort(rng.uniform(-0.5, 1.0, size=12))
+    x_train = np.sort(rng.uniform(-1.0, 1.0, size=15))
     V = np.vander(x_train, columns, increasing=True)
     return float(np.linalg.cond(V.T @ V if gram else V))
 
@@ -81,19 +82,19 @@ EXERCISES = [
         kind="number",
         solution=_vandermonde,
         rtol=1e-3,
-        asks="the 2-norm condition number of the 12 × 12 Vandermonde matrix of x_train "
-             "(np.linalg.cond), a number of order 1e7.",
-        hint="Build V = np.vander(x_train, 12, increasing=True) from the chapter's twelve "
+        asks="the 2-norm condition number of the 15 × 15 Vandermonde matrix of x_train "
+             "(np.linalg.cond), a number of order 1e9.",
+        hint="Build V = np.vander(x_train, 15, increasing=True) from the chapter's fifteen "
              "training inputs and take np.linalg.cond(V) (section ch01-function-learning).",
         mistakes=[
-            (lambda: _vandermonde(11),
-             "That is the 12 × 11 matrix of the degree-10 fit: a degree-11 polynomial has 12 "
-             "coefficients, x^0 … x^11 (section ch01-function-learning)."),
-            (lambda: _vandermonde(12, gram=True),
+            (lambda: _vandermonde(14),
+             "That is the 15 × 14 matrix of a degree-13 fit: a degree-14 polynomial has 15 "
+             "coefficients, x^0 … x^14 (section ch01-function-learning)."),
+            (lambda: _vandermonde(15, gram=True),
              "That is the condition number of VᵀV, the square of the one asked for: take the "
              "condition number of V itself (section ch01-function-learning)."),
         ],
-        inputs=("function-learning example", "all 12 training points", "12 \\times 12",
-                r"V_{ij} = x_i^{\,j}", "i = 1, \\ldots, 12", "j = 0, \\ldots, 11"),
+        inputs=("function-learning example", "all 15 training points", "15 \\times 15",
+                r"V_{ij} = x_i^{\,j}", "i = 1, \\ldots, 15", "j = 0, \\ldots, 14"),
     ),
 ]
