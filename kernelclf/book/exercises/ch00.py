@@ -43,19 +43,19 @@ EXERCISES = [
     Exercise(
         label="ch00-ex-1",
         kind="array",
-        # the package stores alpha_i y_i (LKC eq. 2.5-2.7, preface "Conventions")
+        # the package stores alpha_i y_i (LKC eq. 2.54, preface "Conventions")
         solution=_BOOK_ALPHA * _Y,
         atol=1e-9,
         asks="alpha_ for book coefficients alpha = (0.5, 0, 1.2) and labels y = (+1, -1, -1): "
              "an array of three numbers.",
         hint="The package stores signed coefficients, one per example: alpha_[i] = α_i y_i "
-             "(preface, section Notation and conventions; LKC eq. 2.5-2.7).",
+             "(preface, section Notation and conventions; LKC eq. 2.54).",
         mistakes=[
             (_BOOK_ALPHA, "Those are the book's unsigned α_i: the package multiplies each by "
                           "its label y_i, so negative-class entries become negative (preface, "
                           "Notation and conventions)."),
             (-_BOOK_ALPHA * _Y, "Every sign is flipped: alpha_[i] = α_i y_i, so it has the sign "
-                                "of the example's own label (+ for y = +1; LKC eq. 2.5-2.7)."),
+                                "of the example's own label (+ for y = +1; LKC eq. 2.54)."),
         ],
         inputs=("(0.5, 0, 1.2)", "(+1, -1, -1)"),
     ),
