@@ -91,8 +91,9 @@ EXERCISES = [
              "That is the 15 × 14 matrix of a degree-13 fit: a degree-14 polynomial has 15 "
              "coefficients, x^0 … x^14 (section ch01-function-learning)."),
             (lambda: _vandermonde(15, gram=True),
-             "That is the condition number of VᵀV, the square of the one asked for: take the "
-             "condition number of V itself (section ch01-function-learning)."),
+             "That is the condition number of VᵀV, in exact arithmetic the square of the one "
+             "asked for (rounding distorts it at this size): take the condition number of V "
+             "itself (section ch01-function-learning)."),
         ],
         inputs=("function-learning example", "all 15 training points", "15 \\times 15",
                 r"V_{ij} = x_i^{\,j}", "i = 1, \\ldots, 15", "j = 0, \\ldots, 14"),
