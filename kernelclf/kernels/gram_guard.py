@@ -19,11 +19,12 @@ A :class:`kernelclf.kernels.gram.Gram` built on training data checks, once:
 * that a precomputed matrix is symmetric;
 * that the matrix is positive semi-definite (LKC Prop. 2.18), on the whole matrix
   when ``m <= 200`` and on a random sample of 200 rows otherwise (a
-  Cholesky factorisation with a small jitter first; eigenvalues only when it fails). A clearly indefinite
-  kernel (its smallest eigenvalue at most minus half its largest, ``|lambda_min| >= 0.5
-  lambda_max``, e.g. a callable returning ``-G``) raises a ``ValueError``; a slightly
-  indefinite one (a sigmoid kernel; an eigenvalue below ``-1e-8 lambda_max sqrt(m)``, more
-  than round-off) gives a ``RuntimeWarning`` that names the kernel. Kernels whose class declares ``psd_by_construction`` (the linear,
+  Cholesky factorisation with a small jitter first; eigenvalues only when it fails). A
+  clearly indefinite kernel (its smallest eigenvalue at most minus half its largest,
+  ``|lambda_min| >= 0.5 lambda_max``, e.g. a callable returning ``-G``) raises a
+  ``ValueError``; a slightly indefinite one (a sigmoid kernel; an eigenvalue below
+  ``-1e-8 lambda_max sqrt(m)``, more than round-off) gives a ``RuntimeWarning`` that names
+  the kernel. Kernels whose class declares ``psd_by_construction`` (the linear,
   polynomial and RBF kernels: positive semi-definite and symmetric by a theorem) skip
   this test and the symmetry test: their matrices can fail them only by round-off.
 
