@@ -93,8 +93,9 @@ class MarginBounds:
         Positive exactly when ``coef`` separates the sample.
     upper : float
         An upper bound on ``gamma*``, ``||w_u||`` (``/ 2`` with a threshold). On a sample
-        that is not separable the minimum is 0, and the run usually ends a little above it
-        (the pair steps stop at round-off), not exactly at 0.
+        that is not separable the minimum is 0; the run often ends a little above it (the
+        pair steps stop at round-off), and ``lower`` is then negative (``-inf`` when
+        ``w_u = 0`` exactly).
     radius : float
         ``R = max_i sqrt(k(x_i, x_i))``.
     coef : (m,) array
@@ -105,7 +106,7 @@ class MarginBounds:
     converged : bool
         ``upper - lower <= tol * upper`` was reached, or the pair steps reached the
         nearest point (no step lowers ``||w_u||`` any more). On a sample that is not
-        separable only the second can happen (``lower < 0 < upper``): ``converged``
+        separable only the second can happen (``lower < 0 <= upper``): ``converged``
         then says the bounds are final, not that they are close.
     """
 
