@@ -161,6 +161,20 @@ def test_hard_margin_separable_matches_sklearn_and_margin():
     assert soft.dual_objective_ == pytest.approx(s.dual_objective_, rel=1e-6)
 
 
+def test_hard_margin_attribute_at_tol_is_not_the_sample_margin():
+    """margin_ docstring: the sample's geometric margin at the optimum only; a fit stopped
+    at the default tol (its polish not kept) has min y f down to about 1 - tol."""
+    X, y = make_blobs(60, centers=2, cluster_std=1.0, random_state=3)
+    fits = {tol: SupportVectorMachine(RBF(0.5), hard_margin=True, fit_bias=False,
+                                      tol=tol).fit(X, y) for tol in (1e-3, 1e-9)}
+    low = {}
+    for tol, s in fits.items():
+        y_pm = np.where(y == s.classes_[1], 1.0, -1.0)
+        low[tol] = np.min(y_pm * s.decision_function(X))
+    assert abs(low[1e-9] - 1.0) < 1e-9                  # at the optimum: margin_ is it
+    assert 1.0 - 2e-3 < low[1e-3] < 1.0 - 1e-4            # at tol: visibly below 1
+
+
 def test_margin_attribute_is_one_over_norm_w_as_documented():
     """margin_ docstrings: 1/||w|| (the band |f| <= 1) for the C-SVM, smaller than the
     soft margin's sample margin; for the nu-SVM rho_ * margin_ is libsvm's 1/||coef_||."""

@@ -9,6 +9,7 @@ algorithm) for the centre of mass in a kernel feature space.
 """
 import numpy as np
 import pytest
+from sklearn.datasets import make_blobs
 
 from kernelclf.bayespoint import (
     billiard,
@@ -226,6 +227,17 @@ def test_hard_margin_bounds_upper_bound_drops_to_zero_when_not_separable():
     assert not _hard_margin_feasible(K, y, False)
     nb = hard_margin_bounds(K, y, max_iter=5000)
     assert nb.lower <= 0 and nb.upper < 1e-3 * nb.radius
+    # overlapping blobs (LP: infeasible): the run ends at the nearest point, 'converged'
+    # although the bounds are not close (MarginBounds.converged), the upper bound a little
+    # above 0, not exactly 0 (MarginBounds.upper)
+    Xb, yb = make_blobs(80, centers=2, random_state=0)
+    yb = 2.0 * yb - 1.0
+    Kb = Linear()(Xb)
+    for fit_bias in (False, True):
+        assert not _hard_margin_feasible(Kb, yb, fit_bias)
+        nb = hard_margin_bounds(Kb, yb, fit_bias)
+        assert nb.converged and nb.lower < 0 < nb.upper < 1e-6 * nb.radius
+        assert nb.upper - nb.lower > 1e-4 * nb.upper
     with pytest.raises(ValueError, match="threshold"):
         hard_margin_bounds(K, y, threshold=-1.0)
     with pytest.raises(ValueError, match="both classes"):

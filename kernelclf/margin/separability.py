@@ -92,7 +92,10 @@ class MarginBounds:
         ``bias`` when ``fit_bias``): a lower bound on the largest margin ``gamma*``.
         Positive exactly when ``coef`` separates the sample.
     upper : float
-        An upper bound on ``gamma*`` (``0`` when the sample is certainly not separable).
+        An upper bound on ``gamma*``, ``||w_u||`` (``/ 2`` with a threshold). On a sample
+        that is not separable the minimum is 0; the run often ends a little above it (the
+        pair steps stop at round-off), and ``lower`` is then negative (``-inf`` when
+        ``w_u = 0`` exactly).
     radius : float
         ``R = max_i sqrt(k(x_i, x_i))``.
     coef : (m,) array
@@ -101,7 +104,10 @@ class MarginBounds:
         Threshold (0 without ``fit_bias``).
     iterations : int
     converged : bool
-        ``upper - lower <= tol * upper`` was reached.
+        ``upper - lower <= tol * upper`` was reached, or the pair steps reached the
+        nearest point (no step lowers ``||w_u||`` any more). On a sample that is not
+        separable only the second can happen (``lower < 0 <= upper``): ``converged``
+        then says the bounds are final, not that they are close.
     """
 
     lower: float

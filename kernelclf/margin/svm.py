@@ -167,9 +167,11 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
         for the squared hinge, else 0); equals scikit-learn's / libsvm's dual.
     margin_ : float
         ``1/||w||`` in feature space, the distance between the hyperplanes ``f = 0`` and
-        ``f = 1``: for the hard margin the geometric margin of the sample (LKC
-        Def. 2.30); with slack, points inside the band ``|f| < 1`` have a smaller
-        geometric margin (negative when misclassified).
+        ``f = 1``: for the hard margin at the optimum the geometric margin of the sample
+        (LKC Def. 2.30); a fit stopped at ``tol`` (when the polish is not kept) has
+        ``min_i y_i f(x_i)`` down to about ``1 - tol``, so the sample's margin is then up
+        to that fraction below ``margin_``; with slack, points inside the band ``|f| < 1``
+        have a smaller geometric margin (negative when misclassified).
     class_weight_ : (2,) array
         The weight of ``classes_[0]`` and ``classes_[1]`` (ones without
         ``class_weight``).
