@@ -115,7 +115,8 @@ def _compiled_once():
         warnings.simplefilter("ignore")
         for name, Est in ESTIMATORS:
             if name in {"BayesPointMachine", "RelativeMarginMachine", "RelaxedRMM",
-                        "SupportVectorMachine"}:
+                        "SupportVectorMachine", "NuSupportVectorMachine",
+                        "SupportVectorRegression", "NuSupportVectorRegression"}:
                 _make(Est).fit(X, y)
                 _make(Est).fit(X.tolist(), y)
 
