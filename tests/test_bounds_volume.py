@@ -211,6 +211,21 @@ def test_fig_c5_factor_two_claim():
     assert np.all(gap[xs >= 0.8] < 20)
 
 
+def test_fig_c5_numbers_of_the_volume_module_docstring():
+    """The module docstring's own numbers, at the n it names (the test above uses n + 1):
+    n = 10: bound/exact below 2.5 on (0, 1] (below 2.2 with the power n - 2 = 8) and 1 at
+    x = 1; n = 100: up to about 6.2, near x = 0.86."""
+    xs = np.concatenate([np.geomspace(1e-12, 1e-3, 200), np.linspace(1e-3, 1.0, 4000)])
+    exact10 = V.log_volume_ratio(10, xs)
+    r10 = V.log_volume_ratio_bound(10, xs) / exact10
+    r8 = (8 * np.log(1 / xs) + np.log(2)) / exact10
+    assert 2.4 < r10.max() < 2.5 and 2.15 < r8.max() < 2.2
+    assert r10[-1] == pytest.approx(1.0)
+    r100 = V.log_volume_ratio_bound(100, xs) / V.log_volume_ratio(100, xs)
+    assert r100.max() == pytest.approx(6.2, abs=0.05)
+    assert xs[np.argmax(r100)] == pytest.approx(0.86, abs=0.005)
+
+
 # -- Monte-Carlo volume of version space ------------------------------------------------------------
 def test_version_space_volume_two_points_exact():
     """Two points in R^3: V is a lune of angle pi - theta, fraction (pi - theta) / (2 pi)."""

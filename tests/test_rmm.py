@@ -147,6 +147,31 @@ def test_relative_grid_and_outputs_bounded():
         prev = r.dual_objective_
 
 
+def test_output_bounds_hold_to_tol_at_the_default_and_exactly_at_a_tight_tol():
+    """RelativeMarginMachine.fit's docstring: the bounds |f(x_i)| <= B hold exactly only at
+    the optimum; a fit stopped at the default tol keeps them to within tol (KKT list of
+    RMM §3.3 with E19) and may exceed B by more than round-off."""
+    from sklearn.datasets import make_moons
+
+    over = []
+    for seed in range(4):
+        X, y = make_moons(150, noise=0.3, random_state=seed)
+        w = np.ones(150)
+        w[::7], w[1::5] = 0.0, 2.0
+        for sw in (None, w):
+            for kappa in (0.5, 0.25, 0.1):
+                r = RelativeMarginMachine(RBF(1.0), C=1.0, B=kappa,
+                                          B_mode="relative").fit(X, y, sample_weight=sw)
+                pos = slice(None) if sw is None else sw > 0
+                over.append(np.abs(r.decision_function(X[pos])).max() - r.B_)
+    assert max(over) <= 1e-3                    # within the default tol
+    assert max(over) > 1e-6                     # but not to round-off for every fit
+    X, y = make_moons(150, noise=0.3, random_state=1)
+    tight = RelativeMarginMachine(RBF(1.0), C=1.0, B=0.1, B_mode="relative",
+                                  tol=1e-8).fit(X, y)
+    assert np.abs(tight.decision_function(X)).max() <= tight.B_ + 1e-9
+
+
 def test_bad_input():
     X, y = _data("gauss", m=30)
     for B in (1.0, 0.5, -2.0):

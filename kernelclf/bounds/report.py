@@ -214,8 +214,10 @@ def report(estimator, X, y, delta=0.05, D=0.5, skip_slow=False):
     -----
     Cost: everything is a few kernel evaluations on the sample, except the rows listed in
     :mod:`kernelclf.bounds.report_tags` ("Slow rows"); the RMM bound (eq. 30) with a
-    full-rank kernel (RBF) grows like ``m^3``: on one core a whole report on a relative
-    margin machine took about a second at m = 200 and about ten seconds at m = 400.
+    full-rank kernel (RBF) grows like ``m^3``: with one thread a whole report on a
+    relative margin machine (two moons, ``RBF(1.0)``, three samples) took 0.2 to 0.6 s of
+    CPU time at m = 200 and 2.5 to 4.2 s at m = 400 (on a busy shared machine the
+    wall-clock time was up to about three times longer).
     """
     delta = float(check_delta(delta))
     D = float(D)

@@ -47,8 +47,10 @@ class NuSupportVectorMachine(_PlattScaling, DualClassifier):
         ``n x m`` kernel matrix between test and training examples; ``X_fit_`` is then the
         training Gram matrix and ``support_vectors_`` its rows of the support vectors.
     nu : float in (0, 1]
-        Upper bound on the fraction of margin errors and lower bound on the
-        fraction of support vectors (when ``rho > 0``).
+        At the optimum (with ``rho > 0``) an upper bound on the fraction of margin
+        errors and a lower bound on the fraction of support vectors; a fit stopped at
+        ``tol`` can count more margin errors
+        (:meth:`~kernelclf.margin.nu_svm.NuSupportVectorMachine.margin_errors`).
     fit_bias : bool, default True
     solver : {'smo', 'qp'}
     tol, max_iter, cache_mb : as in :class:`~kernelclf.margin.svm.SupportVectorMachine`

@@ -270,9 +270,11 @@ class RelativeMarginMachine(_RMMBase):
 
         ``sample_weight`` : (m,) array of finite numbers >= 0, optional
             Per-example factor of ``C`` (box ``0 <= alpha_i <= C w_i``), as for the
-            :class:`~kernelclf.margin.svm.SupportVectorMachine`; the output bounds hold
-            for every example of positive weight; weight 0 removes an example from the
-            problem (a width taken from the data, ``gamma='scale'``, still sees
+            :class:`~kernelclf.margin.svm.SupportVectorMachine`; the output bounds apply
+            to every example of positive weight (exactly at the optimum; a fit stopped at
+            ``tol`` keeps ``|f(x_i)| <= B + tol``, the KKT list of RMM §3.3 with erratum
+            E19, and can exceed ``B`` by more than round-off); weight 0 removes an example
+            from the problem (a width taken from the data, ``gamma='scale'``, still sees
             every row of ``X``, as in ``SVC``).
         """
         self._validate_params()

@@ -38,7 +38,7 @@ __all__ = ["NotSeparableError", "SeparabilityUndecidedError", "MarginBounds", "S
 #: Largest sample for which :func:`check_separability` falls back on the linear program.
 #: HiGHS on the dense ``m x m`` constraint matrix of a nearly singular Gram matrix can run
 #: for minutes (500 noisy two-moons points, RBF(0.5)); the program is also capped at
-#: ``5 m + 1000`` iterations (about 0.7 ms each at m = 500).
+#: ``5 m + 1000`` iterations (0.4 to 0.6 ms each at m = 500, one thread).
 LP_MAX_M = 500
 
 class NotSeparableError(ValueError):

@@ -18,7 +18,8 @@ with ``Q_ij = s_i s_j K_ij`` for a positive semi-definite matrix ``K`` and signs
   (libsvm's nu solver: pairs are chosen inside one class);
 * without equality constraint (``equality=False``): the book's bias-free SVM,
   solved by greedy single-coordinate Newton steps, with a (slightly ridged)
-  Newton step on all free variables every ``m`` updates;
+  Newton step on the free variables (when at most 1500 are free) every ``max(20, m)``
+  updates;
 * with one group, signs ``s = (y, -1, +1)`` and ``K`` a
   :class:`kernelclf.kernels.gram.Replicated` matrix (the Gram matrix in 3 x 3 blocks,
   read through the point of each variable, never stored), the relative margin
