@@ -214,6 +214,24 @@ def test_n_support_is_the_count_that_scikit_learn_holds_in_an_array():
         assert np.shape(sk.n_support_) == (1,) and sk.n_support_[0] == ours.n_support_
 
 
+def test_free_support_vectors_are_inliers_at_the_optimum_not_at_the_default_tol(engine):
+    """The decision_function docstring: on the boundary within round-off the value is 0
+    (an inlier) at the optimum; a fit stopped at the default tol leaves some free support
+    vectors below 0 (four of eight here), within about tol of it."""
+    from kernelclf.kernels import RBF
+
+    X = np.random.default_rng(0).uniform(-3, 3, (80, 1))
+    counts = []
+    for tol in (1e-3, 1e-9):
+        est = OneClassSupportVectorMachine(RBF(1.0), nu=0.2, tol=tol).fit(X)
+        f = est.decision_function(X)
+        free = (est.alpha_ > 0) & (est.alpha_ < 1)
+        counts.append((int(free.sum()), int(np.sum(f[free] < 0))))
+        assert np.all(f[free] > -2 * tol)
+    assert counts[0] == (8, 4)
+    assert counts[1][1] == 0
+
+
 def test_the_nu_properties_hold_at_the_optimum_not_at_the_default_tol(engine):
     """The module docstrings of one_class and nu_svr: at the default tol a few boundary
     examples fall outside (more than nu of them), at a tight tol no more than nu."""

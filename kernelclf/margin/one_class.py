@@ -161,9 +161,12 @@ class OneClassSupportVectorMachine(OutlierMixin, DualKernelMachine):
 
         The free support vectors lie on the boundary (``f = 0`` at the optimum), where
         round-off would put them on either side; a value within ``1e-10`` times the size of
-        its terms, ``sum_i |alpha_i k(x_i, x)| + |rho|``, of 0 is returned as 0, so those
-        examples are inliers whatever the rounding (outliers are the examples with
-        ``f < 0``, those the ``nu``-property counts). With a linear kernel on inputs whose
+        its terms, ``sum_i |alpha_i k(x_i, x)| + |rho|``, of 0 is returned as 0, so at the
+        optimum those examples are inliers whatever the rounding (outliers are the examples
+        with ``f < 0``, those the ``nu``-property counts). A fit stopped at ``tol`` places
+        them only to within about ``tol`` of 0, and some can come out below it, as outliers
+        (on the module docstring's sample, ``nu = 0.2``: four of eight free support vectors
+        at the default ``tol``, none at ``tol=1e-9``). With a linear kernel on inputs whose
         convex hull holds the origin, ``w = 0`` and every value is 0.
         """
         X = self._validate_test(X)
