@@ -186,8 +186,8 @@ def test_weight_zero_removes_an_example_but_not_from_a_scale_width():
 
 
 def test_one_class_linear_kernel_with_the_origin_in_the_hull_is_zero():
-    """``decision_function``'s docstring: with a linear kernel on inputs whose convex hull
-    holds the origin, ``w = 0`` and every value is 0 (so every example is an inlier)."""
+    """``decision_function``'s docstring: with a linear kernel and the origin in the reduced
+    convex hull of the inputs, ``w = 0`` and every value is 0 (every example an inlier)."""
     X = np.random.default_rng(7).normal(size=(60, 2))
     est = OneClassSupportVectorMachine(nu=0.3).fit(X)
     assert np.abs(est.coef_).max() < 1e-12
@@ -196,6 +196,23 @@ def test_one_class_linear_kernel_with_the_origin_in_the_hull_is_zero():
     # inputs away from the origin: w != 0 and some values below 0
     shifted = OneClassSupportVectorMachine(nu=0.3).fit(X + 5.0)
     assert np.abs(shifted.coef_).max() > 0.1 and np.any(shifted.decision_function(X + 5.0) < 0)
+    # the condition is the reduced hull (weights c_i <= 1/(nu m)), not the convex hull: an LP
+    # decides it, and the origin inside the convex hull is not enough for a larger nu
+    from scipy.optimize import linprog
+    from scipy.spatial import Delaunay
+
+    Z = np.random.default_rng(0).normal(size=(60, 2))
+    outcomes = []
+    for shift in (0.0, 1.0):
+        Xs = Z + [shift, 0.0]
+        assert Delaunay(Xs).find_simplex(np.zeros((1, 2)))[0] >= 0      # origin in the hull
+        for nu in (0.1, 0.5, 0.9):
+            lp = linprog(np.zeros(60), A_eq=np.vstack([Xs.T, np.ones(60)]), b_eq=[0, 0, 1],
+                         bounds=(0, 1 / (nu * 60)))
+            w_zero = np.abs(OneClassSupportVectorMachine(nu=nu).fit(Xs).coef_).max() < 1e-8
+            assert w_zero == (lp.status == 0)
+            outcomes.append(w_zero)
+    assert any(outcomes) and not all(outcomes)
 
 
 def test_n_support_is_the_count_that_scikit_learn_holds_in_an_array():

@@ -166,8 +166,11 @@ class OneClassSupportVectorMachine(OutlierMixin, DualKernelMachine):
         with ``f < 0``, those the ``nu``-property counts). A fit stopped at ``tol`` places
         them only to within about ``tol`` of 0, and some can come out below it, as outliers
         (on the module docstring's sample, ``nu = 0.2``: four of eight free support vectors
-        at the default ``tol``, none at ``tol=1e-9``). With a linear kernel on inputs whose
-        convex hull holds the origin, ``w = 0`` and every value is 0.
+        at the default ``tol``, none at ``tol=1e-9``). With a linear kernel, ``w = 0`` and
+        every value is 0 when the origin is a weighted mean ``sum_i c_i x_i`` with
+        ``sum_i c_i = 1`` and ``0 <= c_i <= w_i / (nu W)`` (a reduced convex hull: the convex
+        hull when ``nu W <= min_i w_i``, only the weighted mean at ``nu = 1``); the origin in
+        the convex hull is not enough for a larger ``nu``.
         """
         X = self._validate_test(X)
         sv = self.support_
