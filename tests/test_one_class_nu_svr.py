@@ -186,8 +186,8 @@ def test_weight_zero_removes_an_example_but_not_from_a_scale_width():
 
 
 def test_one_class_linear_kernel_with_the_origin_in_the_hull_is_zero():
-    """``decision_function``'s docstring: with a linear kernel on inputs whose convex hull
-    holds the origin, ``w = 0`` and every value is 0 (so every example is an inlier)."""
+    """``decision_function``'s docstring: with a linear kernel and the origin in the reduced
+    convex hull of the inputs, ``w = 0`` and every value is 0 (every example an inlier)."""
     X = np.random.default_rng(7).normal(size=(60, 2))
     est = OneClassSupportVectorMachine(nu=0.3).fit(X)
     assert np.abs(est.coef_).max() < 1e-12
@@ -196,6 +196,23 @@ def test_one_class_linear_kernel_with_the_origin_in_the_hull_is_zero():
     # inputs away from the origin: w != 0 and some values below 0
     shifted = OneClassSupportVectorMachine(nu=0.3).fit(X + 5.0)
     assert np.abs(shifted.coef_).max() > 0.1 and np.any(shifted.decision_function(X + 5.0) < 0)
+    # the condition is the reduced hull (weights c_i <= 1/(nu m)), not the convex hull: an LP
+    # decides it, and the origin inside the convex hull is not enough for a larger nu
+    from scipy.optimize import linprog
+    from scipy.spatial import Delaunay
+
+    Z = np.random.default_rng(0).normal(size=(60, 2))
+    outcomes = []
+    for shift in (0.0, 1.0):
+        Xs = Z + [shift, 0.0]
+        assert Delaunay(Xs).find_simplex(np.zeros((1, 2)))[0] >= 0      # origin in the hull
+        for nu in (0.1, 0.5, 0.9):
+            lp = linprog(np.zeros(60), A_eq=np.vstack([Xs.T, np.ones(60)]), b_eq=[0, 0, 1],
+                         bounds=(0, 1 / (nu * 60)))
+            w_zero = np.abs(OneClassSupportVectorMachine(nu=nu).fit(Xs).coef_).max() < 1e-8
+            assert w_zero == (lp.status == 0)
+            outcomes.append(w_zero)
+    assert any(outcomes) and not all(outcomes)
 
 
 def test_n_support_is_the_count_that_scikit_learn_holds_in_an_array():
@@ -212,6 +229,24 @@ def test_n_support_is_the_count_that_scikit_learn_holds_in_an_array():
     for ours, sk in pairs:
         assert np.ndim(ours.n_support_) == 0 and ours.n_support_ == len(ours.support_)
         assert np.shape(sk.n_support_) == (1,) and sk.n_support_[0] == ours.n_support_
+
+
+def test_free_support_vectors_are_inliers_at_the_optimum_not_at_the_default_tol(engine):
+    """The decision_function docstring: on the boundary within round-off the value is 0
+    (an inlier) at the optimum; a fit stopped at the default tol leaves some free support
+    vectors below 0 (four of eight here), within about tol of it."""
+    from kernelclf.kernels import RBF
+
+    X = np.random.default_rng(0).uniform(-3, 3, (80, 1))
+    counts = []
+    for tol in (1e-3, 1e-9):
+        est = OneClassSupportVectorMachine(RBF(1.0), nu=0.2, tol=tol).fit(X)
+        f = est.decision_function(X)
+        free = (est.alpha_ > 0) & (est.alpha_ < 1)
+        counts.append((int(free.sum()), int(np.sum(f[free] < 0))))
+        assert np.all(f[free] > -2 * tol)
+    assert counts[0] == (8, 4)
+    assert counts[1][1] == 0
 
 
 def test_the_nu_properties_hold_at_the_optimum_not_at_the_default_tol(engine):

@@ -317,6 +317,10 @@ def test_pocket_keeps_the_best_iterate_regression(Est, shuffle):
     w = sum(y[j] * X[j] for j in idx)
     coef = est.coef_ if Est is Perceptron else X.T @ est.alpha_
     np.testing.assert_allclose(coef, w, atol=1e-12)
+    if Est is KernelPerceptron:         # alpha_i / y_i counts the pocket's updates only
+        counts = np.bincount(idx, minlength=len(y))
+        np.testing.assert_array_equal(est.alpha_ * y, counts)
+        assert len(est.mistake_indices_) > est.pocket_update_
     # brute force over the pocket's competitors: no visited iterate has fewer mistakes
     ws = np.cumsum([y[j] * X[j] for j in est.mistake_indices_], axis=0)
     assert np.min(np.sum(y[None, :] * (ws @ X.T) <= 0, axis=1)) == est.n_training_errors_

@@ -17,6 +17,8 @@ also chapters 05 and 13.
 * :mod:`~kernelclf.margin.amm` - leave-one-out and adaptive margin machines (LKC §2.5)
 * :mod:`~kernelclf.margin.rmm` - relative margin machines (Shivaswamy and Jebara 2010)
 * :mod:`~kernelclf.margin.rmm_solver` - the RMM's dual on the SVMs' SMO (3m variables, RMM §3.3)
+* :mod:`~kernelclf.margin.rmm_theory` - the RMM's side forms (Chebyshev, affine map, SDP dual; RMM §2, §3)
+* :mod:`~kernelclf.margin.universum` - the Universum SVM of RMM §5.4.1 (Weston et al. 2006)
 """
 from .amm import AdaptiveMarginMachine, LeaveOneOutMachine
 from .nu_svm import NuSupportVectorMachine

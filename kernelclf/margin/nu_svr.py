@@ -9,8 +9,9 @@ classification what this does for the epsilon-SVR of LKC §2.4.4
 (:mod:`kernelclf.margin.svr`): the tube's half-width ``epsilon`` becomes a variable, and
 ``nu`` in ``(0, 1]`` bounds the fraction of examples outside the tube from above and the
 fraction of support vectors from below (at the optimum; a fit stopped at ``tol`` can leave
-a few examples of the tube's edge just outside it: 0.525 of them for ``nu = 0.5`` on the
-sample of ``tests/test_one_class_nu_svr.py``, none above ``nu`` at ``tol=1e-8``).
+a few examples of the tube's edge just outside it: a fraction 0.525 of the examples outside
+for ``nu = 0.5`` on the sample of ``tests/test_one_class_nu_svr.py``, at most ``nu`` at
+``tol=1e-8``).
 
 Primal (with example weights ``w_i``, all 1 by default, ``W = sum_i w_i``)::
 

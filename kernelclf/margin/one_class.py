@@ -161,10 +161,16 @@ class OneClassSupportVectorMachine(OutlierMixin, DualKernelMachine):
 
         The free support vectors lie on the boundary (``f = 0`` at the optimum), where
         round-off would put them on either side; a value within ``1e-10`` times the size of
-        its terms, ``sum_i |alpha_i k(x_i, x)| + |rho|``, of 0 is returned as 0, so those
-        examples are inliers whatever the rounding (outliers are the examples with
-        ``f < 0``, those the ``nu``-property counts). With a linear kernel on inputs whose
-        convex hull holds the origin, ``w = 0`` and every value is 0.
+        its terms, ``sum_i |alpha_i k(x_i, x)| + |rho|``, of 0 is returned as 0, so at the
+        optimum those examples are inliers whatever the rounding (outliers are the examples
+        with ``f < 0``, those the ``nu``-property counts). A fit stopped at ``tol`` places
+        them only to within about ``tol`` of 0, and some can come out below it, as outliers
+        (on the module docstring's sample, ``nu = 0.2``: four of eight free support vectors
+        at the default ``tol``, none at ``tol=1e-9``). With a linear kernel, ``w = 0`` and
+        every value is 0 when the origin is a weighted mean ``sum_i c_i x_i`` with
+        ``sum_i c_i = 1`` and ``0 <= c_i <= w_i / (nu W)`` (a reduced convex hull: the convex
+        hull when ``nu W <= min_i w_i``, only the weighted mean at ``nu = 1``); the origin in
+        the convex hull is not enough for a larger ``nu``.
         """
         X = self._validate_test(X)
         sv = self.support_

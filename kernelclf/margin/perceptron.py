@@ -17,7 +17,8 @@ algorithm, IEEE Trans. Neural Networks 1(2), 1990).
 
 Conventions (book chapter 00): ``alpha_`` holds *signed* coefficients,
 ``f(x) = sum_i alpha_i k(x_i, x)``; after training each ``alpha_i`` equals
-``y_i`` times the number of updates made on example ``i``.
+``y_i`` times the number of updates made on example ``i`` (when not converged: among the
+first ``pocket_update_`` updates, those of the returned pocket iterate).
 """
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Book chapter 04 (``book/04_support_vector_machines.md``): Platt's sigmoid, the SVMs' probabilities.
+"""Book chapter "For scikit-learn users" (``book/sklearn_guide.md``), section "Probabilities
+and calibration"; the SVMs it serves are in chapter 04. Platt's sigmoid, the SVMs' probabilities.
 
 Not a topic of LKC (whose classifiers output signs and margins): Platt (1999), "Probabilistic
 outputs for support vector machines", fitted as libsvm does (Lin, Lin & Weng 2007, "A note on
@@ -8,8 +9,8 @@ Platt's probabilistic outputs for support vector machines", Machine Learning 68)
 ``P(y = classes_[1] | x) = 1 / (1 + exp(A f(x) + B))``, fitted on decision values of 5-fold
 cross-validation (not on the training outputs, which are biased towards the margin), with
 Platt's regularised targets and Newton's method with a backtracking line search
-(:func:`fit_platt_sigmoid`). The scikit-learn guide (``book/sklearn_guide.md``, section
-"Probabilities and calibration") compares it with scikit-learn's calibration.
+(:func:`fit_platt_sigmoid`). The scikit-learn guide compares it with scikit-learn's
+calibration.
 """
 from __future__ import annotations
 

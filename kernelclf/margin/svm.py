@@ -110,7 +110,7 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
         that keeps the point feasible (``solve_smo(polish=True)``, at most 1000 free
         variables), so the result is exact up to round-off whenever SMO has found
         which variables sit at a bound (otherwise it is SMO's, accurate to ``tol``);
-        QP: gap tolerance handed to cvxopt (use ``tol <= 1e-8`` there).
+        QP: gap tolerance handed to cvxopt, at most ``1e-8`` (``min(tol, 1e-8)``).
     max_iter : int or None
         SMO iteration cap (default libsvm's ``max(10^7, 100 m)``,
         ``kernelclf.margin.smo.default_max_iter``).

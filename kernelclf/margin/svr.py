@@ -111,7 +111,8 @@ class SupportVectorRegression(DualRegressor):
     alpha_ : ndarray (m,)
         ``beta_i = alpha_i - alpha_i^*``, the expansion coefficients of ``f``.
     multipliers_ : ndarray (2m,)
-        The dual variables ``(alpha, alpha^*)`` in ``[0, C]``.
+        The dual variables ``(alpha, alpha^*)`` in ``[0, C]`` (``[0, C w_i]`` with
+    ``sample_weight``).
     dual_coef_ : ndarray (1, n_SV)
         ``beta`` on the support vectors (scikit-learn's ``SVR`` layout).
     intercept_ : float
