@@ -108,8 +108,9 @@ def kkt_violations(res, y, C, B, eps=1e-3, zero=0.0):
 def rmm_bound(theta, k, K):
     """The bound ``B = 1 + (theta - 1) k / K`` between 1 and the SVM's largest output ``theta``.
 
-    RMM §5.7 tries ``k / K = 1/2, 1/4, 1/10`` (its bounds B1, B2, B3); the paper names no
-    other values of B (§5.2 tunes B by validation without listing the values tried).
+    RMM §5.7 tries ``k / K = 1/2, 1/4, 1/10`` (its bounds B1, B2, B3); the paper's text
+    names no other values of B (§5.2 tunes B by validation, and Figures 6 and 7 of §5.1
+    and §5.3 sweep B from the SVM's end down towards 1, without listing the values).
     """
     return 1.0 + (float(theta) - 1.0) * float(k) / float(K)
 
