@@ -185,7 +185,9 @@ class RelativeMarginMachine(_RMMBase):
     B : float or None
         The output bound. ``None`` gives the SVM. With ``B_mode='absolute'``
         ``B`` is the bound itself and must be > 1 (a ``ValueError`` otherwise);
-        any ``B >= theta = max_i |f_SVM(x_i)|`` reproduces the SVM (same ``C``).
+        any ``B >= theta = max_i |f_SVM(x_i)|`` reproduces the SVM (same ``C``; at the
+        optimum: with ``theta`` from a fit stopped at ``tol`` the two machines' outputs
+        agree to about ``tol``).
         With ``B_mode='relative'``, ``B = kappa`` in ``(0, 1]`` places the bound at
         ``1 + (theta - 1) kappa``, the form of the bounds B1, B2, B3 of RMM §5.7
         (``kappa = 1/2, 1/4, 1/10``; the paper lists no other grid for B);
