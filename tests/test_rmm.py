@@ -434,3 +434,21 @@ def test_an_infinite_step_is_reported_as_an_unbounded_dual():
     X, y = _data("elongated", m=20)
     with pytest.raises(ValueError, match="unbounded"):
         solve_rmm(-RBF(1.0)(X), y, 1.0, 2.0)
+
+
+def test_B_above_a_tol_fit_theta_gives_the_svm_to_about_tol():
+    """The B docstring: ``B >= theta`` reproduces the SVM at the optimum; with ``theta``
+    taken from a fit stopped at the default tol the outputs agree to about tol (not to
+    round-off: on some of these moons samples the bound is active)."""
+    from sklearn.datasets import make_moons
+
+    Z = np.random.default_rng(9).normal(size=(200, 2))
+    diffs = []
+    for seed in range(4):
+        X, y = make_moons(60, noise=0.3, random_state=seed)
+        svm = SupportVectorMachine(RBF(1.0), C=2.0).fit(X, y)
+        theta = float(np.max(np.abs(svm.decision_function(X))))
+        rmm = RelativeMarginMachine(RBF(1.0), C=2.0, B=theta * 1.0001).fit(X, y)
+        diffs.append(np.abs(rmm.decision_function(Z) - svm.decision_function(Z)).max())
+    assert max(diffs) <= 3 * svm.tol
+    assert max(diffs) > 1e-6       # not round-off: the "at the optimum" qualifier is needed

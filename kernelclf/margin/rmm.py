@@ -108,8 +108,9 @@ def kkt_violations(res, y, C, B, eps=1e-3, zero=0.0):
 def rmm_bound(theta, k, K):
     """The bound ``B = 1 + (theta - 1) k / K`` between 1 and the SVM's largest output ``theta``.
 
-    RMM §5.7 tries ``k / K = 1/2, 1/4, 1/10`` (its bounds B1, B2, B3); the paper names no
-    other values of B (§5.2 tunes B by validation without listing the values tried).
+    RMM §5.7 tries ``k / K = 1/2, 1/4, 1/10`` (its bounds B1, B2, B3); the paper's text
+    names no other values of B (§5.2 tunes B by validation, and Figures 6 and 7 of §5.1
+    and §5.3 sweep B from the SVM's end down towards 1, without listing the values).
     """
     return 1.0 + (float(theta) - 1.0) * float(k) / float(K)
 
@@ -184,7 +185,9 @@ class RelativeMarginMachine(_RMMBase):
     B : float or None
         The output bound. ``None`` gives the SVM. With ``B_mode='absolute'``
         ``B`` is the bound itself and must be > 1 (a ``ValueError`` otherwise);
-        any ``B >= theta = max_i |f_SVM(x_i)|`` reproduces the SVM (same ``C``).
+        any ``B >= theta = max_i |f_SVM(x_i)|`` reproduces the SVM (same ``C``; at the
+        optimum: with ``theta`` from a fit stopped at ``tol`` the two machines' outputs
+        agree to about ``tol``).
         With ``B_mode='relative'``, ``B = kappa`` in ``(0, 1]`` places the bound at
         ``1 + (theta - 1) kappa``, the form of the bounds B1, B2, B3 of RMM §5.7
         (``kappa = 1/2, 1/4, 1/10``; the paper lists no other grid for B);
