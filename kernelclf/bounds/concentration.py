@@ -323,7 +323,7 @@ def mcdiarmid(epsilon, c, form="book"):
 
 
 def union_bound(probabilities):
-    """Union bound, LKC Theorem A.107: ``P(A_1 or ... or A_n) <= sum_i P(A_i)``.
+    """Union bound, LKC Theorem A.107: ``P(some A_i occurs) <= sum_i P(A_i)``.
 
     Parameters
     ----------
