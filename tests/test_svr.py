@@ -178,3 +178,24 @@ def test_refuses_bad_parameters_and_unfitted_use():
         SupportVectorRegression(solver="newton").fit(np.zeros((3, 1)), np.zeros(3))
     with pytest.raises(NotFittedError):
         SupportVectorRegression().predict(np.zeros((2, 1)))
+
+
+def test_hard_tube_holds_at_the_optimum_not_after_a_stop_at_the_iteration_limit():
+    """The svr module docstring: C=inf keeps every target within epsilon when SMO converges;
+    on a nearly singular Gram matrix it can stop at its limit (ConvergenceWarning) with a
+    target 0.2 outside a tube that a linear program shows feasible."""
+    from scipy.optimize import linprog
+    from sklearn.exceptions import ConvergenceWarning
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-3, 3, (60, 1))
+    t = np.sin(X[:, 0]) + 0.1 * rng.normal(size=60)
+    K = RBF(0.3)(X, X)
+    A = np.hstack([K, np.ones((60, 1))])          # f = K beta + b within 0.1 of t: feasible
+    lp = linprog(np.zeros(61), A_ub=np.vstack([A, -A]),
+                 b_ub=np.concatenate([t + 0.1, 0.1 - t]), bounds=(None, None), method="highs")
+    assert lp.status == 0
+    with pytest.warns(ConvergenceWarning):
+        est = SupportVectorRegression(RBF(0.3), C=np.inf, epsilon=0.1).fit(X, t)
+    assert np.round(np.abs(t - est.predict(X)).max() - 0.1, 1) == 0.2
+    ok = SupportVectorRegression(RBF(1.0), C=np.inf, epsilon=0.3).fit(X, t)
+    assert np.abs(t - ok.predict(X)).max() <= 0.3 + 1e-12

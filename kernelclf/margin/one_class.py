@@ -20,7 +20,7 @@ Dual: ``min 1/2 alpha' K alpha`` over ``0 <= alpha_i <= w_i / (nu W)`` with
 the scaling ``a = nu W alpha``: ``0 <= a_i <= w_i``, ``sum a = nu W``, the problem of
 :mod:`kernelclf.margin._dual_problem` with ``p = 0``, signs ``+1`` and one equality, solved
 by the package's SMO from libsvm's start (:func:`~kernelclf.margin._dual_problem.fill_from_front`).
-The equality's multiplier is ``-rho`` (every free ``a_i`` has ``(K a)_i = rho``), so
+The equality's multiplier is ``-rho`` (at the optimum every free ``a_i`` has ``(K a)_i = rho``), so
 ``f(x) = sum_i a_i k(x_i, x) - rho`` in the same scaling as ``OneClassSVM``'s
 ``decision_function``. At the optimum ``nu`` bounds the fraction of training examples with
 ``f < 0`` (outliers) from above and the fraction of support vectors from below (Schölkopf

@@ -72,7 +72,8 @@ class UniversumSVM(DualClassifier):
         C_U)``, in ``SVC``'s order: labelled points of ``classes_[0]``, then of
         ``classes_[1]``, then Universum points, each group in index order. The
         interior-point solution has no exact zeros, so this can hold a few points more
-        than ``SVC``'s support (with coefficients below ``1e-4 C`` in those tests).
+        than ``SVC``'s support (with coefficients below ``1e-4 C`` in those tests; not a bound:
+        another noisy two-moons sample can give a few ``1e-4 C``).
     support_vectors_ : array or list
         ``X_fit_[support_]``.
     intercept_ : float
