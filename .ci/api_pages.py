@@ -20,8 +20,10 @@ CHAPTER_RE = re.compile(r"^Book chapters? [^\n(]*\(((?:``book/[\w.-]+\.md``(?:, 
 INTRO = {
     "api_kernels": "Vector kernels and their closure rules, Gram-matrix access with its numerical "
                    "guard, string and Fisher kernels, explicit feature maps.",
-    "api_margin": "Separability and margins, the perceptron, support vector machines and their SMO "
-                  "solver, leave-one-out and adaptive margin machines, relative margin machines.",
+    "api_margin": "Separability and margins, the perceptron, support vector machines (C-SVM, "
+                  "nu-SVM, Platt's probabilities) and their SMO solver, leave-one-out and "
+                  "adaptive margin machines, relative margin machines and the Universum SVM, "
+                  "support vector regression (epsilon and nu) and the one-class SVM.",
     "api_bayes": "Gaussian processes, relevance vector machines and Fisher discriminants.",
     "api_bayespoint": "Version space, Ruján's polygon billiards, the kernel billiard and its "
                       "variants, the Bayes point machine.",
@@ -232,11 +234,19 @@ def table(names, mod=None):
     return ".. autosummary::\n   :nosignatures:\n\n" + "".join(f"   {n}\n" for n in names) + "\n"
 
 
-def chapter_line(chs):
+#: a note after a module's chapter line, where the chapter alone would mislead
+CHAPTER_NOTE = {
+    "kernelclf.margin.platt": " (the SVMs' `probability=True`; the SVMs are in "
+                              "{doc}`04_support_vector_machines`)",
+}
+
+
+def chapter_line(chs, modname=None):
     if not chs:
         return ""
     links = ", ".join(f"{{doc}}`{c}`" for c in chs)
-    return ("Chapter: " if len(chs) == 1 else "Chapters: ") + links + ".\n\n"
+    return (("Chapter: " if len(chs) == 1 else "Chapters: ") + links
+            + CHAPTER_NOTE.get(modname, "") + ".\n\n")
 
 
 def import_line(modname):
@@ -254,7 +264,7 @@ def section(modname, members, heading=True, docstring=True, own_import=False):
     out = []
     if heading:
         out.append(f"## `{modname}`\n\n")
-        out.append(chapter_line(chapters(mod)))
+        out.append(chapter_line(chapters(mod), modname))
         if own_import and members:
             out.append(import_line(modname))
     out.append("```{eval-rst}\n")

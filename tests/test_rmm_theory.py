@@ -89,6 +89,19 @@ def test_lemma1_affine_map_has_rank_one():
         np.testing.assert_allclose(y * out, r["rho"], atol=1e-5)
 
 
+def test_affine_map_problem_has_no_positive_margin_on_a_sample_that_is_not_separable():
+    """The affine_map_problem docstring: eq. 2 has no slacks, so only a separable sample
+    gets rho > 0; on any other the function still returns (no error) with rho <= 0."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2))
+    y = np.where(rng.random(30) < 0.5, 1.0, -1.0)           # random labels: not separable
+    for b0 in (0.0, 0.5):
+        assert affine_map_problem(X, y, E=1.0, b0=b0)["rho"] <= 1e-8
+    Xs = np.r_[rng.normal(size=(15, 2)) + 3.0, rng.normal(size=(15, 2)) - 3.0]
+    ys = np.r_[np.ones(15), -np.ones(15)]                   # separable: a positive margin
+    assert affine_map_problem(Xs, ys, E=1.0)["rho"] > 0.1
+
+
 def test_universum_svm_closed_case():
     # 1-D: -1 (y=-1), +1 (y=+1), Universum point 0.5. eps = 0: f(0.5) = 0 forces
     # f = 2x - 1; eps = 0.25: |f(0.5)| <= 0.25 gives f = 1.5x - 0.5 (worked out by hand).

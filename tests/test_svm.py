@@ -800,3 +800,21 @@ def test_margin_errors_exceed_nu_at_the_default_tol_but_not_at_the_optimum():
     tight = NuSupportVectorMachine(RBF(1.0), nu=0.1, tol=1e-9).fit(X, y)
     assert tight.converged_ and tight.rho_ > 0
     assert tight.margin_errors() == pytest.approx(0.0625)
+
+
+def test_the_qp_gap_tolerance_of_the_svm_and_the_nu_svm(monkeypatch):
+    """The tol docstrings: solver='qp' hands cvxopt min(tol, 1e-8) for the C-SVM and
+    min(tol, 1e-9) for the nu-SVM (whose tol is otherwise as the C-SVM's)."""
+    seen = []
+    real = _dual.solve_dual
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs["qp_tol"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_dual, "solve_dual", spy)
+    X, y = make_moons(40, noise=0.2, random_state=0)
+    for tol in (1e-3, 1e-10):
+        SupportVectorMachine(RBF(0.5), solver="qp", tol=tol).fit(X, y)
+        NuSupportVectorMachine(RBF(0.5), nu=0.3, solver="qp", tol=tol).fit(X, y)
+    assert seen == [1e-8, 1e-9, 1e-10, 1e-10]

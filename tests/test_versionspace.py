@@ -279,6 +279,78 @@ def test_check_separability_is_bounded_without_the_lp_for_large_samples(monkeypa
     assert is_separable(Gram(G=K), y, fit_bias=False)
 
 
+def test_who_asks_the_separability_questions(monkeypatch):
+    """The separability module docstring: the hard-margin SVM asks only when a short run of
+    its solver (20 m + 1000 steps) has not converged, the perceptron never asks, the Bayes
+    point machine asks as it fits."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    import kernelclf.bayespoint.bpm as bpm_mod
+    import kernelclf.margin.separability as sep
+    import kernelclf.margin.svm as svm_mod
+    from kernelclf.bayespoint import BayesPointMachine
+    from kernelclf.margin import KernelPerceptron, Perceptron
+
+    calls = []
+
+    def counted(name, f):
+        def g(*args, **kwargs):
+            calls.append(name)
+            return f(*args, **kwargs)
+        return g
+
+    for mod in (sep, svm_mod, bpm_mod):
+        for name in ("is_separable", "check_separability", "hard_margin_bounds"):
+            if hasattr(mod, name):
+                monkeypatch.setattr(mod, name, counted(name, getattr(mod, name)))
+    Xs, ys = make_teacher(40, 2, random_state=1)
+    assert SupportVectorMachine(Linear(), hard_margin=True).fit(Xs, ys).n_iter_ < 1800
+    assert calls == []                     # a short run settled it: the SVM never asks
+    Xs, ys = make_teacher(40, 2, random_state=0)           # separable, small margin
+    assert SupportVectorMachine(Linear(), hard_margin=True).fit(Xs, ys).n_iter_ > 1800
+    assert calls[0] == "is_separable"      # more than 20 m + 1000 steps: it asks first
+    calls.clear()
+    rng = np.random.default_rng(1)
+    Xn = rng.normal(size=(40, 2))
+    yn = np.where(Xn[:, 0] + rng.normal(size=40) > 0, 1, -1)
+    with pytest.raises(ValueError, match="not separable"):
+        SupportVectorMachine(Linear(), hard_margin=True).fit(Xn, yn)
+    assert calls and calls[0] == "is_separable"             # asked once its solver failed
+    calls.clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for est in (Perceptron(max_epochs=20), KernelPerceptron(max_epochs=20)):
+            assert not est.fit(Xn, yn).converged_
+    assert calls == []                                     # the perceptron never asks
+    BayesPointMachine(RBF(1.0), n_perceptrons=2, random_state=0).fit(Xn, yn)
+    assert "hard_margin_bounds" in calls                   # lam='auto' measures the margin
+
+
+def test_hard_margin_bounds_memory_is_the_caches_not_order_m():
+    """The hard_margin_bounds docstring: with columns on demand the columns read stay in
+    the Gram's cache (bounded by cache_mb) and the products run in row blocks, so below a
+    few thousand points a run reaches about the whole matrix's size; a small budget holds
+    less."""
+    import tracemalloc
+
+    from sklearn.datasets import make_moons
+
+    m = 1000
+    X, y = make_moons(m, noise=0.05, random_state=0)
+    y = 2.0 * y - 1.0
+    peaks = []
+    for cache_mb in (200.0, 1.0):
+        g = Gram(RBF(0.5), X, precompute=False, cache_mb=cache_mb)
+        tracemalloc.start()
+        hard_margin_bounds(g, y, engine="numpy")
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+    assert peaks[0] > 8.0 * m * m                          # more than the m x m matrix
+    assert peaks[1] < 0.7 * peaks[0]                       # the budget bounds the cache
+
+
 def _lp_feasible(K, y):
     from scipy.optimize import linprog
 

@@ -1,6 +1,6 @@
 """Margin machines: separability, the perceptron, support vector machines and their SMO
 solver, the leave-one-out and adaptive margin machines, relative margin machines
-(book chapters 03-05 and 13; LKC Ch. 2, RMM).
+(book chapters 03-05, 10 and 13 and the scikit-learn guide; LKC Ch. 2, RMM).
 
 Book chapters 03 and 04 (``book/03_perceptron.md``, ``book/04_support_vector_machines.md``);
 also chapters 05 and 13.

@@ -54,6 +54,7 @@ class NuSupportVectorMachine(_PlattScaling, DualClassifier):
     fit_bias : bool, default True
     solver : {'smo', 'qp'}
     tol, max_iter, cache_mb : as in :class:`~kernelclf.margin.svm.SupportVectorMachine`
+        (but the QP's gap tolerance is ``min(tol, 1e-9)``)
     probability, random_state : as in :class:`~kernelclf.margin.svm.SupportVectorMachine`
         Platt scaling on 5-fold cross-validated decision values (libsvm offers it
         for the nu-SVM too); every fold machine is a nu-SVM with the same ``nu``, or the

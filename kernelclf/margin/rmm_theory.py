@@ -62,8 +62,10 @@ def affine_map_problem(X, y, E=1.0, w0=None, b0=0.0, tol=1e-9):
     ``min_{A~, R, rho}  -rho + E R``  s.t.  ``y_i (w0' A~ x~_i + b0) >= rho`` and
     ``1/2 ||A~ x~_i||^2 <= R``, with ``A~ = [A b]`` (``d x (d+1)``) and ``x~ = [x; 1]``.
     Solved as a second-order cone program with ``cvxopt.solvers.socp`` (each radius
-    constraint is the cone ``||(sqrt(2) A~ x~_i, R - 1)|| <= R + 1``). The sample must be
-    separable (eq. 2 has no slacks, footnote 2 of the paper).
+    constraint is the cone ``||(sqrt(2) A~ x~_i, R - 1)|| <= R + 1``). Eq. 2 has no slacks
+    (footnote 2 of the paper), so only a separable sample has a positive margin: on any other
+    ``w0' A~ x~ + b0`` is an affine function that errs on some point, and the optimal ``rho``
+    is at most 0 (no error is raised).
 
     Parameters
     ----------

@@ -1,17 +1,22 @@
 """Separability and margins: is a sample linearly separable in feature space, how large can
 its margin be, and the geometric margin of a weight vector on it.
 
-Book chapter 10 (``book/10_version_space_and_bayes_point.md``); also chapter 04.
+Book chapter 10 (``book/10_version_space_and_bayes_point.md``); also chapters 03 (geometric
+margins) and 04 (the hard margin's test).
 LKC Def. 2.12 and §2.4 (a sample is separable exactly when its version space is
 non-empty), Def. 2.30 (geometric margin), eq. 2.45 (the hard-margin SVM, whose margin is
-the largest one). The hard-margin machines (SVM, perceptron) and the Bayes point machines
-ask these questions before they fit.
+the largest one). The Bayes point machine asks these questions as it fits (how large the
+margin is, to choose hard or soft boundaries; whether a start that fails means an empty
+version space), the hard-margin SVM only when a first short run of its solver
+(``20 m + 1000`` SMO steps) has not converged (to refuse a sample that is not separable; a
+small margin can also need that many steps); the perceptron does not ask (on such a sample
+it stops at its epoch budget and returns its pocket iterate).
 
 Every test here is bounded in time and memory: each solver has an iteration budget, and
 the linear program runs only on small samples:
 
 * :func:`hard_margin_bounds` - lower and upper bounds on the largest margin, from an
-  iteration-capped nearest-point solver that reads one kernel column at a time;
+  iteration-capped nearest-point solver that reads kernel columns on demand;
 * :func:`check_separability` - separable / not separable / undecided: a consistent
   classifier from the nearest-point solver, else (only for ``m <= LP_MAX_M``) an
   iteration-capped linear program;
@@ -38,7 +43,8 @@ __all__ = ["NotSeparableError", "SeparabilityUndecidedError", "MarginBounds", "S
 #: Largest sample for which :func:`check_separability` falls back on the linear program.
 #: HiGHS on the dense ``m x m`` constraint matrix of a nearly singular Gram matrix can run
 #: for minutes (500 noisy two-moons points, RBF(0.5)); the program is also capped at
-#: ``5 m + 1000`` iterations (0.4 to 0.6 ms each at m = 500, one thread).
+#: ``5 m + 1000`` iterations (0.2 to 0.7 ms of CPU time each at m = 500, one thread, on noisy
+#: two-moons samples; a run that reached the cap took about 1 s).
 LP_MAX_M = 500
 
 class NotSeparableError(ValueError):
@@ -151,10 +157,15 @@ def hard_margin_bounds(K, y, fit_bias=False, *, threshold=None, max_iter=None, t
     second-order choice of the partner of Fan, Chen & Lin, JMLR 6, 2005, WSS 2): the pair
     steps of the package's SMO (:func:`kernelclf.margin.smo.solve_smo`) on this problem
     (no linear term, no upper bound, kernel signs ``y``, one equality per class with a
-    threshold). One step reads two kernel columns and costs ``O(m)``; with columns on
-    demand nothing of size ``m x m`` is stored. The stopping test below runs every
-    ``max(16, min(m, 1000) // 4)`` steps and at the end, so a run may take up to that many
-    steps more than the first iterate that passes it.
+    threshold). One step reads two kernel columns and costs ``O(m)``. With columns on
+    demand the memory is not ``O(m)``: the columns read stay in the Gram's
+    least-recently-used cache, bounded by its budget ``cache_mb`` (the compiled engine also
+    copies them into its own column slots, which may switch to the whole matrix when it
+    fits their budget), and the exact products ``K v`` are computed in blocks of 512 rows.
+    Below a few thousand points these together reach about the size of the whole ``m x m``
+    matrix, or more. The stopping test below runs every ``max(16, min(m, 1000) // 4)``
+    steps and at the end, so a run may take up to that many steps more than the first
+    iterate that passes it.
 
     Every iterate gives both bounds. ``w_u = sum_i u_i y_i phi(x_i)``; for a unit ``w``
     with margin ``gamma``, ``<w, w_u> >= gamma`` (``>= 2 gamma`` between the two hulls), so

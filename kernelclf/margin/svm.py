@@ -164,7 +164,9 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
         ``SVC.coef_``.
     dual_objective_ : float
         Dual value ``sum alpha_i - 1/2 alpha' (Y G Y + R) alpha`` (``R = diag(1/C_i)``
-        for the squared hinge, else 0); equals scikit-learn's / libsvm's dual.
+        for the squared hinge, else 0). For the hinge loss it equals this value at the
+        coefficients of scikit-learn's ``SVC`` (which has no attribute for it; libsvm prints
+        its negative as ``obj``, the minimum of its dual in minimisation form).
     margin_ : float
         ``1/||w||`` in feature space, the distance between the hyperplanes ``f = 0`` and
         ``f = 1``: for the hard margin at the optimum the geometric margin of the sample
