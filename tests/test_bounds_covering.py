@@ -80,6 +80,72 @@ def test_greedy_cover_against_brute_force():
         assert _min_cover_size(V, gamma) <= len(c) <= _min_cover_size(V, gamma / 2)
 
 
+def _slow_cover(V, gamma, pick):
+    """Re-typed reference: count, per uncovered row, the uncovered rows in its box; pick one."""
+    V = [tuple(v) for v in V]
+    left = list(range(len(V)))
+    centres = []
+    while left:
+        held = [sum(max(abs(a - b) for a, b in zip(V[i], V[j])) <= gamma for j in left)
+                for i in left]
+        best = min(held) if pick == "fewest" else max(held)
+        c = left[held.index(best)]
+        centres.append(c)
+        left = [j for j in left if max(abs(a - b) for a, b in zip(V[c], V[j])) > gamma]
+    return centres
+
+
+def test_greedy_cover_rules():
+    """The three selection rules against a slow reference, and cover + packing for each."""
+    rng = np.random.default_rng(11)
+    n_fewest_larger = 0
+    for trial in range(12):
+        V = rng.uniform(-1, 1, size=(40, 2))
+        gamma = rng.uniform(0.1, 0.5)
+        for rule in ("fewest", "most"):
+            c = cv.greedy_cover(V, gamma, rule=rule)
+            assert list(c) == _slow_cover(V, gamma, rule)
+        for rule in cv.COVER_RULES:
+            c = cv.greedy_cover(V, gamma, rule=rule)
+            dist = np.max(np.abs(V[:, None] - V[c][None]), axis=2)
+            assert np.all(dist.min(axis=1) <= gamma)
+            inner = np.max(np.abs(V[c][:, None] - V[c][None]), axis=2)
+            assert np.all(inner[~np.eye(len(c), dtype=bool)] > gamma)
+        n_fewest_larger += len(cv.greedy_cover(V, gamma, "fewest")) > len(cv.greedy_cover(V, gamma, "most"))
+    # the rules differ: taking the emptiest box first usually needs more boxes
+    assert n_fewest_larger >= 6
+    with pytest.raises(ValueError, match="rule"):
+        cv.greedy_cover(V, 0.2, rule="largest")
+
+
+def test_sample_rkhs_ball_lkc_is_the_published_codes_distribution():
+    """a_1 uniform over its admissible range, a_2 uniform over its admissible chord."""
+    from scipy.stats import kstest
+
+    k = np.exp(-1 / (2 * 0.3**2))       # the book's code: x = (1, 2), RBF width 0.3
+    G = np.array([[1, k], [k, 1]])
+    A = cv.sample_rkhs_ball_lkc(G, 20000, random_state=3)
+    q = np.einsum("ij,jk,ik->i", A, G, A)
+    assert q.max() <= 1 + 1e-12
+    lim = 1 / np.sqrt(1 - k**2)
+    assert kstest((A[:, 0] + lim) / (2 * lim), "uniform").pvalue > 1e-3
+    half = np.sqrt(1 - A[:, 0] ** 2 * (1 - k**2))
+    pos = (A[:, 1] - (-k * A[:, 0] - half)) / (2 * half)
+    assert kstest(pos, "uniform").pvalue > 1e-3
+    # not the uniform law on the ellipse of sample_rkhs_ball: there |a_1| > 0.9 lim is rarer
+    B = cv.sample_rkhs_ball(G, 20000, random_state=3)
+    assert abs(np.mean(np.abs(A[:, 0]) > 0.9 * lim) - 0.1) < 0.01
+    assert np.mean(np.abs(B[:, 0]) > 0.9 * lim) < 0.06
+    # a stronger correlation k tilts the chord: still inside the ellipse, still uniform
+    G2 = np.array([[1, 0.8], [0.8, 1]])
+    A2 = cv.sample_rkhs_ball_lkc(G2, 5000, random_state=4)
+    assert np.einsum("ij,jk,ik->i", A2, G2, A2).max() <= 1 + 1e-12
+    assert np.abs(A2[:, 0]).max() > 0.99 / np.sqrt(1 - 0.64)
+    for bad in (np.eye(3), np.array([[2.0, 0.1], [0.1, 1.0]]), np.ones((2, 2))):
+        with pytest.raises(ValueError):
+            cv.sample_rkhs_ball_lkc(bad, 3)
+
+
 def test_sample_rkhs_ball():
     x = np.array([1.2, 1.7])
     G = np.exp(-(x[:, None] - x[None]) ** 2 / 2)

@@ -44,6 +44,7 @@ __all__ = [
     "covering_number_bound",
     "greedy_cover",
     "sample_rkhs_ball",
+    "sample_rkhs_ball_lkc",
     # fat shattering (§4.4.1)
     "alon_log_covering",
     "fat_shattering_gamma",
@@ -141,21 +142,30 @@ def covering_number_bound(m, log2_cover, delta):
     return result(np.where(lc <= m / 2.0, value, np.inf))
 
 
-def greedy_cover(values, gamma):
+#: the selection rules of :func:`greedy_cover`
+COVER_RULES = ("first", "fewest", "most")
+
+
+def greedy_cover(values, gamma, rule="first"):
     """A (not necessarily smallest) ``l_inf`` cover of a finite function class, Def. 4.24.
 
     Each row of ``values`` is ``(f(x_1), ..., f(x_m))`` for one function ``f``. The
-    greedy rule takes the first uncovered row as a cover element and removes every
-    row within ``gamma`` of it in the maximum norm, until none is left. Every row is
-    then within ``gamma`` of an element (a cover at scale ``gamma``, the 2γ-boxes of
-    Fig. 4.5), and the elements are more than ``gamma`` apart, so the count lies between
-    the smallest cover at scale ``gamma`` and the smallest cover at scale ``gamma/2``
-    of the same finite class.
+    greedy rule takes an uncovered row as a cover element and removes every row within
+    ``gamma`` of it in the maximum norm, until none is left. Every row is then within
+    ``gamma`` of an element (a cover at scale ``gamma``, the 2γ-boxes of Fig. 4.5), and the
+    elements are more than ``gamma`` apart, so the count lies between the smallest cover
+    at scale ``gamma`` and the smallest cover at scale ``gamma/2`` of the same finite class,
+    whichever uncovered row each step takes.
 
     Parameters
     ----------
     values : array_like of shape (n_functions, m)
     gamma : float, > 0
+    rule : {"first", "fewest", "most"}
+        Which uncovered row becomes the next element: the first one; the one whose box
+        holds the fewest uncovered rows (the rule that the R code published for LKC
+        Fig. 4.5 executes: it sorts the counts in increasing order and takes the first);
+        or the one whose box holds the most. Ties go to the first such row.
 
     Returns
     -------
@@ -170,13 +180,61 @@ def greedy_cover(values, gamma):
     if not np.isfinite(V).all():
         raise ValueError("values must be finite")
     gamma = float(check_positive(gamma, "gamma"))
+    if rule not in COVER_RULES:
+        raise ValueError(f"rule must be one of {COVER_RULES}, got {rule!r}")
     left = np.ones(len(V), dtype=bool)
+    close = None
+    if rule != "first":
+        close = np.max(np.abs(V[:, None] - V[None]), axis=2) <= gamma
     centres = []
     while left.any():
-        c = int(np.flatnonzero(left)[0])
+        idx = np.flatnonzero(left)
+        if rule == "first":
+            c = int(idx[0])
+        else:
+            held = close[np.ix_(idx, idx)].sum(axis=1)
+            c = int(idx[np.argmin(held) if rule == "fewest" else np.argmax(held)])
         centres.append(c)
         left &= np.max(np.abs(V - V[c]), axis=1) > gamma
     return np.asarray(centres, dtype=int)
+
+
+def sample_rkhs_ball_lkc(G, n_functions, random_state=None):
+    """Coefficients of RKHS-ball functions on two points, drawn as LKC's Fig. 4.5 code draws them.
+
+    The class is that of :func:`sample_rkhs_ball` (``f = a_1 k(x_1, .) + a_2 k(x_2, .)``
+    with ``a'G a <= 1``, LKC §4.4, Definition 2.15) for ``m = 2`` and a Gram matrix
+    ``G = [[1, k], [k, 1]]`` with ``|k| < 1`` (a normalised kernel such as the RBF). The
+    distribution is the one of the R code published for the book's figure: ``a_1``
+    uniform on ``[-1/sqrt(1-k^2), 1/sqrt(1-k^2)]`` (the values for which some ``a_2``
+    is admissible), then ``a_2`` uniform on the admissible interval
+    ``-k a_1 +- sqrt(1 - a_1^2 (1-k^2))``. That is not uniform on the ellipse: the
+    functions crowd towards the ends of the ``a_1`` range.
+
+    Parameters
+    ----------
+    G : array_like of shape (2, 2)
+        ``[[1, k], [k, 1]]`` with ``|k| < 1``.
+    n_functions : int, >= 1
+    random_state : None, int or numpy Generator
+
+    Returns
+    -------
+    alpha : ndarray of shape (n_functions, 2)
+    """
+    G = _check_matrix(G)
+    n = int(check_int(n_functions, "n_functions", minimum=1))
+    if G.shape != (2, 2) or not np.allclose(np.diag(G), 1.0):
+        raise ValueError("G must be a 2 x 2 Gram matrix with unit diagonal")
+    k = float(G[0, 1])
+    if not abs(k) < 1:
+        raise ValueError(f"the off-diagonal entry must lie in (-1, 1), got {k}")
+    rng = np.random.default_rng(random_state)
+    lim = 1.0 / np.sqrt(1.0 - k * k)
+    a1 = rng.uniform(-lim, lim, size=n)
+    half = np.sqrt(np.maximum(1.0 - a1**2 * (1.0 - k * k), 0.0))
+    a2 = rng.uniform(-k * a1 - half, -k * a1 + half)
+    return np.column_stack([a1, a2])
 
 
 def sample_rkhs_ball(G, n_functions, random_state=None):
