@@ -7,9 +7,14 @@ from sklearn.metrics import adjusted_rand_score
 
 from kernelclf.experiments.intro import (
     CLUSTER_MEANS,
+    MNIST_FIRST_LABELS,
+    MNIST_FIRST_SHA256,
     fit_mixture,
+    fixed_width_mixture_density,
     margin_geometry,
     mixture_density,
+    mnist_first_images,
+    nearest_centre,
     preference_classes,
     three_clusters,
 )
@@ -21,7 +26,8 @@ def test_three_clusters_is_seeded_and_balanced():
     assert X.shape == (150, 2) and np.array_equal(X, X2)
     assert np.array_equal(np.bincount(z), [50, 50, 50])
     for c in range(3):
-        assert np.linalg.norm(X[z == c].mean(0) - CLUSTER_MEANS[c]) < 0.4
+        assert np.linalg.norm(X[z == c].mean(0) - CLUSTER_MEANS[c]) < 0.1
+        assert 0.07 < X[z == c].std(0).min() and X[z == c].std(0).max() < 0.13
     with pytest.raises(ValueError):
         three_clusters(2)
     with pytest.raises(ValueError):
@@ -86,3 +92,43 @@ def test_margin_geometry_against_brute_force(seed):
 def test_margin_geometry_rejects_parallel():
     with pytest.raises(ValueError):
         margin_geometry([1.0, 0.0], [2.0, 0.0])
+
+
+def test_nearest_centre_and_fixed_width_density_against_scipy():
+    P = np.random.default_rng(2).uniform(-2, 2, size=(200, 2))
+    brute = [min(range(3), key=lambda c: np.sum((p - CLUSTER_MEANS[c]) ** 2)) for p in P]
+    assert np.array_equal(nearest_centre(P, CLUSTER_MEANS), brute)
+    ref = np.mean([multivariate_normal(mu, 0.07 * np.eye(2)).pdf(P) for mu in CLUSTER_MEANS], axis=0)
+    assert np.allclose(fixed_width_mixture_density(P, CLUSTER_MEANS), ref, rtol=1e-12)
+    # a different variance is caught
+    assert not np.allclose(fixed_width_mixture_density(P, CLUSTER_MEANS, 0.05), ref, rtol=1e-2)
+    g = np.linspace(-3, 3, 301)
+    xx, yy = np.meshgrid(g, g)
+    dens = fixed_width_mixture_density(np.c_[xx.ravel(), yy.ravel()], CLUSTER_MEANS)
+    assert abs(dens.sum() * (g[1] - g[0]) ** 2 - 1.0) < 1e-3
+    with pytest.raises(ValueError):
+        fixed_width_mixture_density(P, CLUSTER_MEANS, 0.0)
+    with pytest.raises(ValueError):
+        nearest_centre(P, CLUSTER_MEANS[:, :1])
+
+
+def test_mnist_first_images_are_the_books():
+    """The rows picked from MNIST-5k are, pixel for pixel, the first 52 images of the book's
+    ``introduction/mnist100.dat`` (MNIST's first training images; checked by their SHA-256)."""
+    import hashlib
+
+    from kernelclf.datasets import load
+
+    d = load("mnist5k")
+    idx = mnist_first_images(d.y)
+    assert len(set(idx.tolist())) == len(MNIST_FIRST_LABELS) == 52
+    assert "".join(map(str, d.y[idx])) == MNIST_FIRST_LABELS
+    assert hashlib.sha256(np.ascontiguousarray(d.X[idx]).tobytes()).hexdigest() == MNIST_FIRST_SHA256
+    # the same labels in another order (e.g. sorted by digit) do not give the book's images
+    shuffled = np.sort(idx)
+    assert hashlib.sha256(np.ascontiguousarray(d.X[shuffled]).tobytes()).hexdigest() != MNIST_FIRST_SHA256
+    assert np.array_equal(mnist_first_images(d.y, 3), idx[:3])
+    with pytest.raises(ValueError):
+        mnist_first_images(d.y[::-1])
+    with pytest.raises(ValueError):
+        mnist_first_images(d.y, 53)

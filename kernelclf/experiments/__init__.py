@@ -37,9 +37,16 @@ from .bpm import (
 from .cli import build_parser, main
 from .intro import (
     CLUSTER_MEANS,
+    CLUSTER_SD,
+    MIXTURE_VARIANCE,
+    MNIST_FIRST_LABELS,
+    MNIST_FIRST_SHA256,
     fit_mixture,
+    fixed_width_mixture_density,
     margin_geometry,
     mixture_density,
+    mnist_first_images,
+    nearest_centre,
     preference_classes,
     three_clusters,
 )
@@ -106,6 +113,8 @@ __all__ = [
     "word_frequencies", "training_span", "text_pair_repeat", "text_rows", "format_text",
     "FIG1_REPORTED", "parallel_lines", "stretch_study", "synthetic_B_curve", "mnist_pair",
     "TABLE3_REPORTED", "universum_repeat", "universum_rows",
-    "build_parser", "main", "relative_margin", "CLUSTER_MEANS", "three_clusters", "fit_mixture",
+    "build_parser", "main", "relative_margin", "CLUSTER_MEANS", "CLUSTER_SD", "MIXTURE_VARIANCE",
+    "MNIST_FIRST_LABELS", "MNIST_FIRST_SHA256", "nearest_centre", "fixed_width_mixture_density",
+    "mnist_first_images", "three_clusters", "fit_mixture",
     "mixture_density", "preference_classes", "margin_geometry",
 ]

