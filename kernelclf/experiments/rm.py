@@ -51,7 +51,7 @@ RM_D = 100
 RM_RUNS = 10
 #: the grid of alpha = M / D (ours: RM's text does not give the plotted range)
 RM_ALPHAS = tuple(float(a) for a in np.arange(1, 21) / 2)
-#: the flipper's stopping tolerance (LKC's rho_2 rule of :func:`kernel_billiard`)
+#: the flipper's stopping tolerance (the ``rho2`` rule of ``kernelclf.bayespoint.billiard.kernel_billiard``)
 FLIPPER_TOL = 1e-4
 #: the minimal connector's relative duality gap
 CONNECTOR_TOL = 1e-3
