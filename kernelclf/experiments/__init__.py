@@ -8,6 +8,8 @@ Book chapters 12 and 13 (``book/12_bpm_experiments.md``, ``book/13_relative_marg
 * :mod:`~kernelclf.experiments.lkc` - LKC's normalisation experiment (Example 5.11, Fig. 5.1)
 * :mod:`~kernelclf.experiments.intro` - the small demos of chapters 01 and 03 (LKC Figs 1.2
   and 1.4, BPM Fig. 1)
+* :mod:`~kernelclf.experiments.rm` - Ruján and Marchand's teacher-student learning curves
+  (RM §18.6, Figs 18.11-18.12)
 * :mod:`~kernelclf.experiments.rmm` - the relative margin machine paper: synthetic data and digits
   (RMM §5.1-5.3)
 * :mod:`~kernelclf.experiments.rmm_benchmarks` - the paper's Table 4 on the Rätsch benchmarks (§5.6)
@@ -49,6 +51,15 @@ from .intro import (
     nearest_centre,
     preference_classes,
     three_clusters,
+)
+from .rm import (
+    RM_ALPHAS,
+    RM_D,
+    RM_RUNS,
+    generalisation_probability,
+    teacher_student_curves,
+    teacher_student_run,
+    teacher_student_tasks,
 )
 from .rmm import (
     FIG1_REPORTED,
@@ -116,5 +127,7 @@ __all__ = [
     "build_parser", "main", "relative_margin", "CLUSTER_MEANS", "CLUSTER_SD", "MIXTURE_VARIANCE",
     "MNIST_FIRST_LABELS", "MNIST_FIRST_SHA256", "nearest_centre", "fixed_width_mixture_density",
     "mnist_first_images", "three_clusters", "fit_mixture",
-    "mixture_density", "preference_classes", "margin_geometry",
+    "mixture_density", "preference_classes", "margin_geometry", "RM_D", "RM_RUNS", "RM_ALPHAS",
+    "generalisation_probability", "teacher_student_run", "teacher_student_tasks",
+    "teacher_student_curves",
 ]

@@ -8,7 +8,8 @@ or messages) and ``--n-jobs``; for example::
     python -m kernelclf.experiments bpm-table1 --splits 100 --n-jobs -1 --out table1.jsonl
 
 The commands are those the protocol modules register (:mod:`kernelclf.experiments.bpm`,
-:mod:`kernelclf.experiments.lkc`, :mod:`kernelclf.experiments.rmm`,
+:mod:`kernelclf.experiments.lkc`, :mod:`kernelclf.experiments.rm`,
+:mod:`kernelclf.experiments.rmm`,
 :mod:`kernelclf.experiments.rmm_benchmarks`, :mod:`kernelclf.experiments.rmm_text`,
 :mod:`kernelclf.experiments.rmm_universum`), imported here.
 """
@@ -19,6 +20,7 @@ import sys
 
 from . import bpm as _bpm  # noqa: F401  (registers its commands)
 from . import lkc as _lkc  # noqa: F401  (registers its commands)
+from . import rm as _rm  # noqa: F401  (registers its commands)
 from . import rmm as _rmm  # noqa: F401  (registers its commands)
 from . import rmm_benchmarks as _rmm_benchmarks  # noqa: F401  (registers its commands)
 from . import rmm_text as _rmm_text  # noqa: F401  (registers its commands)
