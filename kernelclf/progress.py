@@ -36,7 +36,8 @@ __all__ = ["progress", "progress_enabled", "fit_progress", "ENV_VAR", "LONG_FIT_
 ENV_VAR = "KERNELCLF_PROGRESS"
 
 #: fits on at least this many examples show their progress (:func:`fit_progress`);
-#: a cubic fit at m = 3000 takes from a fraction of a second (one Cholesky factorisation)
+#: a cubic fit at m = 3000 takes from a fraction of a second (one Cholesky factorisation of the
+#: 3000 x 3000 matrix)
 #: to several seconds (an eigendecomposition, or an iterative fit) on one core
 LONG_FIT_M = 3000
 

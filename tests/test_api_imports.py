@@ -83,3 +83,20 @@ def test_every_estimator_and_top_level_name_imports_from_kernelclf():
     for name, full in listed:
         owner, attr = full.rsplit(".", 1)
         assert getattr(kernelclf, name) is getattr(importlib.import_module(owner), attr), name
+
+
+def test_committed_api_pages_are_what_the_generator_writes(tmp_path):
+    """The committed pages equal ``.ci/api_pages.py``'s output: running the generator after a
+    change to the package must not silently undo text fixed on a page (edit the docstring
+    or the generator, then regenerate)."""
+    import subprocess
+    import sys
+
+    root = BOOK.parent
+    subprocess.run([sys.executable, str(root / ".ci" / "api_pages.py"), str(tmp_path)],
+                   check=True, capture_output=True, cwd=root)
+    written = sorted(p.name for p in tmp_path.glob("api_*.md"))
+    assert written == [p.name for p in PAGES]
+    stale = [name for name in written
+             if (tmp_path / name).read_text() != (BOOK / name).read_text()]
+    assert not stale, f"regenerate with `python .ci/api_pages.py book`: {stale} differ"

@@ -38,7 +38,10 @@ except ImportError:  # pragma: no cover - Pyodide
 
 __all__ = ["NONE", "column_spec", "fill_slot", "column_at", "take_slot"]
 
-NONE, LINEAR, POLY, RBF_KIND = range(4)
+#: The ``kind`` that :func:`column_spec` returns when the columns must come from Python
+#: (another kernel, a stored matrix, more than 32 features, a ridge).
+NONE = 0
+LINEAR, POLY, RBF_KIND = range(1, 4)
 MAX_FEATURES = 32
 _EMPTY = (NONE, np.zeros((1, 1)), np.zeros(1), 0.0, 1)
 
