@@ -141,6 +141,11 @@ def test_sample_rkhs_ball_lkc_is_the_published_codes_distribution():
     A2 = cv.sample_rkhs_ball_lkc(G2, 5000, random_state=4)
     assert np.einsum("ij,jk,ik->i", A2, G2, A2).max() <= 1 + 1e-12
     assert np.abs(A2[:, 0]).max() > 0.99 / np.sqrt(1 - 0.64)
+    lim2 = 1 / np.sqrt(1 - 0.64)
+    assert kstest((A2[:, 0] + lim2) / (2 * lim2), "uniform").pvalue > 1e-3
+    half2 = np.sqrt(1 - A2[:, 0] ** 2 * (1 - 0.64))
+    pos2 = (A2[:, 1] - (-0.8 * A2[:, 0] - half2)) / (2 * half2)
+    assert kstest(pos2, "uniform").pvalue > 1e-3
     for bad in (np.eye(3), np.array([[2.0, 0.1], [0.1, 1.0]]), np.ones((2, 2))):
         with pytest.raises(ValueError):
             cv.sample_rkhs_ball_lkc(bad, 3)
