@@ -28,6 +28,7 @@ from .bpm import (
     fig10_counts,
     fig10_tasks,
     format_table1,
+    heart_pool_indices,
     one_vs_rest_bpm,
     perceptron_usage,
     soft_boundary_curve,
@@ -114,7 +115,8 @@ from .runner import (
 
 __all__ = [
     "Task", "RunResult", "ResultsFileError", "SplitsFailedError", "run_tasks", "Experiment",
-    "register", "COMMANDS", "TABLE1_SIGMA", "TABLE1_REPORTED", "table1_splits", "table1_tasks",
+    "register", "COMMANDS", "TABLE1_SIGMA", "TABLE1_REPORTED", "heart_pool_indices", "table1_splits",
+    "table1_tasks",
     "table1_rows", "bpm_table1", "format_table1", "soft_boundary_curve", "one_vs_rest_bpm",
     "table1_from_file", "TABLE1_NAMES", "perceptron_usage", "fig10_tasks", "fig10_counts",
     "results", "MU_POS", "MU_NEG", "SIGMA", "gaussians", "bayes_rule", "synthetic_errors",
