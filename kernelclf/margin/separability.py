@@ -43,7 +43,7 @@ __all__ = ["NotSeparableError", "SeparabilityUndecidedError", "MarginBounds", "S
 #: Largest sample for which :func:`check_separability` falls back on the linear program.
 #: HiGHS on the dense ``m x m`` constraint matrix of a nearly singular Gram matrix can run
 #: for minutes (500 noisy two-moons points, RBF(0.5)); the program is also capped at
-#: ``5 m + 1000`` iterations (0.3 to 0.95 ms of CPU time each at m = 500, one thread, on
+#: ``5 m + 1000`` iterations (0.27 to 0.95 ms of CPU time each at m = 500, one thread, on
 #: ``make_moons(500, noise=0.3)`` with seeds 0 to 3 and RBF(0.5), measured on a loaded
 #: shared machine; each of those runs reached the cap, after 1 to 3.3 s).
 LP_MAX_M = 500
