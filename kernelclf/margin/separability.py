@@ -2,7 +2,7 @@
 its margin be, and the geometric margin of a weight vector on it.
 
 Book chapter 10 (``book/10_version_space_and_bayes_point.md``); also chapters 03 (geometric
-margins) and 04 (the hard margin's test).
+margins), 04 (the hard margin's test), 11 and 12 (the Bayes point machine's questions).
 LKC Def. 2.12 and §2.4 (a sample is separable exactly when its version space is
 non-empty), Def. 2.30 (geometric margin), eq. 2.45 (the hard-margin SVM, whose margin is
 the largest one). The Bayes point machine asks these questions as it fits (how large the
@@ -43,8 +43,9 @@ __all__ = ["NotSeparableError", "SeparabilityUndecidedError", "MarginBounds", "S
 #: Largest sample for which :func:`check_separability` falls back on the linear program.
 #: HiGHS on the dense ``m x m`` constraint matrix of a nearly singular Gram matrix can run
 #: for minutes (500 noisy two-moons points, RBF(0.5)); the program is also capped at
-#: ``5 m + 1000`` iterations (0.2 to 0.7 ms of CPU time each at m = 500, one thread, on noisy
-#: two-moons samples; a run that reached the cap took about 1 s).
+#: ``5 m + 1000`` iterations (0.27 to 0.95 ms of CPU time each at m = 500, one thread, on
+#: ``make_moons(500, noise=0.3)`` with seeds 0 to 3 and RBF(0.5), measured on a loaded
+#: shared machine; each of those runs reached the cap, after 1 to 3.3 s).
 LP_MAX_M = 500
 
 class NotSeparableError(ValueError):
