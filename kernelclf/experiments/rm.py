@@ -24,7 +24,7 @@ random teacher perceptron, and the generalisation probability of the flipper's c
 * a student ``f(x) = <w, x> + b`` is scored by its exact generalisation probability for
   Gaussian inputs (:func:`generalisation_probability`), so no test set is needed.
 
-RM's text (our copy has the captions, not the plotted axes) fixes ``D`` and the ten runs; the
+RM's text (our copy has the captions, not the plots) fixes ``D`` and the ten runs; the
 grid of ``alpha`` is ours (:data:`RM_ALPHAS`). RM's analytic Bayes curve (Opper and Haussler)
 is not computed: its formula is not in the sources.
 
