@@ -56,8 +56,9 @@ def _rng(random_state):
 def three_clusters(m=150, scale=CLUSTER_SD, random_state=0, means=None):
     """Sample ``m`` points from three isotropic Gaussian clusters in the plane (LKC Fig. 1.4).
 
-    The points are split as evenly as possible over the centres :data:`CLUSTER_MEANS`; each
-    coordinate gets standard deviation ``scale``. The defaults are the setting of the book's
+    The points are split as evenly as possible over the three centres ``means`` (default
+    :data:`CLUSTER_MEANS`), point ``i`` to centre ``i mod 3``; each coordinate gets standard
+    deviation ``scale``. The defaults are the setting of the book's
     figure code (50 points per cluster, standard deviation 0.1); the draw is our own (NumPy
     does not reproduce R's random stream).
 
