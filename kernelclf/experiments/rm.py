@@ -14,7 +14,8 @@ random teacher perceptron, and the generalisation probability of the flipper's c
   (our choices: RM's examples are random and their teacher random but fixed, with neither
   the input distribution nor whether runs share a teacher stated);
 * the student of Fig. 18.11 is RM's flipper (Alg. 18.1, with its threshold coordinate,
-  :func:`~kernelclf.bayespoint.rujan.flipper`) on the linear kernel;
+  :func:`~kernelclf.bayespoint.rujan.flipper`) on the linear kernel (our choice to keep the
+  threshold in both students: RM do not say whether their runs used it; the teacher has none);
 * the maximal-margin perceptron of Fig. 18.12 (with a threshold) is solved twice: by the
   hard-margin SVM with a bias (SMO, to its default tolerance; the curve) and by RM's own
   route, the minimal connector of the two classes' convex hulls (§18.3,
@@ -127,8 +128,8 @@ def teacher_student_run(alpha, seed, D=RM_D, flipper_tol=FLIPPER_TOL,
         its default tolerance) and ``connector`` (RM's minimal connector, the same plane up
         to ``connector_tol`` when ``connector_converged``; it can stop at its iteration cap
         first); ``flipper_offset`` and ``maximal_margin_offset``: ``b / ||w||``;
-        ``bounces``, ``restarts``, ``flipper_converged``, ``connector_converged``,
-        ``svm_converged``.
+        ``bounces`` and ``restarts`` (of the first flipper run), ``flipper_converged`` (both
+        flipper runs), ``connector_converged``, ``svm_converged``.
     """
     from ..bayespoint import flipper, minimal_connector
     from ..kernels import Linear
