@@ -35,7 +35,7 @@ def _kkt_gap(F, alpha, C, s, gmask):
     return float(gap)
 
 
-def _polish(res, p, C, s, gmask, getcol, max_free=1000, getcols=None):
+def _polish(res, p, C, s, gmask, getcol, max_free=1000, getcols=None, bias=True):
     """Solve the KKT equations on the free set exactly (Stellato et al. 2020's polishing).
 
     With the bounded variables fixed, the free ones ``a_F`` must satisfy
@@ -47,8 +47,11 @@ def _polish(res, p, C, s, gmask, getcol, max_free=1000, getcols=None):
     where the SVD-based ``gelsd`` costs tens). A regular system has one solution, so
     when it leaves the box nothing else is tried;
     ``res`` is updated in place only if the new point is in the box and its KKT
-    violation is not larger. ``getcols(idx)``, when given, returns the block
-    ``K[:, idx]`` at once (:meth:`kernelclf.kernels.gram.ColumnSlots.columns`).
+    violation is not larger than ``res.gap``, which must be the KKT violation
+    (:func:`_kkt_gap`) at ``res``'s point, as :func:`kernelclf.margin.smo._result` sets it.
+    ``getcols(idx)``, when given, returns the block ``K[:, idx]`` at once
+    (:meth:`kernelclf.kernels.gram.ColumnSlots.columns`). ``bias=False`` leaves
+    ``res.bias`` (and ``res.rho``) as they are.
     """
     alpha = res.alpha
     idx = np.flatnonzero((alpha > 0) & (alpha < C))
@@ -88,18 +91,17 @@ def _polish(res, p, C, s, gmask, getcol, max_free=1000, getcols=None):
     d = x[:n]
     new = alpha[idx] + d
     F = -s * res.gradient
-    gap0 = _kkt_gap(F, alpha, C, s, gmask)
     Fn = F - cols @ (sF * d)
     an = alpha.copy()
     an[idx] = new
     gap = _kkt_gap(Fn, an, C, s, gmask)
-    if not gap <= gap0:
+    if not gap <= res.gap:
         return
     alpha[idx] = new
     res.gradient = -s * Fn
     res.gap = gap
     res.objective = _objective(alpha, Fn, s, p)
-    if gmask is None:
+    if gmask is None or not bias:
         return
     if len(gmask) == 1:
         pos = s > 0
