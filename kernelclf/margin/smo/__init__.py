@@ -328,8 +328,9 @@ def _solve(p, C, gram, *, s, groups=None, equality=True, alpha0=None, tol=1e-3,
 
     # F_t = -s_t G_t with G = Q a - p, built from the non-zero starting values
     F = s * p
-    for k in np.flatnonzero(alpha):
-        F -= getcol(k) * (s[k] * alpha[k])
+    if alpha0 is not None:
+        for k in np.flatnonzero(alpha):
+            F -= getcol(k) * (s[k] * alpha[k])
     if not equality:
         every = max(20, m)
         if slots is not None:
@@ -344,15 +345,17 @@ def _solve(p, C, gram, *, s, groups=None, equality=True, alpha0=None, tol=1e-3,
         if polish and res.converged:
             _polish(res, p, C, s, None, getcol, bias=bias)
         return res
-    if groups is None:
-        groups = np.zeros(m, dtype=int)
-    groups = np.asarray(groups)
-    if groups.shape != (m,):
-        raise ValueError(f"groups must be a vector of {m} labels, got shape {groups.shape}")
-    labels = np.unique(groups)
-    if len(labels) > 2:
-        raise ValueError("at most two equality groups are supported")
-    gmask = [groups == g for g in labels]
+    if groups is None:                          # one group: every variable
+        gmask = [np.ones(m, dtype=bool)]
+    else:
+        groups = np.asarray(groups)
+        if groups.shape != (m,):
+            raise ValueError(f"groups must be a vector of {m} labels, got shape "
+                             f"{groups.shape}")
+        labels = np.unique(groups)
+        if len(labels) > 2:
+            raise ValueError("at most two equality groups are supported")
+        gmask = [groups == g for g in labels]
     every = math.gcd(int(newton_every), callback_every if callback is not None else 0)
 
     def on_every(it, up, low):
