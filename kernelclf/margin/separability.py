@@ -47,9 +47,10 @@ __all__ = ["NotSeparableError", "SeparabilityUndecidedError", "MarginBounds", "S
 #: ``kernelclf.datasets.make_moons(500, noise=0.3)`` (which flips 5 % of the labels) with
 #: seeds 0 to 3 and RBF(0.5), each of the eight programs (with and without a threshold)
 #: reached the cap, after 0.25 to 1 ms of CPU time per iteration (one thread, two
-#: measurements on a loaded shared machine: 0.9 to 3.3 s per program). On scikit-learn's ``make_moons``, which
-#: flips no labels, HiGHS reports five of those eight programs feasible before the cap (their
-#: solutions misclassify training examples in floating point, see :class:`Separability`).
+#: measurements on a loaded shared machine: 0.9 to 3.3 s per program). On scikit-learn's
+#: ``make_moons``, which flips no labels, HiGHS reports five of those eight programs
+#: feasible before the cap (their solutions misclassify training examples in floating
+#: point, see :class:`Separability`).
 LP_MAX_M = 500
 
 class NotSeparableError(ValueError):
