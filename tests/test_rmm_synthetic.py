@@ -39,7 +39,8 @@ def test_committed_file_reruns(committed):
 
 
 def test_curves_pair_the_repetitions_by_seed():
-    """The paired difference is taken seed by seed (a shuffled order would change it)."""
+    """Each group's arrays are in seed order, so arrays of two groups pair seed by seed (the
+    records of the two sizes come in different orders here)."""
     recs = []
     for seed, (a, b) in enumerate(((0.03, 0.01), (0.02, 0.02), (0.05, 0.01))):
         for n, shift in ((10, 0.0), (40, 0.001)):
@@ -47,7 +48,11 @@ def test_curves_pair_the_repetitions_by_seed():
                                               "rmm": b, "bayes": 0.008, "svm_angle": 1.0,
                                               "rmm_angle": 0.5, "svm_C": 1.0, "rmm_C": 1.0,
                                               "rmm_kappa": 0.5}})
-    c = rs.size_curves(recs[::-1])
+    order = [0, 2, 4, 5, 1, 3]  # size 10: seeds 0, 1, 2; size 40: seeds 2, 0, 1
+    c = rs.size_curves([recs[i] for i in order])
+    g = c["groups"]
+    assert list(g[10]["seed"]) == list(g[40]["seed"]) == [0, 1, 2]
+    assert g[40]["svm"] - g[10]["svm"] == pytest.approx(np.full(3, 0.001))
     assert list(c["x"]) == [10, 40] and list(c["reps"]) == [3, 3]
     d = np.array([0.02, 0.0, 0.04])
     assert c["diff_mean"][0] == pytest.approx(d.mean())

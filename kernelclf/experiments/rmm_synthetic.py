@@ -39,8 +39,9 @@ __all__ = ["REPS", "N_VAL", "N_TEST", "C_GRID", "KAPPAS", "FIG4_SIZES", "FIG5_N"
 
 #: RMM §5.1: fifty repetitions, 100 000 validation and 100 000 test points per class
 REPS, N_VAL, N_TEST = 50, 100_000, 100_000
-#: our C grid (both machines) and relative bounds kappa of the RMM (kappa = 1: the SVM)
+#: our C grid (both machines; validation picks its edge, 1000, at large s in Fig. 5)
 C_GRID = (0.1, 1.0, 10.0, 100.0, 1000.0)
+#: our relative bounds kappa of the RMM, ``B = 1 + (theta - 1) kappa`` (kappa = 1: the SVM)
 KAPPAS = (1.0, 0.7, 0.5, 0.3, 0.15)
 #: training sizes of Fig. 4 (total, half per class)
 FIG4_SIZES = (10, 20, 40, 80, 160, 320)
