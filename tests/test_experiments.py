@@ -497,7 +497,8 @@ def test_committed_table1_file_reruns():
     assert task.fn(*split, sigma, tol_, s_ + 1) != by_key[RERUN_KEYS[0]]["result"]
 
 
-#: the records rerun by test_committed_table1_file_reruns (among the file's cheapest)
+#: the records rerun by test_committed_table1_file_reruns (both of the later run, whose package
+#: is today's; a Heart split takes a fraction of a second, this Diabetes split a few seconds)
 RERUN_KEYS = ("heart/0", "diabetes/34")
 
 
