@@ -116,6 +116,11 @@ def test_greedy_cover_rules():
     assert n_fewest_larger >= 6
     with pytest.raises(ValueError, match="rule"):
         cv.greedy_cover(V, 0.2, rule="largest")
+    # the docstring's boundary: a row exactly gamma away counts as covered (the R code's strict
+    # inequality would give [0, 1], [0, 1, 2] and [0, 1, 2] here)
+    V3 = np.array([[0.0, 0.0], [0.5, 0.0], [1.0, 0.0]])
+    for rule, want in (("first", [0, 2]), ("fewest", [0, 2]), ("most", [1])):
+        assert list(cv.greedy_cover(V3, 0.5, rule=rule)) == want
 
 
 def test_sample_rkhs_ball_lkc_is_the_published_codes_distribution():

@@ -25,6 +25,11 @@ def test_three_clusters_is_seeded_and_balanced():
     X2, _ = three_clusters(150, random_state=3)
     assert X.shape == (150, 2) and np.array_equal(X, X2)
     assert np.array_equal(np.bincount(z), [50, 50, 50])
+    assert np.array_equal(z, np.arange(150) % 3)  # point i to centre i mod 3, as documented
+    # other centres are honoured: the same noise moved by the difference of the means
+    shifted = CLUSTER_MEANS + np.array([[0.0, 5.0], [2.0, 0.0], [-3.0, 1.0]])
+    X3, z3 = three_clusters(150, random_state=3, means=shifted)
+    assert np.array_equal(z3, z) and np.allclose(X3 - X, (shifted - CLUSTER_MEANS)[z])
     for c in range(3):
         assert np.linalg.norm(X[z == c].mean(0) - CLUSTER_MEANS[c]) < 0.1
         assert 0.07 < X[z == c].std(0).min() and X[z == c].std(0).max() < 0.13

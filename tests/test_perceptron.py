@@ -479,3 +479,33 @@ def test_module_exports():
     assert set(perceptron.__all__) >= {"Perceptron", "KernelPerceptron",
                                       "halving_algorithm", "perceptron_on_permutation"}
     assert set(mistake.__all__) == {"novikoff_bound", "mistake_bound_risk"}
+
+
+def test_halving_raises_only_when_its_retained_set_empties():
+    """The perceptron module docstring: the halving algorithm has no epoch budget; it
+    raises ValueError when its set of retained hypotheses becomes empty, and only then
+    (a majority vote that is right everywhere ends the run although no single hypothesis
+    labels the sample correctly)."""
+    from kernelclf.margin import halving_algorithm
+
+    with pytest.raises(ValueError, match="no hypothesis"):
+        halving_algorithm(np.array([[1, 1], [-1, -1]]), np.array([1, -1]))
+    P = np.array([[1, 1, -1], [1, -1, 1], [-1, 1, 1]])
+    y = np.array([1, 1, 1])
+    assert not np.any(np.all(P == y, axis=1))          # no consistent hypothesis
+    res = halving_algorithm(P, y)
+    assert res.n_mistakes == 0 and res.n_epochs == 1 and res.consistent.all()
+    np.testing.assert_array_equal(res.prediction, y)
+
+
+def test_perceptron_on_permutation_warns_and_returns_the_pocket_iterate():
+    """The module docstring: on a sample that is not separable the function (which has no
+    converged_ attribute) stops at max_epochs with a ConvergenceWarning."""
+    from kernelclf.margin import perceptron_on_permutation
+
+    X = np.array([[1.0], [1.0]])
+    y = np.array([1.0, -1.0])                          # the same point with both labels
+    G = X @ X.T
+    with pytest.warns(ConvergenceWarning):
+        alpha = perceptron_on_permutation(G, y, np.array([0, 1]), max_epochs=5)
+    assert alpha.shape == (2,)

@@ -57,3 +57,20 @@ def test_committed_file_reruns():
         for name in ("flipper", "flipper_repeat", "maximal_margin", "connector"):
             assert again[name] == pytest.approx(rec["result"][name], abs=1e-9), name
         assert again["bounces"] == rec["result"]["bounces"]
+
+
+def test_curves_pair_runs_by_seed():
+    """Means and the paired standard error per alpha, runs matched by seed whatever the order."""
+    rng = np.random.default_rng(2)
+    vals = rng.uniform(0.6, 0.9, size=(2, 4, 4))  # (alpha, seed, [flipper, repeat, mm, conn])
+    names = ("flipper", "flipper_repeat", "maximal_margin", "connector")
+    recs = [{"alpha": a, "seed": s, "result": dict(zip(names, vals[i, s]))}
+            for i, a in enumerate((1.0, 0.5)) for s in (3, 1, 0, 2)]
+    c = rm.teacher_student_curves(recs)
+    assert list(c["alpha"]) == [0.5, 1.0] and c["seeds"] == [0, 1, 2, 3]
+    d = vals[::-1, :, 0] - vals[::-1, :, 2]  # alpha sorted, seeds 0..3
+    np.testing.assert_allclose(c["diff"], d)
+    np.testing.assert_allclose(c["diff_sem"], d.std(1, ddof=1) / 2)
+    np.testing.assert_allclose(c["flipper_mean"], vals[::-1, :, 0].mean(1))
+    with pytest.raises(ValueError):
+        rm.teacher_student_curves(recs[:-1])  # a seed missing at one alpha

@@ -789,3 +789,19 @@ def test_solve_smo_refuses_bad_input(change, message):
     with pytest.raises((ValueError, TypeError), match=message):
         solve_smo(p, C, gram, **kw)
     assert solve_smo(_OK["p"], _OK["C"], _OK["gram"], s=_OK["s"]).converged
+
+
+def test_without_the_stagnation_watch_a_low_rank_fit_stays_far_from_tol(monkeypatch):
+    """The smo module docstring: with the watch switched off (PATIENCE never reached),
+    seed 19 of the low-rank problems is still at a full gap of 2.0 after 100 000
+    iterations (0.23 after a million, not run here: 35 s); with the watch it converges
+    after 200 429 (NumPy engine; the compiled one takes the same steps)."""
+    from kernelclf.margin.smo import loops
+
+    X, y = _low_rank(19, scale=2.0)
+    K = Polynomial(2, 1.0)(X)
+    res = solve_smo(np.ones(48), 140.0, K, s=y, tol=1e-4, max_iter=300_000, engine="numpy")
+    assert res.converged and res.iterations == pytest.approx(200_429, rel=0.05)
+    monkeypatch.setattr(loops, "PATIENCE", 10**9)
+    res = solve_smo(np.ones(48), 140.0, K, s=y, tol=1e-4, max_iter=100_000, engine="numpy")
+    assert not res.converged and res.gap == pytest.approx(2.0, abs=0.1)       # tol = 1e-4

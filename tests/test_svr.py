@@ -186,7 +186,10 @@ def test_refuses_bad_parameters_and_unfitted_use():
 def test_hard_tube_holds_at_the_optimum_not_after_a_stop_at_the_iteration_limit():
     """The svr module docstring: C=inf keeps every target within epsilon when SMO converges;
     on a nearly singular Gram matrix it can stop at its limit (ConvergenceWarning) with a
-    target 0.2 outside a tube that a linear program shows feasible."""
+    target 0.2 outside a tube that is feasible: the inputs are distinct, so the Gaussian
+    Gram matrix is positive definite and some f = K beta interpolates t exactly. (HiGHS
+    also reports the tube's linear program feasible, but on this numerically singular
+    matrix its solution misses the tube in floating point: that status alone is no proof.)"""
     from scipy.optimize import linprog
     from sklearn.exceptions import ConvergenceWarning
     rng = np.random.default_rng(0)
@@ -197,6 +200,7 @@ def test_hard_tube_holds_at_the_optimum_not_after_a_stop_at_the_iteration_limit(
     lp = linprog(np.zeros(61), A_ub=np.vstack([A, -A]),
                  b_ub=np.concatenate([t + 0.1, 0.1 - t]), bounds=(None, None), method="highs")
     assert lp.status == 0
+    assert len(np.unique(X[:, 0])) == 60       # distinct: positive definite, t interpolable
     with pytest.warns(ConvergenceWarning):
         est = SupportVectorRegression(RBF(0.3), C=np.inf, epsilon=0.1).fit(X, t)
     assert np.round(np.abs(t - est.predict(X)).max() - 0.1, 1) == 0.2

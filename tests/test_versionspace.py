@@ -279,6 +279,46 @@ def test_check_separability_is_bounded_without_the_lp_for_large_samples(monkeypa
     assert is_separable(Gram(G=K), y, fit_bias=False)
 
 
+def test_the_lp_reaches_its_cap_on_noisy_moons_with_flipped_labels():
+    """LP_MAX_M's comment and is_separable's Raises: on the package's make_moons(500,
+    noise=0.3) (5 % of the labels flipped), RBF(0.5), the capped linear program
+    (5 m + 1000 iterations) stops without an answer (here seeds 0 and 1, with and without a
+    threshold), so is_separable raises although m = 500 is not above LP_MAX_M; on
+    scikit-learn's make_moons (no flipped labels) HiGHS reports the same program feasible
+    before the cap for seed 0 without and seed 1 with a threshold, but its solution,
+    returned as separable=True, misclassifies training examples in floating point."""
+    from sklearn.datasets import make_moons as sk_moons
+
+    from kernelclf.datasets import make_moons
+    from kernelclf.margin.separability import (
+        LP_MAX_M,
+        SeparabilityUndecidedError,
+        _lp_separator,
+    )
+
+    m = 500
+    assert m <= LP_MAX_M
+    cap = 5 * m + 1000
+    for seed in (0, 1):
+        X, y = make_moons(m, noise=0.3, random_state=seed)
+        y = np.where(y > 0, 1.0, -1.0)
+        K = RBF(0.5)(X)
+        if seed == 0:
+            with pytest.raises(SeparabilityUndecidedError, match="HiGHS stopped"):
+                is_separable(K, y)
+        for fit_bias in ((False,) if seed == 0 else (False, True)):
+            assert _lp_separator(K, y, fit_bias, cap)[0] is None
+        # scikit-learn's moons: HiGHS reports the program feasible, but its solution does
+        # not separate the sample in floating point (the Separability docstring)
+        Xs, ys = sk_moons(m, noise=0.3, random_state=seed)
+        ys = np.where(ys > 0, 1.0, -1.0)
+        Ks = RBF(0.5)(Xs)
+        res = check_separability(Ks, ys, fit_bias=seed == 1)
+        assert res.separable is True and res.method == "linear program"
+        wrong = np.sum(ys * (Ks @ res.coef + res.bias) <= 0)
+        assert wrong >= 9 and np.abs(res.coef).max() > 1e10
+
+
 def test_who_asks_the_separability_questions(monkeypatch):
     """The separability module docstring: the hard-margin SVM asks only when a short run of
     its solver (20 m + 1000 steps) has not converged, the perceptron never asks, the Bayes

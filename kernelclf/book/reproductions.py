@@ -33,7 +33,8 @@ SOURCES = {
 #: how closely an item is rebuilt
 STATUSES = {
     "reproduced": "the source's protocol; our numbers beside the source's, checked",
-    "reduced": "the source's set-up on less data or fewer splits, as the page states",
+    "reduced": ("the source's set-up on less data, fewer splits or repeats, or a smaller "
+                "parameter search, or with part of the item left out, as the note says"),
     "analogue": "the idea of the item on our own data or parameters",
     "drawn": "a diagram, drawn by code",
     "not reproducible": "cannot be rebuilt here; the note gives the reason",

@@ -165,7 +165,9 @@ def greedy_cover(values, gamma, rule="first"):
         Which uncovered row becomes the next element: the first one; the one whose box
         holds the fewest uncovered rows (the rule that the R code published for LKC
         Fig. 4.5 executes: it sorts the counts in increasing order and takes the first);
-        or the one whose box holds the most. Ties go to the first such row.
+        or the one whose box holds the most. Ties go to the first such row. Here a row
+        within exactly ``gamma`` counts as covered; the R code needs strictly less, which
+        makes a difference only for values exactly ``gamma`` apart.
 
     Returns
     -------

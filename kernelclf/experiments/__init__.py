@@ -12,6 +12,8 @@ Book chapters 12 and 13 (``book/12_bpm_experiments.md``, ``book/13_relative_marg
   (RM §18.6, Figs 18.11-18.12)
 * :mod:`~kernelclf.experiments.rmm` - the relative margin machine paper: synthetic data and digits
   (RMM §5.1-5.3)
+* :mod:`~kernelclf.experiments.rmm_synthetic` - the synthetic Gaussians (§5.1, Figs 3-6) on the
+  paper's protocol, run offline
 * :mod:`~kernelclf.experiments.rmm_benchmarks` - the paper's Table 4 on the Rätsch benchmarks (§5.6)
 * :mod:`~kernelclf.experiments.rmm_text` - the paper's text experiment on Reuters-21578 (§5.5)
 * :mod:`~kernelclf.experiments.rmm_universum` - the paper's Table 3 with a Universum SVM (§5.4.1)

@@ -23,6 +23,7 @@ from . import lkc as _lkc  # noqa: F401  (registers its commands)
 from . import rm as _rm  # noqa: F401  (registers its commands)
 from . import rmm as _rmm  # noqa: F401  (registers its commands)
 from . import rmm_benchmarks as _rmm_benchmarks  # noqa: F401  (registers its commands)
+from . import rmm_synthetic as _rmm_synthetic  # noqa: F401  (registers its commands)
 from . import rmm_text as _rmm_text  # noqa: F401  (registers its commands)
 from . import rmm_universum as _rmm_universum  # noqa: F401  (registers its commands)
 from .runner import COMMANDS, ResultsFileError, _failure_text, run_tasks

@@ -1,11 +1,13 @@
 """Book chapters 01 and 03 (``book/01_introduction.md``, ``book/03_perceptron.md``): small demos.
 
-The computations behind three pictures of the introduction and one of the perceptron chapter:
+The computations behind four pictures of the introduction (LKC Figs 1.2, 1.4, 1.5 and 1.6) and
+one of the perceptron chapter:
 
-* :func:`three_clusters`, :func:`nearest_centre`, :func:`fixed_width_mixture_density`,
-  :func:`fit_mixture` and :func:`mixture_density` - the unsupervised learning example of
-  LKC §1.1.2 (LKC Fig. 1.4: 150 points in three clusters, the regions of the three centres and
-  the density of a mixture model; the setting is that of the book's published figure code);
+* :func:`three_clusters`, :func:`nearest_centre`, :func:`fixed_width_mixture_density` and
+  :func:`fit_mixture` - the unsupervised learning example of LKC §1.1.2 (LKC Fig. 1.4: 150
+  points in three clusters, the regions of the three centres and the density of a mixture
+  model; the setting is that of the book's published figure code; EM is the check);
+  :func:`mixture_density` writes out the density of a fitted mixture (no page plots it);
 * :func:`mnist_first_images` - the first images of MNIST's training set, the data of LKC
   Figs 1.5 and 1.6, located inside the MNIST-5k subset of the data home;
 * :func:`preference_classes` - the reduction of preference learning to classifying pairs
@@ -56,8 +58,9 @@ def _rng(random_state):
 def three_clusters(m=150, scale=CLUSTER_SD, random_state=0, means=None):
     """Sample ``m`` points from three isotropic Gaussian clusters in the plane (LKC Fig. 1.4).
 
-    The points are split as evenly as possible over the centres :data:`CLUSTER_MEANS`; each
-    coordinate gets standard deviation ``scale``. The defaults are the setting of the book's
+    The points are split as evenly as possible over the three centres ``means`` (default
+    :data:`CLUSTER_MEANS`), point ``i`` to centre ``i mod 3``; each coordinate gets standard
+    deviation ``scale``. The defaults are the setting of the book's
     figure code (50 points per cluster, standard deviation 0.1); the draw is our own (NumPy
     does not reproduce R's random stream).
 

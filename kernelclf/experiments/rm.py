@@ -10,9 +10,12 @@ random teacher perceptron, and the generalisation probability of the flipper's c
 ``alpha = M / D``, each point an average over ten runs. The protocol here:
 
 * a run (a *teacher*) draws the teacher ``t`` uniformly on the unit sphere and ``M = alpha D``
-  standard-normal inputs labelled ``sign(<t, x>)``, from ``numpy.random.default_rng(seed)``;
+  standard-normal inputs labelled ``sign(<t, x>)``, from ``numpy.random.default_rng(seed)``
+  (our choices: RM's examples are random and their teacher random but fixed, with neither
+  the input distribution nor whether runs share a teacher stated);
 * the student of Fig. 18.11 is RM's flipper (Alg. 18.1, with its threshold coordinate,
-  :func:`~kernelclf.bayespoint.rujan.flipper`) on the linear kernel;
+  :func:`~kernelclf.bayespoint.rujan.flipper`) on the linear kernel (our choice to keep the
+  threshold in both students: RM do not say whether their runs used it; the teacher has none);
 * the maximal-margin perceptron of Fig. 18.12 (with a threshold) is solved twice: by the
   hard-margin SVM with a bias (SMO, to its default tolerance; the curve) and by RM's own
   route, the minimal connector of the two classes' convex hulls (§18.3,
@@ -22,7 +25,7 @@ random teacher perceptron, and the generalisation probability of the flipper's c
 * a student ``f(x) = <w, x> + b`` is scored by its exact generalisation probability for
   Gaussian inputs (:func:`generalisation_probability`), so no test set is needed.
 
-RM's text (our copy has the captions, not the plotted axes) fixes ``D`` and the ten runs; the
+RM's text (our copy has the captions, not the plots) fixes ``D`` and the ten runs; the
 grid of ``alpha`` is ours (:data:`RM_ALPHAS`). RM's analytic Bayes curve (Opper and Haussler)
 is not computed: its formula is not in the sources.
 
@@ -123,9 +126,10 @@ def teacher_student_run(alpha, seed, D=RM_D, flipper_tol=FLIPPER_TOL,
         ``M``; generalisation probabilities ``flipper``, ``flipper_repeat`` (the second
         flipper run), ``maximal_margin`` (the hard-margin SVM with a bias, solved by SMO to
         its default tolerance) and ``connector`` (RM's minimal connector, the same plane up
-        to ``connector_tol``); ``flipper_offset`` and ``maximal_margin_offset``: ``b / ||w||``;
-        ``bounces``, ``restarts``, ``flipper_converged``, ``connector_converged``,
-        ``svm_converged``.
+        to ``connector_tol`` when ``connector_converged``; it can stop at its iteration cap
+        first); ``flipper_offset`` and ``maximal_margin_offset``: ``b / ||w||``;
+        ``bounces`` and ``restarts`` (of the first flipper run), ``flipper_converged`` (both
+        flipper runs), ``connector_converged``, ``svm_converged``.
     """
     from ..bayespoint import flipper, minimal_connector
     from ..kernels import Linear

@@ -3,7 +3,7 @@ solver, the leave-one-out and adaptive margin machines, relative margin machines
 (book chapters 03-05, 10 and 13 and the scikit-learn guide; LKC Ch. 2, RMM).
 
 Book chapters 03 and 04 (``book/03_perceptron.md``, ``book/04_support_vector_machines.md``);
-also chapters 05 and 13.
+also chapters 05, 10 and 13 and the scikit-learn guide.
 
 * :mod:`~kernelclf.margin.separability` - is a sample separable; geometric margins (LKC Def. 2.30)
 * :mod:`~kernelclf.margin.perceptron` - primal, dual and kernel perceptron, halving (LKC §2.2.1, §2.3, §5.2.2)

@@ -415,8 +415,8 @@ class DualClassifier(DualKernelMachine, BinaryKernelClassifier):
 
     def _store_extra(self, X, y, problem, sol):
         self.y_fit_ = y
-        cls = y[self.support_] > 0
-        self.n_support_ = np.array([np.sum(~cls), np.sum(cls)])
+        k = np.count_nonzero(y[self.support_] > 0)
+        self.n_support_ = np.array([self.support_.size - k, k])
 
     def decision_function(self, X):
         """``f(x) = sum_{i in support_} alpha_[i] k(x_i, x) + intercept_``; its sign is the

@@ -228,6 +228,8 @@ def equality_multipliers(F, a, box, s, groups=None):
     at_low = a <= 0
     at_up = a >= box
     free = ~at_low & ~at_up
+    if groups is None and free.any():       # one group with free variables (the usual)
+        return [float(F[free].mean())]
     pos = s > 0
     up = np.where(pos, ~at_up, ~at_low)
     low = np.where(pos, ~at_low, ~at_up)
@@ -364,7 +366,8 @@ def solve_dual(problem, gram, *, solver="smo", tol=1e-3, max_iter=None, qp_tol=1
         kw = dict(groups=groups, equality=problem.equality, tol=tol, max_iter=max_iter,
                   polish=polish, alpha_bound=problem.alpha_bound, engine=engine,
                   alpha0=problem.alpha0 if alpha0 is None else alpha0,
-                  kernel_signs=problem.kernel_signs, newton_every=problem.newton_every)
+                  kernel_signs=problem.kernel_signs, newton_every=problem.newton_every,
+                  bias=False)        # (the multipliers are computed below, once)
         matrix = _smo_matrix(problem, gram)
         if np.ndim(problem.shift) or (problem.shift and not isinstance(matrix, Gram)):
             kw["diag_shift"] = problem.shift

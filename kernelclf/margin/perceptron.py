@@ -4,16 +4,19 @@ Book chapter 03 (``book/03_perceptron.md``). Sources: LKC §2.2.1 and App. D.1
 (Algorithms 1-3), Theorem 2.31 with its proof in App. B.4 (Novikoff), §5.2.2
 (Theorem 5.23, Examples 5.24-5.25); BPM §3.2 and App. B, Algorithm 1.
 
-All learners here are *mistake driven*: they sweep over the training sample and
+The perceptrons here (the two estimators and :func:`perceptron_on_permutation`) are
+*mistake driven*: they sweep over the training sample and
 change the hypothesis only on an example it gets wrong, with the book's test
 ``y_j f(x_j) <= 0`` (a point on the hyperplane counts as a mistake). The
 hyperplanes pass through the origin (no bias), as in the book. The training
 stops after the first sweep (epoch) without a mistake; on a sample that is not
-linearly separable in feature space that never happens, so every learner stops
+linearly separable in feature space that never happens, so each of them stops
 after ``max_epochs`` sweeps (or as soon as a fixed-order run is seen to cycle),
-sets ``converged_ = False``, emits a :class:`sklearn.exceptions.ConvergenceWarning`
-and returns the iterate with the fewest training mistakes (Gallant's pocket
-algorithm, IEEE Trans. Neural Networks 1(2), 1990).
+emits a :class:`sklearn.exceptions.ConvergenceWarning` (the estimators also set
+``converged_ = False``) and returns the iterate with the fewest training mistakes
+(Gallant's pocket algorithm, IEEE Trans. Neural Networks 1(2), 1990). The halving
+algorithm is mistake driven too but has no epoch budget: it raises ``ValueError`` when
+its set of retained hypotheses becomes empty.
 
 Conventions (book chapter 00): ``alpha_`` holds *signed* coefficients,
 ``f(x) = sum_i alpha_i k(x_i, x)``; after training each ``alpha_i`` equals

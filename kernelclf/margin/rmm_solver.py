@@ -15,13 +15,16 @@ with ``p = (1, -B, -B)`` and ``Q = diag(s) [[K, K, K], [K, K, K], [K, K, K]] dia
 every variable of point ``i`` has the column of ``x_i``, so the gradient is fixed by the
 ``m``-vector ``g = K v``, ``v = alpha o y - lam + lam*``, and ``F_t = -s_t (grad)_t`` is
 ``y_i - g_i``, ``B - g_i`` or ``-B - g_i``. :func:`solve_rmm` hands this problem to the
-same SMO as the SVMs (§3.3's decomposition with working sets of two variables: the
-second-order selection of Fan, Chen & Lin 2005, libsvm's shrinking and bias, a Newton
-step on the free variables every ``newton_every`` pair steps, the final Newton polish),
-on a :class:`kernelclf.kernels.gram.Replicated` view of the Gram matrix,
+same SMO as the SVMs: a decomposition, as in §3.3, but not §3.3's. The paper adapts
+SVMlight (Joachims 1998): each step solves a sub-problem (eq. 13) in ``p`` variables
+taken from the top and the bottom of the list of KKT violators (``p = 800`` in its
+§5.7). Here the working sets have two variables, chosen by the second-order rule of Fan,
+Chen & Lin 2005, with libsvm's shrinking and bias, a Newton step on the free variables
+every ``newton_every`` pair steps and the final Newton polish: the solver the package's
+SVMs already use, on a :class:`kernelclf.kernels.gram.Replicated` view of the Gram matrix,
 whose compiled loop reads the ``m x m`` matrix's columns through the point of each
 variable. It stops when the maximal KKT violation ``max_up F - min_low F`` is at most
-``tol``, which is the KKT list of RMM §3.3 with ``epsilon = tol`` (E19: the conditions
+``tol``, which implies the KKT list of RMM §3.3 with ``epsilon = tol`` (E19: the conditions
 for ``lam_i = 0`` read ``f_i <= B + epsilon``). With ``B = None`` (or no room for the
 bound multipliers) the problem is the SVM dual on the ``m`` variables ``alpha``.
 ``rmm_problem`` states this dual in the form shared by the package's dual machines
@@ -158,7 +161,7 @@ def rmm_result(problem, sol, y, B):
 
 def solve_rmm(gram, y, C, B, *, lam_ub=np.inf, alpha0=None, lam0=None, lam_star0=None,
               tol=1e-3, max_iter=None, newton_every=None, engine="auto"):
-    """Solve the RMM dual (RMM eq. 12) by SMO (§3.3; module docstring).
+    """Solve the RMM dual (RMM eq. 12) by SMO (not §3.3's working sets; module docstring).
 
     Parameters
     ----------

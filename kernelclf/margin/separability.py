@@ -2,7 +2,7 @@
 its margin be, and the geometric margin of a weight vector on it.
 
 Book chapter 10 (``book/10_version_space_and_bayes_point.md``); also chapters 03 (geometric
-margins) and 04 (the hard margin's test).
+margins), 04 (the hard margin's test), 11 and 12 (the Bayes point machine's questions).
 LKC Def. 2.12 and §2.4 (a sample is separable exactly when its version space is
 non-empty), Def. 2.30 (geometric margin), eq. 2.45 (the hard-margin SVM, whose margin is
 the largest one). The Bayes point machine asks these questions as it fits (how large the
@@ -42,9 +42,15 @@ __all__ = ["NotSeparableError", "SeparabilityUndecidedError", "MarginBounds", "S
 
 #: Largest sample for which :func:`check_separability` falls back on the linear program.
 #: HiGHS on the dense ``m x m`` constraint matrix of a nearly singular Gram matrix can run
-#: for minutes (500 noisy two-moons points, RBF(0.5)); the program is also capped at
-#: ``5 m + 1000`` iterations (0.2 to 0.7 ms of CPU time each at m = 500, one thread, on noisy
-#: two-moons samples; a run that reached the cap took about 1 s).
+#: for minutes (500 noisy two-moons points with 5 % of the labels flipped, RBF(0.5)); the
+#: program is also capped at ``5 m + 1000`` iterations. On the package's
+#: ``kernelclf.datasets.make_moons(500, noise=0.3)`` (which flips 5 % of the labels) with
+#: seeds 0 to 3 and RBF(0.5), each of the eight programs (with and without a threshold)
+#: reached the cap, after 0.25 to 1 ms of CPU time per iteration (one thread, two
+#: measurements on a loaded shared machine: 0.9 to 3.3 s per program). On scikit-learn's
+#: ``make_moons``, which flips no labels, HiGHS reports five of those eight programs
+#: feasible before the cap (their solutions misclassify training examples in floating
+#: point, see :class:`Separability`).
 LP_MAX_M = 500
 
 class NotSeparableError(ValueError):
@@ -274,13 +280,21 @@ class Separability:
     Attributes
     ----------
     separable : bool or None
-        ``True``: ``coef`` (and ``bias``) classify every example correctly;
+        ``True``: the sample is separable. With ``method='nearest point'``, ``coef`` (and
+        ``bias``) classify every example correctly (checked with an exact product
+        ``K coef``); with ``method='linear program'`` HiGHS reported the feasibility program
+        feasible and ``coef`` is its solution, not checked: on a nearly singular Gram
+        matrix it can misclassify training examples in floating point (scikit-learn's
+        ``make_moons(500, noise=0.3)``, seeds 0 to 3, RBF(0.5): in the five of the eight
+        programs, with and without a threshold, that HiGHS reported feasible, coefficients
+        of 1e10 to 3e11 misclassify 9 to 26 examples);
         ``False``: the linear program certifies that no classifier does;
         ``None``: undecided within the budget.
     method : str
         What decided: ``'nearest point'``, ``'linear program'`` or ``'budget'``.
     coef : (m,) array or None
-        A consistent classifier ``w = sum_i coef_i phi(x_i)`` when ``separable``.
+        The classifier ``w = sum_i coef_i phi(x_i)`` when ``separable`` (consistent with
+        the sample when ``method='nearest point'``, see ``separable``).
     bias : float
     bounds : MarginBounds or None
         The nearest-point bounds on the largest margin.
@@ -324,7 +338,9 @@ def check_separability(K, y, fit_bias=False, *, max_iter=None, lp_max_m=None, lp
        ``gamma*`` is tiny compared with the radius.
     2. Only if no separator was found and ``m <= lp_max_m``: the feasibility linear program
        ``y_i ((K beta)_i + b) >= 1`` (HiGHS through :func:`kernelclf.optim.solve_lp`),
-       capped at ``lp_max_iter`` iterations. Feasible: separable; infeasible: certainly not.
+       capped at ``lp_max_iter`` iterations. Feasible: separable; infeasible: certainly not
+       (HiGHS's verdicts, within its tolerances; its solution is returned unchecked, see
+       :class:`Separability`).
     3. Otherwise (a larger sample, or HiGHS at its cap) the answer is ``None``, undecided.
 
     Parameters
@@ -408,7 +424,9 @@ def is_separable(K, y, fit_bias=True, *, max_iter=None):
     Raises
     ------
     SeparabilityUndecidedError
-        When the budget does not decide (a large sample with no separator found).
+        When the budget does not decide: no separator was found, and the sample is too
+        large for the linear program or HiGHS stopped at its iteration cap (as on 500
+        noisy two-moons points, see :data:`LP_MAX_M`).
     """
     res = check_separability(K, y, fit_bias, max_iter=max_iter)
     if res.separable is None:

@@ -10,9 +10,8 @@ engine does the same operations in compiled code.
 """
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
+from scipy.linalg import lapack, lstsq
 
 __all__ = []
 
@@ -35,7 +34,7 @@ def _kkt_gap(F, alpha, C, s, gmask):
     return float(gap)
 
 
-def _polish(res, p, C, s, gmask, getcol, max_free=1000, getcols=None):
+def _polish(res, p, C, s, gmask, getcol, max_free=1000, getcols=None, bias=True):
     """Solve the KKT equations on the free set exactly (Stellato et al. 2020's polishing).
 
     With the bounded variables fixed, the free ones ``a_F`` must satisfy
@@ -47,8 +46,11 @@ def _polish(res, p, C, s, gmask, getcol, max_free=1000, getcols=None):
     where the SVD-based ``gelsd`` costs tens). A regular system has one solution, so
     when it leaves the box nothing else is tried;
     ``res`` is updated in place only if the new point is in the box and its KKT
-    violation is not larger. ``getcols(idx)``, when given, returns the block
-    ``K[:, idx]`` at once (:meth:`kernelclf.kernels.gram.ColumnSlots.columns`).
+    violation is not larger than ``res.gap``, which must be the KKT violation
+    (:func:`_kkt_gap`) at ``res``'s point, as :func:`kernelclf.margin.smo._result` sets it.
+    ``getcols(idx)``, when given, returns the block ``K[:, idx]`` at once
+    (:meth:`kernelclf.kernels.gram.ColumnSlots.columns`). ``bias=False`` leaves
+    ``res.bias`` (and ``res.rho``) as they are.
     """
     alpha = res.alpha
     idx = np.flatnonzero((alpha > 0) & (alpha < C))
@@ -77,9 +79,9 @@ def _polish(res, p, C, s, gmask, getcol, max_free=1000, getcols=None):
         new = alpha[idx] + x[:n]
         return bool(np.all(np.isfinite(new)) and np.all(new >= 0) and np.all(new <= C[idx]))
 
-    x, regular = _lu_solution(M, rhs)
+    x, lu = _lu_factor_solve(M, rhs)
     if not in_box(x):
-        if regular:         # the unique solution leaves the box: the active set is not right
+        if _regular(M, lu):     # the unique solution leaves the box: the active set is wrong
             return
         # singular Q_FF (e.g. repeated examples): the minimum-norm solution
         x = _min_norm_solution(M, rhs)
@@ -88,18 +90,17 @@ def _polish(res, p, C, s, gmask, getcol, max_free=1000, getcols=None):
     d = x[:n]
     new = alpha[idx] + d
     F = -s * res.gradient
-    gap0 = _kkt_gap(F, alpha, C, s, gmask)
     Fn = F - cols @ (sF * d)
     an = alpha.copy()
     an[idx] = new
     gap = _kkt_gap(Fn, an, C, s, gmask)
-    if not gap <= gap0:
+    if not gap <= res.gap:
         return
     alpha[idx] = new
     res.gradient = -s * Fn
     res.gap = gap
     res.objective = _objective(alpha, Fn, s, p)
-    if gmask is None:
+    if gmask is None or not bias:
         return
     if len(gmask) == 1:
         pos = s > 0
@@ -116,26 +117,40 @@ def _lu_solution(M, rhs):
     """``(x, regular)``: the LU solution of ``M x = rhs`` and whether ``M`` is regular,
     i.e. its reciprocal condition number (LAPACK ``gecon``, 1-norm) is at least
     ``n eps``, the rank cut-off of :func:`_min_norm_solution`."""
-    from scipy.linalg import LinAlgWarning, lapack, lu_factor, lu_solve
+    x, lu = _lu_factor_solve(M, rhs)
+    return x, _regular(M, lu)
 
-    n = M.shape[0]
-    try:
-        with warnings.catch_warnings():     # a singular M is told by rcond below
-            warnings.simplefilter("ignore", LinAlgWarning)
-            lu, piv = lu_factor(M, check_finite=False)
-        x = lu_solve((lu, piv), rhs, check_finite=False)
-        rcond, info = lapack.dgecon(lu, float(np.abs(M).sum(axis=0).max()), norm="1")
-    except (np.linalg.LinAlgError, ValueError):
-        return np.full(n, np.nan), False
-    return x, bool(info == 0 and rcond >= np.finfo(float).eps * n)
+
+def _lu_factor_solve(M, rhs):
+    """``(x, lu)``: the solution of ``M x = rhs`` by LAPACK's LU (``getrf``, ``getrs``: what
+    ``scipy.linalg.lu_factor`` and ``lu_solve`` call, without their checks and batching)
+    and the factors (None when they are unusable; ``x`` is then NaN)."""
+    lu, piv, info = lapack.dgetrf(M)            # (M is copied, not overwritten)
+    if info != 0:               # an exactly zero pivot (singular) or an illegal value
+        return np.full(M.shape[0], np.nan), None
+    x, info = lapack.dgetrs(lu, piv, rhs)
+    if info != 0:
+        return np.full(M.shape[0], np.nan), None
+    return x, lu
+
+
+def _regular(M, lu):
+    """Whether ``M`` (factored as ``lu`` by :func:`_lu_factor_solve`) is regular: its
+    reciprocal condition number (LAPACK ``gecon``, 1-norm) is at least ``n eps``, the rank
+    cut-off of :func:`_min_norm_solution`. Computed only where the answer matters."""
+    if lu is None:
+        return False
+    rcond, info = lapack.dgecon(lu, float(np.abs(M).sum(axis=0).max()), norm="1")
+    return bool(info == 0 and rcond >= _EPS * M.shape[0])
+
+
+_EPS = float(np.finfo(float).eps)
 
 
 def _min_norm_solution(M, rhs):
     """Least-squares solution of minimum norm (rank from a pivoted QR, as ``lstsq``'s
     ``rcond=None`` cut-off does from the singular values)."""
-    from scipy.linalg import lstsq
-
-    cond = np.finfo(float).eps * max(M.shape)
+    cond = _EPS * max(M.shape)
     try:
         return lstsq(M, rhs, cond=cond, lapack_driver="gelsy", check_finite=False)[0]
     except (np.linalg.LinAlgError, ValueError):
