@@ -227,6 +227,22 @@ def test_interrupt_keeps_the_finished_splits(tmp_path, capsys):
     assert fn.calls == [3, 4, 5]
 
 
+def test_a_record_made_for_another_split_is_not_resumed(tmp_path):
+    """Resume matches the record's metadata, not only its key: a protocol whose split of a
+    key changed (BPM Table 1's Heart: 10 fixed splits, then seeded splits of the pool, with
+    their indices in the record) reruns that key instead of keeping the old split's result."""
+    out = tmp_path / "r.jsonl"
+    run_tasks(_square_tasks(4), command="toy", config={"a": 1}, out=out, progress=False)
+    fn = _Counter()
+    tasks = _tasks(fn, 4)
+    tasks[2] = Task("t/2", fn, (2,), {"split": 2, "seed": 102, "train_idx": [0, 5]})
+    again = run_tasks(tasks, command="toy", config={"a": 1}, out=out, progress=False)
+    assert fn.calls == [2] and (again.n_resumed, again.n_run) == (3, 1)
+    assert again.records[2]["train_idx"] == [0, 5]
+    third = run_tasks(tasks, command="toy", config={"a": 1}, out=out, progress=False)
+    assert fn.calls == [2] and third.n_resumed == 4       # the new record is resumed
+
+
 def test_parallel_runs_resume_too(tmp_path):
     out = tmp_path / "r.jsonl"
     serial = run_tasks(_square_tasks(6), command="toy", progress=False)
@@ -481,7 +497,8 @@ def test_committed_table1_file_reruns():
     assert task.fn(*split, sigma, tol_, s_ + 1) != by_key[RERUN_KEYS[0]]["result"]
 
 
-#: the records rerun by test_committed_table1_file_reruns (among the file's cheapest)
+#: the records rerun by test_committed_table1_file_reruns (both of the later run, whose package
+#: is today's; a Heart split takes a fraction of a second, this Diabetes split a few seconds)
 RERUN_KEYS = ("heart/0", "diabetes/34")
 
 

@@ -8,7 +8,7 @@ and TR 99-11 §6 (Table 1, Fig. 6).
   widths of the paper, test error over many train/test splits, and a paired
   one-sided t-test.  Splits: Sonar and Thyroid use their 100 fixed splits;
   Heart, Ionosphere and Pima diabetes seeded 60:40 splits (Heart's of its 270-point
-  pool, as BPM §4.2 says, not its 10 original 170/100 realisations); Banana and
+  pool, as BPM §4.2 splits every set, not its 10 original 170/100 realisations); Banana and
   Waveform seeded random training sets of 400 points (the size of the Rätsch
   realisations BPM used; BPM §4 quotes m = 400) with
   the remaining points as test set.  Inputs are standardised with the
@@ -68,11 +68,24 @@ def _pm(y):
 
 
 def heart_pool_indices(n_splits=100, seed=0):
-    """Training indices into Heart's 270-point pool of the ``n_splits`` seeded 60:40 splits
-    of BPM §4.2's protocol (162 training points each; the other 108 are the test set).
+    """Training indices of Heart's seeded 60:40 splits of its pool (BPM §4.2's protocol).
 
-    Split ``s`` is the ``s``-th permutation drawn by ``numpy.random.default_rng(seed)``, so it
-    is the same whatever ``n_splits`` is. Returns a list of sorted integer arrays.
+    BPM §4.2 splits every data set at random 100 times in the ratio 60 %:40 %; it does not
+    give Heart's size. Our copy (``load("heart")``) pools the 270 points of its shipped
+    splits, so a split has 162 training points and the other 108 are its test set.
+
+    Parameters
+    ----------
+    n_splits : int
+        Number of splits.
+    seed : int
+        Seed of ``numpy.random.default_rng``; split ``s`` is the ``s``-th permutation it
+        draws, so it is the same whatever ``n_splits`` is.
+
+    Returns
+    -------
+    list of ndarray
+        ``n_splits`` sorted integer arrays of training indices into the pool.
     """
     from ..datasets import load
 

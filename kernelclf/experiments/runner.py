@@ -90,6 +90,13 @@ _HEADER_KEY = "kernelclf_results"
 _FORMAT = 1
 
 
+def _same_meta(rec, meta):
+    """Whether a stored record was made for the task with metadata ``meta`` (compared as
+    the JSON the record was written as, so tuples and lists are alike)."""
+    return (json.dumps({k: rec.get(k) for k in meta}, sort_keys=True)
+            == json.dumps(meta, sort_keys=True))
+
+
 def _call(task):
     t0 = time.perf_counter()
     rec = {"key": task.key, **task.meta}
@@ -240,7 +247,10 @@ def run_tasks(tasks, *, command="experiment", config=None, out=None, fresh=False
     out : str or path, optional
         JSON-lines results file: a header line, then one record per finished task,
         appended (and flushed) as soon as the task finishes. When it exists and
-        ``fresh`` is false, tasks whose key has a successful record are not run again.
+        ``fresh`` is false, tasks whose key has a successful record are not run again,
+        unless the record's metadata (data set, split, seed, a split's stored indices ...)
+        differ from the task's: then the record was made for another task of that key (a
+        protocol whose splits changed) and the task runs again.
     fresh : bool
         Start over: overwrite ``out``.
     n_jobs : int
@@ -291,7 +301,9 @@ def run_tasks(tasks, *, command="experiment", config=None, out=None, fresh=False
                                     "config": _normalise(config),
                                     "provenance": origin}) + "\n")
         else:
-            done = {k: r for k, r in existing.items() if "result" in r}
+            meta = {t.key: t.meta for t in tasks}
+            done = {k: r for k, r in existing.items()
+                    if "result" in r and (k not in meta or _same_meta(r, meta[k]))}
         fh = open(out, "a")
     todo = [t for t in tasks if t.key not in done]
     n_resumed = len(tasks) - len(todo)
