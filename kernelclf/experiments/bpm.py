@@ -20,6 +20,9 @@ and TR 99-11 §6 (Table 1, Fig. 6).
   (``C = 1 / lam``, LKC eq. 2.49–2.50).
 * :func:`one_vs_rest_bpm` — BPM §4.3, Fig. 9; its rejection curve is
   :func:`kernelclf.multiclass.rejection_errors`.
+* :func:`fig9_usps_tasks` — BPM Fig. 9's USPS panel with the paper's protocol (all 7291
+  training images, 10 perceptrons per digit, the paper's mean-cosine scores of the 2007 test
+  images), command ``bpm-fig9-usps``; :func:`fig10_tasks` — BPM Fig. 10 (``bpm-fig10``).
 
 The protocols run on :mod:`kernelclf.experiments.runner` (progress, results files,
 resume); the command ``bpm-table1`` of ``python -m kernelclf.experiments`` is registered
@@ -600,13 +603,16 @@ def _fig9_report(args, records):
         f"{100 * r:.0f}: {100 * e:.2f}" for r, e in zip(rates, curve))
 
 
+def _fig9_arguments(p):
+    p.add_argument("--perceptrons", type=int, default=10,
+                   help="perceptrons per digit (default 10, as BPM §4.3)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the permutations (default 0)")
+
+
 register(Experiment(
     name="bpm-fig9-usps",
     help="BPM Fig. 9 (USPS): one-vs-rest perceptron-averaging BPM, scores of the test images",
-    add_arguments=lambda p: (
-        p.add_argument("--perceptrons", type=int, default=10,
-                       help="perceptrons per digit (default 10, as BPM §4.3)"),
-        p.add_argument("--seed", type=int, default=0, help="seed of the permutations (default 0)")),
+    add_arguments=_fig9_arguments,
     tasks=lambda a: fig9_usps_tasks(a.perceptrons, a.seed, 100),
     config=lambda a: {"seed": a.seed, "perceptrons": a.perceptrons, "kernel": "(<x,x'>+1)^5",
                       "n_train": 7291, "n_test": 2007, "max_epochs": 100},
