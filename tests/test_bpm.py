@@ -481,3 +481,31 @@ def test_default_tol_matches_the_accuracy_of_1e3_with_ten_times_fewer_bounces():
         assert 10 <= ratio <= 17, ratio
         for tol, f in fits.items():
             assert f.n_bounces_ >= (1 - tol) / tol
+
+
+def test_fig9_usps_committed_file_reruns():
+    # BPM Fig. 9 (USPS): the committed scores come from the paper's protocol (all 7291
+    # training images, 10 perceptrons per digit, all 2007 test images); rerun one digit's ten
+    # perceptrons on a few test images and compare with the file
+    from kernelclf.experiments.bpm import _fig9_usps_class, fig9_usps_scores
+    from kernelclf.experiments.results import load_results
+
+    res = load_results("bpm_fig9_usps.jsonl")
+    cfg = res.header["config"]
+    assert res.header["command"] == "bpm-fig9-usps" and res.failed == 0
+    assert (cfg["perceptrons"], cfg["n_train"], cfg["n_test"]) == (10, 7291, 2007)
+    scores, labels = fig9_usps_scores(res.records)
+    assert scores.shape == (2007, 10)
+    assert all(all(r["result"]["converged"]) for r in res.records)
+    rec = next(r for r in res.records if r["result"]["label"] == 6)
+    idx = [0, 17, 500, 2006]
+    got = _fig9_usps_class(6, cfg["perceptrons"], rec["seed"], cfg["max_epochs"], idx)
+    assert got["n_used"] == rec["result"]["n_used"]
+    np.testing.assert_allclose(got["scores"], scores[idx, 6], rtol=1e-7, atol=1e-12)
+    # the perceptrons are those of BPM Fig. 10's file (same permutations): same support sizes
+    fig10 = next(r for r in load_results("bpm_fig10.jsonl").records if r["label"] == 6)
+    assert rec["result"]["n_used"] == [len(u) for u in fig10["result"]["used"]]
+    # the scores are means of cosines: in [-1, 1]
+    assert np.abs(scores).max() <= 1
+    with pytest.raises(ValueError, match="one record per digit"):
+        fig9_usps_scores(res.records[:9])
