@@ -82,7 +82,8 @@ def kkt_violations(res, y, C, B, eps=1e-3, zero=0.0):
     """Check the KKT termination list of RMM §3.3 (with erratum E19) for a solution.
 
     Returns a dict ``{condition: number of violating points}`` for the seven
-    conditions, evaluated with ``f_i = g_i + b`` and tolerance ``eps``; ``zero``
+    conditions (only the three on ``alpha`` when ``B`` is ``None`` or infinite),
+    evaluated with ``f_i = g_i + b`` and tolerance ``eps``; ``zero``
     decides when a multiplier counts as being at its bound (0 for the fast solver,
     whose variables sit exactly at bounds).
     """
