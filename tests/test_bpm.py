@@ -507,5 +507,30 @@ def test_fig9_usps_committed_file_reruns():
     assert rec["result"]["n_used"] == [len(u) for u in fig10["result"]["used"]]
     # the scores are means of cosines: in [-1, 1]
     assert np.abs(scores).max() <= 1
+    # ... the paper's f_bp,y (BPM §4.3): the mean of the L cosines <w_j, phi(x)> / ||w_j||
+    # ||phi(x)||, recomputed here from digit 1's perceptron coefficients with fresh kernel
+    # matrices, and not the cosine with the rescaled average (our BayesPointMachine's score),
+    # which is larger by 1 / ||mean_j w_j / ||w_j|| || (about 1.1 for this digit)
+    from kernelclf.datasets import load
+    from kernelclf.experiments.bpm import _kernel_perceptron, _permutation
+    from kernelclf.kernels.vector import Polynomial
+
+    rec1 = next(r for r in res.records if r["result"]["label"] == 1)
+    usps, k = load("usps"), Polynomial(5, 1.0)
+    X, Xte = usps.X_train, usps.X_test[idx]
+    y_pm, cache, units = np.where(usps.y_train == 1, 1.0, -1.0), {}, []
+    for j in range(cfg["perceptrons"]):
+        a, _ = _kernel_perceptron(X, y_pm, k, _permutation(rec1["seed"], 1, j, len(X)),
+                                  cfg["max_epochs"], cache)
+        s = np.flatnonzero(a)
+        units.append((s, a[s] / np.sqrt(a[s] @ k(X[s], X[s]) @ a[s])))  # w_j / ||w_j||
+    kxx = np.sqrt(np.diag(k(Xte, Xte)))
+    cosines = [k(Xte, X[s]) @ b / kxx for s, b in units]
+    mean_cos = np.mean(cosines, axis=0)
+    w_norm = np.sqrt(sum(b1 @ k(X[s1], X[s2]) @ b2 for s1, b1 in units
+                         for s2, b2 in units)) / len(units)
+    np.testing.assert_allclose(scores[idx, 1], mean_cos, rtol=1e-6, atol=1e-9)
+    assert w_norm < 0.95
+    assert np.all(np.abs(scores[idx, 1] - mean_cos / w_norm) > 0.05 * np.abs(mean_cos))
     with pytest.raises(ValueError, match="one record per digit"):
         fig9_usps_scores(res.records[:9])
