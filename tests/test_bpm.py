@@ -481,3 +481,56 @@ def test_default_tol_matches_the_accuracy_of_1e3_with_ten_times_fewer_bounces():
         assert 10 <= ratio <= 17, ratio
         for tol, f in fits.items():
             assert f.n_bounces_ >= (1 - tol) / tol
+
+
+def test_fig9_usps_committed_file_reruns():
+    # BPM Fig. 9 (USPS): the committed scores come from the paper's protocol (all 7291
+    # training images, 10 perceptrons per digit, all 2007 test images); rerun one digit's ten
+    # perceptrons on a few test images and compare with the file
+    from kernelclf.experiments.bpm import _fig9_usps_class, fig9_usps_scores
+    from kernelclf.experiments.results import load_results
+
+    res = load_results("bpm_fig9_usps.jsonl")
+    cfg = res.header["config"]
+    assert res.header["command"] == "bpm-fig9-usps" and res.failed == 0
+    assert (cfg["perceptrons"], cfg["n_train"], cfg["n_test"]) == (10, 7291, 2007)
+    scores, labels = fig9_usps_scores(res.records)
+    assert scores.shape == (2007, 10)
+    assert all(all(r["result"]["converged"]) for r in res.records)
+    rec = next(r for r in res.records if r["result"]["label"] == 6)
+    idx = [0, 17, 500, 2006]
+    got = _fig9_usps_class(6, cfg["perceptrons"], rec["seed"], cfg["max_epochs"], idx)
+    assert got["n_used"] == rec["result"]["n_used"]
+    np.testing.assert_allclose(got["scores"], scores[idx, 6], rtol=1e-7, atol=1e-12)
+    # the perceptrons are those of BPM Fig. 10's file (same permutations): same support sizes
+    fig10 = next(r for r in load_results("bpm_fig10.jsonl").records if r["label"] == 6)
+    assert rec["result"]["n_used"] == [len(u) for u in fig10["result"]["used"]]
+    # the scores are means of cosines: in [-1, 1]
+    assert np.abs(scores).max() <= 1
+    # ... the paper's f_bp,y (BPM §4.3): the mean of the L cosines <w_j, phi(x)> / ||w_j||
+    # ||phi(x)||, recomputed here from digit 1's perceptron coefficients with fresh kernel
+    # matrices, and not the cosine with the rescaled average (our BayesPointMachine's score),
+    # which is larger by 1 / ||mean_j w_j / ||w_j|| || (about 1.1 for this digit)
+    from kernelclf.datasets import load
+    from kernelclf.experiments.bpm import _kernel_perceptron, _permutation
+    from kernelclf.kernels.vector import Polynomial
+
+    rec1 = next(r for r in res.records if r["result"]["label"] == 1)
+    usps, k = load("usps"), Polynomial(5, 1.0)
+    X, Xte = usps.X_train, usps.X_test[idx]
+    y_pm, cache, units = np.where(usps.y_train == 1, 1.0, -1.0), {}, []
+    for j in range(cfg["perceptrons"]):
+        a, _ = _kernel_perceptron(X, y_pm, k, _permutation(rec1["seed"], 1, j, len(X)),
+                                  cfg["max_epochs"], cache)
+        s = np.flatnonzero(a)
+        units.append((s, a[s] / np.sqrt(a[s] @ k(X[s], X[s]) @ a[s])))  # w_j / ||w_j||
+    kxx = np.sqrt(np.diag(k(Xte, Xte)))
+    cosines = [k(Xte, X[s]) @ b / kxx for s, b in units]
+    mean_cos = np.mean(cosines, axis=0)
+    w_norm = np.sqrt(sum(b1 @ k(X[s1], X[s2]) @ b2 for s1, b1 in units
+                         for s2, b2 in units)) / len(units)
+    np.testing.assert_allclose(scores[idx, 1], mean_cos, rtol=1e-6, atol=1e-9)
+    assert w_norm < 0.95
+    assert np.all(np.abs(scores[idx, 1] - mean_cos / w_norm) > 0.05 * np.abs(mean_cos))
+    with pytest.raises(ValueError, match="one record per digit"):
+        fig9_usps_scores(res.records[:9])

@@ -77,6 +77,7 @@ def test_kkt_list_of_section_3_3(kind, kernel):
     viol = kkt_violations(res, y, C, B, eps=eps)
     assert len(viol) == 7
     assert sum(viol.values()) == 0, viol
+    assert len(kkt_violations(res, y, C, None, eps=eps)) == 3     # B=None: alpha's three only
     # some bound multipliers are active, so the bounds actually bind
     assert res.lam.sum() + res.lam_star.sum() > 0
     # a perturbed solution violates the list (the check can fail)

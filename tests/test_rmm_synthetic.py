@@ -78,3 +78,31 @@ def test_tasks_cover_each_figure_and_reject_others():
     assert len(t) == 2 + 4 + 4
     with pytest.raises(ValueError, match="figs are 4, 5 and 6"):
         rs.synthetic_tasks(figs=(3,))
+
+
+def test_angle_is_the_oriented_angle_between_the_normals():
+    """The angle Fig. 3's text reports, against normals of known direction."""
+    class Linear:
+        def __init__(self, w, b):
+            self.w, self.b = np.asarray(w, float), b
+
+        def decision_function(self, X):
+            return X @ self.w + self.b
+
+    bayes = np.array([2.0, -1.0])
+    t = np.radians(30.0)
+    rot = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+    assert rs._angle(Linear(3.0 * rot @ bayes, 0.4), bayes) == pytest.approx(30.0)
+    assert rs._angle(Linear(-bayes, -0.2), bayes) == pytest.approx(180.0)
+    assert rs._angle(Linear(0.5 * bayes, 7.0), bayes) == pytest.approx(0.0, abs=1e-6)
+
+
+def test_bound_curves_stack_the_repetitions_in_seed_order():
+    recs = [{"fig": 6, "result": {"seed": s, "C_grid": [1.0, 10.0], "kappas": [1.0, 0.5],
+                                  "val": [[s, 1.0], [2.0, 3.0]], "test": [[0.0, s], [1.0, 1.0]],
+                                  "bayes": 0.01 * s}} for s in (2, 0, 1)]
+    b = rs.bound_curves(recs + [{"fig": 5, "result": {}}])
+    assert b["reps"] == 3 and list(b["bayes"]) == pytest.approx([0.0, 0.01, 0.02])
+    assert b["val"].shape == b["test"].shape == (3, 2, 2)
+    assert list(b["test"][:, 0, 1]) == [0.0, 1.0, 2.0]
+    assert b["val_mean"][0, 0] == pytest.approx(1.0) and list(b["kappas"]) == [1.0, 0.5]

@@ -65,6 +65,26 @@ def test_eq9_printed_form_is_wrong_and_corrected_form_equals_the_primal():
         assert rmm_dual_value(a, lam, X, y, B, "corrected")[0] <= primal + 1e-8
 
 
+def test_sdp_homogeneous_form_is_the_two_middle_terms_of_the_corrected_dual():
+    """Module docstring of rmm_theory: with x~ = [x; 1], M = diag(1, .., 1, 0) + sum lam x~x~'
+    and a = sum alpha y x~, -1/2 a'M^{-1}a is the u-term plus the (alpha'y)^2-term of the
+    corrected eq. 9, not those plus the -B^2/2 1'lam term (which the SDP keeps outside t)."""
+    X, y = _toy()
+    rng = np.random.default_rng(2)
+    B = 1.2
+    for _ in range(5):
+        a = rng.uniform(0, 1, len(y))
+        lam = rng.uniform(0.1, 1, len(y))
+        Xt = np.c_[X, np.ones(len(y))]
+        M = np.diag([1.0] * X.shape[1] + [0.0]) + (Xt.T * lam) @ Xt
+        av = Xt.T @ (a * y)
+        homogeneous = -0.5 * av @ np.linalg.solve(M, av)
+        value = rmm_dual_value(a, lam, X, y, B, "corrected")[0]
+        # value = 1'a + (the two middle terms) - B^2/2 1'lam
+        assert value == pytest.approx(a.sum() + homogeneous - B ** 2 / 2 * lam.sum(), rel=1e-10)
+        assert abs(B ** 2 / 2 * lam.sum()) > 1.0        # the B-term is not negligible here
+
+
 def test_rmm_primal_linear_bounds_outputs_and_matches_svm_for_large_B():
     X, y = _toy()
     w, b, _ = rmm_primal_linear(X, y, 1.0, 1.2)

@@ -34,7 +34,8 @@ sample is separable with a margin of at least ``AUTO_MARGIN = 0.1`` times that, 
 ``lam = mean_i k(x_i, x_i)``, which for a normalised kernel corresponds to the quadratic
 soft-margin SVM with ``C = 1`` (BPM §3.3; LKC eq. 2.49-2.50). The margin is bounded from
 both sides by :func:`~kernelclf.margin.separability.hard_margin_bounds` (an
-iteration-capped nearest-point solver that reads kernel columns on demand); the fitted attributes
+iteration-capped nearest-point solver whose pair steps read two kernel columns each, from a
+stored matrix or computed on demand); the fitted attributes
 ``lam_``, ``margin_bounds_`` and ``lam_reason_`` record the decision.
 
 Nothing in ``fit`` solves a linear program in ``m`` variables for a large sample: the

@@ -20,6 +20,9 @@ and TR 99-11 §6 (Table 1, Fig. 6).
   (``C = 1 / lam``, LKC eq. 2.49–2.50).
 * :func:`one_vs_rest_bpm` — BPM §4.3, Fig. 9; its rejection curve is
   :func:`kernelclf.multiclass.rejection_errors`.
+* :func:`fig9_usps_tasks` — BPM Fig. 9's USPS panel with the paper's protocol (all 7291
+  training images, 10 perceptrons per digit, the paper's mean-cosine scores of the 2007 test
+  images), command ``bpm-fig9-usps``; :func:`fig10_tasks` — BPM Fig. 10 (``bpm-fig10``).
 
 The protocols run on :mod:`kernelclf.experiments.runner` (progress, results files,
 resume); the command ``bpm-table1`` of ``python -m kernelclf.experiments`` is registered
@@ -44,6 +47,7 @@ __all__ = [
     "table1_rows", "bpm_table1",
     "format_table1", "table1_from_file", "TABLE1_NAMES", "soft_boundary_curve",
     "perceptron_usage", "fig10_tasks", "fig10_counts", "one_vs_rest_bpm",
+    "fig9_usps_tasks", "fig9_usps_scores",
 ]
 
 
@@ -449,16 +453,10 @@ def _permutation(seed, label, j, m):
     return np.random.default_rng([int(seed), int(label), int(j)]).permutation(m)
 
 
-def perceptron_usage(X, y_pm, kernel, order, max_epochs=100, cache=None):
-    """Indices with a nonzero coefficient in the kernel perceptron run in the order ``order``.
-
-    The dual perceptron of BPM App. B, Algorithm 1 (erratum E11: the coefficient of the
-    visited example ``order[i]`` is updated), with kernel columns computed on demand
-    (``kernel(X, X[p])``), so only the columns of updated examples are ever formed: a run on
-    the 7291 USPS training images touches a few hundred. Returns ``(used, converged)``, the
-    sorted indices with ``alpha_p != 0`` and whether an epoch passed without a mistake.
-    ``cache`` (a dict) keeps columns between runs on the same ``X``.
-    """
+def _kernel_perceptron(X, y_pm, kernel, order, max_epochs=100, cache=None):
+    """Dual kernel perceptron (BPM App. B, Algorithm 1, erratum E11) in the order ``order``,
+    kernel columns on demand. Returns ``(alpha, converged)``; ``cache`` as in
+    :func:`perceptron_usage`."""
     X = np.asarray(X, dtype=float)
     y = np.asarray(y_pm, dtype=float)
     m = len(y)
@@ -476,8 +474,22 @@ def perceptron_usage(X, y_pm, kernel, order, max_epochs=100, cache=None):
                 out += y[p] * col
                 mistakes += 1
         if mistakes == 0:
-            return np.flatnonzero(alpha), True
-    return np.flatnonzero(alpha), False
+            return alpha, True
+    return alpha, False
+
+
+def perceptron_usage(X, y_pm, kernel, order, max_epochs=100, cache=None):
+    """Indices with a nonzero coefficient in the kernel perceptron run in the order ``order``.
+
+    The dual perceptron of BPM App. B, Algorithm 1 (erratum E11: the coefficient of the
+    visited example ``order[i]`` is updated), with kernel columns computed on demand
+    (``kernel(X, X[p])``), so only the columns of updated examples are ever formed: a run on
+    the 7291 USPS training images touches a few hundred. Returns ``(used, converged)``, the
+    sorted indices with ``alpha_p != 0`` and whether an epoch passed without a mistake.
+    ``cache`` (a dict) keeps columns between runs on the same ``X``.
+    """
+    alpha, ok = _kernel_perceptron(X, y_pm, kernel, order, max_epochs, cache)
+    return np.flatnonzero(alpha), ok
 
 
 def _fig10_class(label, n_perceptrons, seed, max_epochs, n_train):
@@ -540,4 +552,82 @@ register(Experiment(
     tasks=lambda a: fig10_tasks(a.perceptrons, a.seed, 100, a.n_train),
     config=lambda a: {"seed": a.seed, "n_train": a.n_train, "perceptrons": a.perceptrons},
     report=_fig10_report,
+))
+
+
+# ------------------------------------------------------------------ BPM Fig. 9 (USPS)
+def _fig9_usps_class(label, n_perceptrons, seed, max_epochs, test_index=None):
+    from ..datasets import load
+    from ..kernels.vector import Polynomial
+
+    usps = load("usps")
+    X, y = usps.X_train, usps.y_train
+    Xte = usps.X_test if test_index is None else usps.X_test[np.asarray(test_index)]
+    kernel = Polynomial(5, 1.0)
+    y_pm = np.where(y == label, 1.0, -1.0)
+    kxx = np.sqrt(np.array([kernel(x[None], x[None])[0, 0] for x in Xte]))
+    cache, score, used, converged = {}, np.zeros(len(Xte)), [], []
+    for j in range(int(n_perceptrons)):
+        alpha, ok = _kernel_perceptron(X, y_pm, kernel, _permutation(seed, label, j, len(y)),
+                                       max_epochs, cache)
+        s = np.flatnonzero(alpha)
+        a = alpha[s]
+        G = np.stack([cache[p][s] for p in s])      # Gram matrix of the used images
+        norm = np.sqrt(a @ G @ a)                   # ||w_j|| in feature space
+        score += (kernel(Xte, X[s]) @ a) / (norm * kxx)   # cos(w_j, phi(x))
+        used.append(int(len(s)))
+        converged.append(bool(ok))
+    return {"label": int(label), "n_used": used, "converged": converged,
+            "scores": [float(f"{v:.9g}") for v in score / n_perceptrons]}
+
+
+def fig9_usps_tasks(n_perceptrons=10, seed=0, max_epochs=100):
+    """BPM Fig. 9 (right panel) on USPS as :class:`~kernelclf.experiments.runner.Task`
+    objects, one per digit (BPM §4.3): ``n_perceptrons`` kernel perceptrons
+    ``(<x, x'> + 1)^5`` of the digit against the rest on all 7291 training images, each
+    normalised to unit length in feature space, and the score of every one of the 2007 test
+    images ``f_y(x) = (1/L) sum_j <w_j, phi(x)> / ||phi(x)||`` -- the paper's ``f_bp,y``
+    (the mean of the ``L`` cosines, without rescaling the average to unit length). The
+    permutations are those of :func:`fig10_tasks` (same ``seed``), so the perceptrons are the
+    ones whose support patterns ``bpm_fig10.jsonl`` records."""
+    return [Task(f"digit/{c}", _fig9_usps_class, (c, n_perceptrons, seed, max_epochs),
+                 {"label": c, "seed": seed, "perceptrons": n_perceptrons}) for c in range(10)]
+
+
+def fig9_usps_scores(records):
+    """``(scores, labels)``: the ``(2007, 10)`` matrix of ``f_y(x)`` (column ``y``) from the
+    records of :func:`fig9_usps_tasks`, and the digits ``0..9`` of its columns."""
+    recs = sorted(records, key=lambda r: r["result"]["label"])
+    labels = np.array([r["result"]["label"] for r in recs])
+    if not np.array_equal(labels, np.arange(10)):
+        raise ValueError(f"need one record per digit 0..9, got {labels.tolist()}")
+    return np.array([r["result"]["scores"] for r in recs]).T, labels
+
+
+def _fig9_report(args, records):
+    from ..datasets import load
+    from ..multiclass import rejection_errors
+
+    scores, labels = fig9_usps_scores(records)
+    correct = labels[scores.argmax(1)] == load("usps").y_test
+    rates = np.linspace(0, 0.1, 11)
+    curve = rejection_errors(scores.max(1), correct, rates)
+    return "rejection rate -> test error (%): " + ", ".join(
+        f"{100 * r:.0f}: {100 * e:.2f}" for r, e in zip(rates, curve))
+
+
+def _fig9_arguments(p):
+    p.add_argument("--perceptrons", type=int, default=10,
+                   help="perceptrons per digit (default 10, as BPM §4.3)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the permutations (default 0)")
+
+
+register(Experiment(
+    name="bpm-fig9-usps",
+    help="BPM Fig. 9 (USPS): one-vs-rest perceptron-averaging BPM, scores of the test images",
+    add_arguments=_fig9_arguments,
+    tasks=lambda a: fig9_usps_tasks(a.perceptrons, a.seed, 100),
+    config=lambda a: {"seed": a.seed, "perceptrons": a.perceptrons, "kernel": "(<x,x'>+1)^5",
+                      "n_train": 7291, "n_test": 2007, "max_epochs": 100},
+    report=_fig9_report,
 ))

@@ -21,7 +21,8 @@ per class) and summarises them:
 
 The paper does not print its C and B grids, the training sizes of Fig. 4 beyond the 6400 its
 caption names, the scales of Fig. 5, nor the training size of Figs 3 and 6; the choices below
-are ours and are stored in every record.
+are ours. The results file's header stores the grids; every record stores its training size,
+seed, scale and validation and test sizes (a Fig. 6 record also its grids).
 """
 from __future__ import annotations
 

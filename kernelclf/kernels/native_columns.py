@@ -39,7 +39,8 @@ except ImportError:  # pragma: no cover - Pyodide
 __all__ = ["NONE", "column_spec", "fill_slot", "column_at", "take_slot"]
 
 #: The ``kind`` that :func:`column_spec` returns when the columns must come from Python
-#: (another kernel, a stored matrix, more than 32 features, a ridge).
+#: (no numba, another kernel, a stored matrix, inputs other than a numeric 2-D array,
+#: more than 32 features, a ridge).
 NONE = 0
 LINEAR, POLY, RBF_KIND = range(1, 4)
 MAX_FEATURES = 32

@@ -55,7 +55,7 @@ from .rmm_solver import _check_B, rmm_problem, rmm_result
 
 
 def solve_rmm_qp(K, y, C, B, *, lam_ub=np.inf, budget=None, tol=1e-9):
-    """Solve the RMM dual (eq. 12) as one dense QP with cvxopt (reference solver).
+    """Solve the RMM dual (eq. 12) as one dense QP (reference solver; cvxopt, or NumPy).
 
     Variables ``z = (alpha, lam, lam*)`` (``3m``); ``H = S (1 1' (x) K) S`` with
     ``S = diag(y, -1, +1)``; the equality is ``s'z = 0`` (LKC eq. D.1 form through
@@ -82,7 +82,8 @@ def kkt_violations(res, y, C, B, eps=1e-3, zero=0.0):
     """Check the KKT termination list of RMM §3.3 (with erratum E19) for a solution.
 
     Returns a dict ``{condition: number of violating points}`` for the seven
-    conditions, evaluated with ``f_i = g_i + b`` and tolerance ``eps``; ``zero``
+    conditions (only the three on ``alpha`` when ``B`` is ``None`` or infinite),
+    evaluated with ``f_i = g_i + b`` and tolerance ``eps``; ``zero``
     decides when a multiplier counts as being at its bound (0 for the fast solver,
     whose variables sit exactly at bounds).
     """
@@ -197,8 +198,9 @@ class RelativeMarginMachine(_RMMBase):
     B_mode : {'absolute', 'relative'}
     solver : {'auto', 'smo', 'qp'}
         ``'smo'`` (and ``'auto'``): the decomposition solver :func:`~kernelclf.margin.rmm_solver.solve_rmm`;
-        ``'qp'``: cvxopt on the whole dual (:func:`solve_rmm_qp`; dense, ``3m``
-        variables, for checking).
+        ``'qp'``: one interior-point QP on the whole dual (:func:`solve_rmm_qp` through
+        :func:`kernelclf.optim.solve_qp`: cvxopt where it is installed, else the package's
+        NumPy method; dense, ``3m`` variables, for checking).
     tol : float
         ``epsilon`` of the KKT list (§3.3) for the fast solver (paper: 0.001); the
         QP uses ``min(tol, 1e-8)``.
@@ -333,7 +335,8 @@ class RelaxedRMM(_RMMBase):
     nu : float > 0 or None
         ``None``: hard bounds (eq. 14); else the relaxed RMM (eq. 15).
     solver : {'auto', 'smo', 'qp'}
-        ``'qp'``: the dual above with cvxopt. ``'smo'`` (``'auto'``): the optimal
+        ``'qp'``: the dual above as one interior-point QP (cvxopt where it is installed,
+        else the package's NumPy method). ``'smo'`` (``'auto'``): the optimal
         value is convex in ``t`` with slope ``D - sum(lam + lam*)`` (envelope
         theorem), so ``t`` is found by bisection on that slope, each point solving
         the fixed-``t`` problem (eq. 11 / its relaxation) with :func:`~kernelclf.margin.rmm_solver.solve_rmm`

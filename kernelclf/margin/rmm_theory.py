@@ -23,8 +23,9 @@ independently of those estimators so that they can check them:
   forms). :func:`rmm_sdp_dual` maximises the corrected form as a semidefinite program
   (``cvxopt.solvers.sdp``) through its homogeneous form: with ``x~ = [x; 1]``,
   ``M(lambda) = diag(1, ..., 1, 0) + sum_i lambda_i x~_i x~_i'`` and
-  ``a = sum_i alpha_i y_i x~_i``, the last three terms equal ``-1/2 a' M(lambda)^{-1} a``,
-  and ``t >= 1/2 a'M^{-1}a`` is the linear matrix inequality ``[[M, a], [a', 2t]] >= 0``.
+  ``a = sum_i alpha_i y_i x~_i``, the two middle terms (those with ``u`` and ``alpha'y``)
+  together equal ``-1/2 a' M(lambda)^{-1} a`` (a Schur complement), and
+  ``t >= 1/2 a'M^{-1}a`` is the linear matrix inequality ``[[M, a], [a', 2t]] >= 0``.
 """
 from __future__ import annotations
 

@@ -103,14 +103,15 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
         no bias (``fit_bias=False``).
     solver : {'smo', 'qp'}
         SMO with second-order working-set selection (:func:`kernelclf.margin.smo.solve_smo`)
-        or cvxopt's interior-point QP (:func:`kernelclf.optim.solve_qp`).
+        or the interior-point QP of :func:`kernelclf.optim.solve_qp` (cvxopt's where cvxopt
+        is installed, else the package's NumPy method, as in the in-browser lab).
     tol : float
         SMO: tolerance on the maximal KKT violation (libsvm's 1e-3 by default),
         after which the KKT equations of the free variables are solved exactly when
         that keeps the point feasible (``solve_smo(polish=True)``, at most 1000 free
         variables), so the result is exact up to round-off whenever SMO has found
         which variables sit at a bound (otherwise it is SMO's, accurate to ``tol``);
-        QP: gap tolerance handed to cvxopt, at most ``1e-8`` (``min(tol, 1e-8)``).
+        QP: gap tolerance handed to the QP solver, at most ``1e-8`` (``min(tol, 1e-8)``).
     max_iter : int or None
         SMO iteration cap (default libsvm's ``max(10^7, 100 m)``,
         ``kernelclf.margin.smo.default_max_iter``).

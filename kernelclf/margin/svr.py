@@ -101,15 +101,16 @@ class SupportVectorRegression(DualRegressor):
     solver : {'smo', 'qp'}, default 'smo'
         SMO with second-order working-set selection on the ``2m``-variable dual
         (:func:`kernelclf.margin.smo.solve_smo`, libsvm's method; pairwise steps with the
-        bias, coordinate descent without), or cvxopt's dense interior-point QP
-        (:func:`kernelclf.optim.solve_qp`, ``O(m^3)`` per iteration; for checking).
+        bias, coordinate descent without), or the dense interior-point QP of
+        :func:`kernelclf.optim.solve_qp` (cvxopt's where cvxopt is installed, else the
+        package's NumPy method; ``O(m^3)`` per iteration; for checking).
     tol : float > 0, default 1e-3
         SMO: tolerance on the maximal KKT violation (libsvm's 1e-3 by default), after
         which the KKT equations of the free variables are solved exactly when that keeps
         the point feasible (``solve_smo(polish=True)``, at most 1000 free variables), so
         the result is exact up to round-off whenever SMO has found which variables sit at
-        a bound (otherwise it is SMO's, accurate to ``tol``); QP: gap tolerance handed to
-        cvxopt, at most ``1e-8``.
+        a bound (otherwise it is SMO's, accurate to ``tol``); QP: gap tolerance of the
+        interior-point method, at most ``1e-8``.
 
     Attributes
     ----------

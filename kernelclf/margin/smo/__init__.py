@@ -110,6 +110,7 @@ from .kkt import (
     _newton_on_free,
     _newton_on_free_eq,
     _polish,
+    _up_low,
 )
 from .step import TAU
 
@@ -442,15 +443,14 @@ def _result(p, C, s, gmask, alpha, F, it, how, alpha_bound, bias=True):
             f"dual variable exceeded {alpha_bound:g} after {it} iterations: the dual is "
             "unbounded (the sample is not separable in feature space)")
     G = -s * F
+    up_low = None if gmask is None else _up_low(alpha, C, s)   # (for the gap and the bias)
     res = SMOResult(alpha=alpha, objective=float(0.5 * alpha @ (G - p)), bias=0.0,
-                    iterations=it, gap=_kkt_gap(F, alpha, C, s, gmask),
+                    iterations=it, gap=_kkt_gap(F, alpha, C, s, gmask, up_low),
                     converged=how == "done", gradient=G, stalled=how == "stalled")
     if gmask is None or not bias:
         return res
-    pos = s > 0
     if len(gmask) == 1:
-        res.bias = _bias(F, alpha, C, s, np.where(pos, alpha < C, alpha > 0),
-                         np.where(pos, alpha > 0, alpha < C))
+        res.bias = _bias(F, alpha, C, s, *up_low)
     else:
         # each group must have one sign (the nu-SVM groups are the classes)
         r = {float(s[gm][0]): _group_rho(F, alpha, C, s, gm) for gm in gmask}

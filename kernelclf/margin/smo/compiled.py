@@ -676,8 +676,9 @@ def _run_pairwise(slots, Kd, r, q, s, grp, ng, C, alpha, F, tol, max_iter, shrin
                   alpha_bound, points, every, on_every):
     m = F.size
     pos = s > 0
-    up = np.where(pos, alpha < C, alpha > 0)
-    low = np.where(pos, alpha > 0, alpha < C)
+    below, above = alpha < C, alpha > 0
+    up = np.where(pos, below, above)
+    low = np.where(pos, above, below)
     mapped = points is not None
     # the layout, the reference point and the compacted columns' bookkeeping in memory
     # kept between solves (fresh pages cost a fault each)
@@ -702,8 +703,8 @@ def _run_pairwise(slots, Kd, r, q, s, grp, ng, C, alpha, F, tol, max_iter, shrin
     i8[5:7] = -1
     i8[7:9] = 0
     compact = (cflat, i8[5], i8[6], i8[7], i8[8, :1])
-    loop = _variant(bool(np.any(q != 1.0)), ng == 2)
-    shifted = bool(np.any(r != 0.0))
+    loop = _variant(bool((q != 1.0).any()), ng == 2)    # (the method: np.any's dispatch
+    shifted = bool((r != 0.0).any())                   # costs more than the test)
     stopped = False
     while True:
         cap = slots.capacity

@@ -16,17 +16,23 @@ from scipy.linalg import lapack, lstsq
 __all__ = []
 
 
-def _kkt_gap(F, alpha, C, s, gmask):
+def _up_low(alpha, C, s):
+    """The variables that can move up and down: ``(up, low)``."""
+    pos = s > 0
+    below, above = alpha < C, alpha > 0
+    return np.where(pos, below, above), np.where(pos, above, below)
+
+
+def _kkt_gap(F, alpha, C, s, gmask, up_low=None):
     """Maximal KKT violation: ``max F(up) - min F(low)`` over the equality groups, or
-    the largest projected gradient without equality constraint (``gmask=None``)."""
+    the largest projected gradient without equality constraint (``gmask=None``).
+    ``up_low``: :func:`_up_low` of ``alpha`` when the caller has it."""
     if gmask is None:
         G = -s * F
         pg = np.where(alpha <= 0, np.minimum(G, 0.0),
                       np.where(alpha >= C, np.maximum(G, 0.0), G))
         return float(np.abs(pg).max(initial=0.0))
-    pos = s > 0
-    up = np.where(pos, alpha < C, alpha > 0)
-    low = np.where(pos, alpha > 0, alpha < C)
+    up, low = _up_low(alpha, C, s) if up_low is None else up_low
     gap = -np.inf
     for gm in gmask:
         gap = max(gap, np.max(F, where=up & gm, initial=-np.inf)
