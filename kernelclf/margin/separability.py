@@ -7,9 +7,10 @@ LKC Def. 2.12 and §2.4 (a sample is separable exactly when its version space is
 non-empty), Def. 2.30 (geometric margin), eq. 2.45 (the hard-margin SVM, whose margin is
 the largest one). The Bayes point machine asks these questions as it fits (how large the
 margin is, to choose hard or soft boundaries; whether a start that fails means an empty
-version space), the hard-margin SVM only when a first short run of its solver
-(``20 m + 1000`` SMO steps) has not converged (to refuse a sample that is not separable; a
-small margin can also need that many steps); the perceptron does not ask (on such a sample
+version space), the hard-margin SVM only when a first short run of its SMO solver
+(``20 m + 1000`` steps) has not converged or its dual diverges, and with ``solver='qp'``
+when the QP solver reports the problem infeasible (to refuse a sample that is not
+separable; a small margin can also need that many SMO steps); the perceptron does not ask (on such a sample
 it stops at its epoch budget and returns its pocket iterate).
 
 Every test here is bounded in time and memory: each solver has an iteration budget, and
