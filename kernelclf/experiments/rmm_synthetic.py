@@ -148,7 +148,7 @@ def synthetic_tasks(figs=(6, 5, 4), reps=REPS, sizes=FIG4_SIZES, scales=FIG5_SCA
     return tasks
 
 
-def _paired(records, key, field):
+def _paired(records, field):
     """Per value of ``field`` (sorted): arrays (reps,) of svm, rmm, bayes errors and angles."""
     out = {}
     for v in sorted({r["result"][field] for r in records}):
@@ -177,12 +177,12 @@ def _summary(groups):
 def size_curves(records):
     """Fig. 4: per training size, mean and standard error over the repetitions of the SVM,
     RMM and Bayes test errors, and of the paired difference SVM - RMM (``diff_*``)."""
-    return _summary(_paired([r for r in records if r.get("fig") == 4], "fig4", "n_train"))
+    return _summary(_paired([r for r in records if r.get("fig") == 4], "n_train"))
 
 
 def scale_curves(records):
     """Fig. 5: as :func:`size_curves`, per scale ``s`` of eq. 35."""
-    return _summary(_paired([r for r in records if r.get("fig") == 5], "fig5", "s"))
+    return _summary(_paired([r for r in records if r.get("fig") == 5], "s"))
 
 
 def bound_curves(records):
