@@ -19,8 +19,8 @@ per class) and summarises them:
 * :func:`size_curves`, :func:`scale_curves`, :func:`bound_curves` - means, standard errors and
   paired SVM - RMM differences over the repetitions.
 
-The paper does not print its C and B grids, the training sizes of Fig. 4 beyond the 6400 its
-caption names, the scales of Fig. 5, nor the training size of Figs 3 and 6; the choices below
+The paper does not print its C and B grids, the training sizes of Fig. 4 (its caption names
+6400), the scales of Fig. 5, nor the training size of Figs 3 and 6; the choices below
 are ours. The results file's header stores the grids; every record stores its training size,
 seed, scale and validation and test sizes (a Fig. 6 record also its grids).
 """
@@ -38,7 +38,8 @@ __all__ = ["REPS", "N_VAL", "N_TEST", "C_GRID", "KAPPAS", "FIG4_SIZES", "FIG5_N"
            "FIG6_N", "FIG6_KAPPAS", "errors_record", "bound_record", "synthetic_tasks",
            "size_curves", "scale_curves", "bound_curves"]
 
-#: RMM §5.1: fifty repetitions, 100 000 validation and 100 000 test points per class
+#: RMM §5.1: fifty repetitions, 100 000 validation and 100 000 test points per class (our
+#: reading of the paper's 100,000 per class drawn "to create validation and test sets")
 REPS, N_VAL, N_TEST = 50, 100_000, 100_000
 #: our C grid (both machines; validation picks its edge, 1000, at large s in Fig. 5)
 C_GRID = (0.1, 1.0, 10.0, 100.0, 1000.0)
@@ -147,7 +148,7 @@ def synthetic_tasks(figs=(6, 5, 4), reps=REPS, sizes=FIG4_SIZES, scales=FIG5_SCA
     return tasks
 
 
-def _paired(records, key, field):
+def _paired(records, field):
     """Per value of ``field`` (sorted): arrays (reps,) of svm, rmm, bayes errors and angles."""
     out = {}
     for v in sorted({r["result"][field] for r in records}):
@@ -176,12 +177,12 @@ def _summary(groups):
 def size_curves(records):
     """Fig. 4: per training size, mean and standard error over the repetitions of the SVM,
     RMM and Bayes test errors, and of the paired difference SVM - RMM (``diff_*``)."""
-    return _summary(_paired([r for r in records if r.get("fig") == 4], "fig4", "n_train"))
+    return _summary(_paired([r for r in records if r.get("fig") == 4], "n_train"))
 
 
 def scale_curves(records):
     """Fig. 5: as :func:`size_curves`, per scale ``s`` of eq. 35."""
-    return _summary(_paired([r for r in records if r.get("fig") == 5], "fig5", "s"))
+    return _summary(_paired([r for r in records if r.get("fig") == 5], "s"))
 
 
 def bound_curves(records):
