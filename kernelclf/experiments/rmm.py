@@ -156,6 +156,28 @@ def _box(Xtr):
     return lo, np.where(hi > lo, hi, lo + 1.0)
 
 
+def _synthetic_draw(n_train, seed, s, n_val, n_test):
+    """The training, validation and test sets of one repetition of RMM §5.1, drawn in that
+    order from ``default_rng(seed)`` and rescaled by the training sample's box, and the
+    Bayes rule ``(w, c)`` in the rescaled coordinates."""
+    rng = np.random.default_rng(seed)
+    Xtr, ytr = gaussians(n_train // 2, rng, s)
+    Xva, yva = gaussians(n_val, rng, s)
+    Xte, yte = gaussians(n_test, rng, s)
+    lo, hi = _box(Xtr)
+    tr, va, te = ((Z - lo) / (hi - lo) for Z in (Xtr, Xva, Xte))
+    w, c = bayes_rule(s, lo, hi)
+    return (tr, ytr), (va, yva), (te, yte), (w, c)
+
+
+def _grid_machine(C, kappa, X, y):
+    """The machine of one grid point of RMM §5.1: the SVM for ``kappa >= 1``, else the RMM
+    with the relative bound ``B = 1 + (theta - 1) kappa``; fitted on ``(X, y)``."""
+    if kappa >= 1.0:
+        return SupportVectorMachine("linear", C=C).fit(X, y)
+    return RelativeMarginMachine("linear", C=C, B=kappa, B_mode="relative").fit(X, y)
+
+
 def synthetic_errors(n_train, seed=0, s=1.0, n_val=20_000, n_test=20_000,
                      C_grid=(0.1, 1.0, 10.0, 100.0, 1000.0), kappas=(1.0, 0.7, 0.5, 0.3, 0.15)):
     """One repetition of RMM §5.1: validation-chosen SVM and RMM against the Bayes rule.
@@ -165,28 +187,17 @@ def synthetic_errors(n_train, seed=0, s=1.0, n_val=20_000, n_test=20_000,
     speed). The RMM grid is ``B = 1 + (theta - 1) kappa`` for each C. Returns a dict of
     test errors (fractions), the chosen parameters and the fitted models.
     """
-    rng = np.random.default_rng(seed)
-    Xtr, ytr = gaussians(n_train // 2, rng, s)
-    Xva, yva = gaussians(n_val, rng, s)
-    Xte, yte = gaussians(n_test, rng, s)
-    lo, hi = _box(Xtr)
-    tr, va, te = ((Z - lo) / (hi - lo) for Z in (Xtr, Xva, Xte))
-    w, c = bayes_rule(s, lo, hi)
+    (tr, ytr), (va, yva), (te, yte), (w, c) = _synthetic_draw(n_train, seed, s, n_val, n_test)
     bayes_err = float(np.mean(np.sign(te @ w + c) != yte))
     best_svm = best_rmm = (np.inf, None, None)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         for C in C_grid:
             for kap in kappas:
-                if kap >= 1.0:
-                    model = SupportVectorMachine("linear", C=C).fit(tr, ytr)
-                    err = np.mean(model.predict(va) != yva)
-                    if err < best_svm[0]:
-                        best_svm = (err, C, model)
-                else:
-                    model = RelativeMarginMachine("linear", C=C, B=kap,
-                                                  B_mode="relative").fit(tr, ytr)
-                    err = np.mean(model.predict(va) != yva)
+                model = _grid_machine(C, kap, tr, ytr)
+                err = np.mean(model.predict(va) != yva)
+                if kap >= 1.0 and err < best_svm[0]:
+                    best_svm = (err, C, model)
                 if err < best_rmm[0]:
                     best_rmm = (err, (C, kap), model)
     svm, rmm = best_svm[2], best_rmm[2]

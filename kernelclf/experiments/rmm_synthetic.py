@@ -31,7 +31,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from .rmm import _box, bayes_rule, gaussians, synthetic_errors
+from .rmm import _grid_machine, _synthetic_draw, synthetic_errors
 from .runner import Experiment, Task, register
 
 __all__ = ["REPS", "N_VAL", "N_TEST", "C_GRID", "KAPPAS", "FIG4_SIZES", "FIG5_N", "FIG5_SCALES",
@@ -95,27 +95,15 @@ def bound_record(n_train, seed, s=1.0, n_val=N_VAL, n_test=N_TEST, C_grid=C_GRID
     ``test``: error fractions of shape ``(len(C_grid), len(kappas))`` as nested lists,
     ``bayes``, and the settings.
     """
-    from ..margin.rmm import RelativeMarginMachine
-    from ..margin.svm import SupportVectorMachine
-
-    rng = np.random.default_rng(int(seed))
-    Xtr, ytr = gaussians(int(n_train) // 2, rng, float(s))
-    Xva, yva = gaussians(int(n_val), rng, float(s))
-    Xte, yte = gaussians(int(n_test), rng, float(s))
-    lo, hi = _box(Xtr)
-    tr, va, te = ((Z - lo) / (hi - lo) for Z in (Xtr, Xva, Xte))
-    w, c = bayes_rule(float(s), lo, hi)
+    (tr, ytr), (va, yva), (te, yte), (w, c) = _synthetic_draw(
+        int(n_train), int(seed), float(s), int(n_val), int(n_test))
     val, test = [], []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         for C in C_grid:
             rv, rt = [], []
             for kap in kappas:
-                if kap >= 1.0:
-                    model = SupportVectorMachine("linear", C=C).fit(tr, ytr)
-                else:
-                    model = RelativeMarginMachine("linear", C=C, B=kap,
-                                                  B_mode="relative").fit(tr, ytr)
+                model = _grid_machine(C, kap, tr, ytr)
                 rv.append(float(np.mean(model.predict(va) != yva)))
                 rt.append(float(np.mean(model.predict(te) != yte)))
             val.append(rv)
