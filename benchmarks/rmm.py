@@ -22,7 +22,13 @@ run). Reported: times, QP / fast and fast / SVM ratios, the
 relative difference of the dual values (fast against QP), and the growth exponent of
 each fit time in m (least-squares slope of log time on log m).
 
-Run: ``python -m benchmarks.rmm [--quick]``; writes ``benchmarks/results/rmm.json``.
+Run: ``python -m benchmarks.rmm [--quick]``; writes ``benchmarks/results/rmm.json`` (with
+the commit, date and machine facts of the run). With ``--record`` it also writes the run as
+the package's results file ``kernelclf/experiments/results/rmm_runtime.jsonl`` (a header with
+the command, commit, date and machine facts, then one record per data set and m;
+:mod:`kernelclf.experiments.results`), the file that chapter 13's run-time table renders
+(:func:`kernelclf.experiments.rmm_results.runtime_markdown`). ``--from-json PATH`` turns a
+saved ``rmm.json`` into that file without running anything (:func:`record_from_json`).
 """
 import os
 
@@ -30,6 +36,7 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_v] = "1"
 
 import argparse  # noqa: E402
+import datetime  # noqa: E402
 import json  # noqa: E402
 import platform  # noqa: E402
 import time  # noqa: E402
@@ -49,6 +56,9 @@ C, TOL = 1.0, 1e-3
 KAPPAS = {"B1": 1 / 2, "B2": 1 / 4, "B3": 1 / 10}
 SIZES = {"digits": (500, 1000, 1797), "mnist5k": (500, 1000, 2000, 4000)}
 QP_MAX = 2000
+#: the results file the chapter renders, and the name its records give each data set
+RECORD_NAME = "rmm_runtime.jsonl"
+DATA_LABELS = {"digits": "digits", "mnist5k": "MNIST-5k"}
 
 
 def kernel():
@@ -139,9 +149,29 @@ def run(datasets=("digits", "mnist5k"), sizes=None, repeats=REPEATS, qp_max=QP_M
             slopes[f"{name}:{k}"] = _slope(ms, [r[f"t_{k}"] for r in sub])
         qs = [r for r in sub if "t_QP_B2" in r]
         slopes[f"{name}:QP_B2"] = _slope([r["m"] for r in qs], [r["t_QP_B2"] for r in qs])
+    from kernelclf.experiments.runner import provenance
+
     return {"rows": rows, "growth_exponents": slopes, "C": C, "tol": TOL,
             "kernel": "(1 + u'v)^5 / 32 on unit-norm inputs", "repeats": repeats,
-            "python": platform.python_version(), "machine": platform.machine()}
+            "python": platform.python_version(), "machine": platform.machine(),
+            "machine_facts": _machine_facts(),
+            "provenance": provenance("python -m benchmarks.rmm")}
+
+
+def _machine_facts():
+    """Where the run took place: processor, core count, system and library versions."""
+    import scipy
+
+    try:
+        import numba
+        numba_version = numba.__version__
+    except ImportError:                          # the NumPy engines ran
+        numba_version = None
+    return {"processor": platform.processor() or platform.machine(),
+            "cpu_count": os.cpu_count(), "system": platform.platform(),
+            "python": platform.python_version(), "numpy": np.__version__,
+            "scipy": scipy.__version__, "numba": numba_version,
+            "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS")}
 
 
 def _fmt_row(r):
@@ -164,11 +194,110 @@ def table(result):
     return "\n".join(lines)
 
 
+def _record_result(row):
+    """The ``result`` of one record (the fields ``runtime_markdown`` reads, then the rest
+    of the row): times in seconds, ratios, the QP's time and relative dual difference
+    (``None`` above ``QP_MAX``)."""
+    return {"svm": row["t_SVM"], "rmm_inf": row["t_Binf"],
+            "rmm": [row[f"t_{k}"] for k in KAPPAS],
+            "rmm_over_svm": [row[f"{k}_over_SVM"] for k in KAPPAS],
+            "b3_over_inf": row["B3_over_Binf"], "qp": row.get("t_QP_B2"),
+            "qp_over_fast": row.get("qp_over_fast_B2"), "dual_diff": row.get("rel_dual_gap_B2"),
+            "qp_decision_agreement": row.get("decision_agreement_B2"), "theta": row["theta"],
+            "iterations": {k: row[f"iter_{k}"] for k in ["SVM", *KAPPAS]}}
+
+
+def _relabel(key):
+    """``"mnist5k:B3"`` -> ``"MNIST-5k:B3"`` (the data set as the chapter names it)."""
+    data, _, fit = key.partition(":")
+    return f"{DATA_LABELS.get(data, data)}:{fit}"
+
+
+def write_record(result, path, provenance=None):
+    """Write a run of :func:`run` as a results file of :mod:`kernelclf.experiments.results`.
+
+    A header (``command``, the settings in ``config`` -- C, tol, the kernel's degree, the
+    repeats, the growth exponents, the machine facts -- and ``provenance``: command, commit,
+    date, and a ``note`` where given), then one record per (data set, m), keyed
+    ``"<data>/<m>"`` with the data set named as the chapter names it (``DATA_LABELS``), each
+    carrying the same ``provenance``. ``provenance`` defaults to the run's own (``result
+    ["provenance"]``), else to this checkout's commit and the present time.
+    """
+    if provenance is None:
+        provenance = result.get("provenance")
+    if provenance is None:
+        from kernelclf.experiments.runner import provenance as _here
+
+        provenance = _here("python -m benchmarks.rmm --record")
+    facts = dict(result.get("machine_facts") or {})
+    for k in ("python", "machine"):
+        if k in result:
+            facts.setdefault(k, result[k])
+    config = {"C": result["C"], "tol": result["tol"], "degree": kernel().kernel.degree,
+              "kernel": result.get("kernel"), "repeats": result.get("repeats"),
+              "bounds": {k: f"1 + (theta - 1) * {v:g}" for k, v in KAPPAS.items()},
+              "growth_exponents": {_relabel(k): v for k, v in result["growth_exponents"].items()},
+              "machine": facts}
+    header = {"kernelclf_results": 1, "command": "benchmarks.rmm", "config": config,
+              "provenance": provenance}
+    lines = [json.dumps(header)]
+    for row in result["rows"]:
+        data = DATA_LABELS.get(row["data"], row["data"])
+        lines.append(json.dumps({"key": f"{data}/{row['m']}", "data": data, "m": row["m"],
+                                 "result": _record_result(row), "provenance": provenance}))
+    Path(path).write_text("\n".join(lines) + "\n")
+
+
+def record_from_json(json_path, out_path, commit=None, date=None, note=None,
+                     command="python -m benchmarks.rmm"):
+    """Turn a saved ``benchmarks/results/rmm.json`` into the results file ``out_path``
+    (:func:`write_record`) without running anything.
+
+    The provenance is the json's own where it has one (runs since ``--record`` exists);
+    else ``command``, ``commit`` (required then) and ``date`` (default: the json file's
+    modification time, UTC, ISO 8601), with ``note`` saying how the file was made.
+    Returns the provenance written.
+    """
+    result = json.loads(Path(json_path).read_text())
+    prov = dict(result.get("provenance") or {})
+    if not prov:
+        if not commit:
+            raise ValueError(f"{json_path} records no commit: pass the commit of the run")
+        if date is None:
+            mtime = Path(json_path).stat().st_mtime
+            date = datetime.datetime.fromtimestamp(mtime, datetime.timezone.utc).isoformat(
+                timespec="seconds")
+        prov = {"command": command, "commit": commit, "date": date}
+    if note:
+        prov["note"] = note
+    write_record(result, out_path, prov)
+    return prov
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m benchmarks.rmm")
     ap.add_argument("--quick", action="store_true", help="digits only, one repeat, no QP")
     ap.add_argument("--qp-max", type=int, default=QP_MAX)
+    ap.add_argument("--record", action="store_true",
+                    help=f"also write the run as kernelclf/experiments/results/{RECORD_NAME}")
+    ap.add_argument("--from-json", metavar="PATH",
+                    help="write the results file from a saved rmm.json; runs nothing")
+    ap.add_argument("--commit", help="with --from-json: the commit the saved run ran on")
+    ap.add_argument("--date", help="with --from-json: the run's date (default: the file's mtime)")
+    ap.add_argument("--note", help="with --from-json: how the run was made")
+    ap.add_argument("--out", help=f"results file to write (default: the package's {RECORD_NAME})")
     args = ap.parse_args(argv)
+    if args.out:
+        out_record = args.out
+    else:
+        from kernelclf.experiments.results import results_path
+
+        out_record = results_path(RECORD_NAME)
+    if args.from_json:
+        prov = record_from_json(args.from_json, out_record, commit=args.commit, date=args.date,
+                                note=args.note)
+        print(f"written {out_record} ({prov})")
+        return None
     if args.quick:
         result = run(("digits",), repeats=1, qp_max=0)
     else:
@@ -177,6 +306,9 @@ def main(argv=None):
     out = Path(__file__).resolve().parent / "results" / "rmm.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2))
+    if args.record:
+        write_record(result, out_record)
+        print(f"written {out_record}")
     return result
 
 

@@ -471,8 +471,15 @@ def test_runtime_file_is_rendered_from_its_records():
     assert len(lines) == len(raw) == 7
     for line, r in zip(lines, raw):
         cells = [c.strip() for c in line.strip("|").split("|")]
+        q = r["result"]
         assert int(cells[0].split(", ")[1].replace(" ", "")) == r["m"]
-        assert float(cells[1]) == r["result"]["svm"]
-        assert [float(v) for v in cells[3].split("/")] == r["result"]["rmm"]
-        if r["result"]["qp"] is not None:
-            assert float(cells[6]) == r["result"]["qp"]
+        assert cells[0].split(", ")[0] == r["data"]
+        assert float(cells[1]) == round(q["svm"], 3) and float(cells[2]) == round(q["rmm_inf"], 3)
+        assert [float(v) for v in cells[3].split("/")] == [round(t, 3) for t in q["rmm"]]
+        assert [float(v) for v in cells[4].split("/")] == [round(t, 2) for t in q["rmm_over_svm"]]
+        assert float(cells[5]) == round(q["b3_over_inf"], 1)
+        if q["qp"] is not None:
+            assert float(cells[6]) == round(q["qp"], 1)
+            assert int(cells[7].rstrip("×").replace(" ", "")) == round(q["qp_over_fast"])
+        else:
+            assert cells[6] == cells[7] == cells[8] == "–"

@@ -169,19 +169,21 @@ def _sci(x):
 
 
 def runtime_markdown(records):
-    """The RMM run-time table (RMM §5.7, ``python -m benchmarks.rmm``) from its transcribed
-    summary file: fit times of the SVM and the RMM, their ratios, the cvxopt QP and the
-    relative dual difference."""
+    """The RMM run-time table (RMM §5.7, ``python -m benchmarks.rmm``) from its results file
+    (``rmm_runtime.jsonl``, written by ``benchmarks.rmm --record`` or ``--from-json``): fit
+    times of the SVM and the RMM, their ratios, the cvxopt QP and the relative dual
+    difference. Times to the millisecond, ratios to two decimals (B3 ÷ (B = ∞) to one),
+    QP ÷ fast rounded to a whole number; ``–`` where the QP was not run."""
     out = ["| data, m | SVM (s) | RMM B = ∞ (s) | RMM B1 / B2 / B3 (s) | RMM ÷ SVM | B3 ÷ (B = ∞) | "
            "cvxopt QP, B2 (s) | QP ÷ fast | relative dual difference |",
            "|---|---|---|---|---|---|---|---|---|"]
     for r in records:
         q = r["result"]
         qp = "–" if q["qp"] is None else f"{q['qp']:.1f}"
-        ratio = "–" if q["qp_over_fast"] is None else f"{_thin(int(q['qp_over_fast']))}×"
+        ratio = "–" if q["qp_over_fast"] is None else f"{_thin(round(q['qp_over_fast']))}×"
         dd = "–" if q["dual_diff"] is None else _sci(q["dual_diff"])
         out.append(f"| {r['data']}, {_thin(r['m'])} | {q['svm']:.3f} | {q['rmm_inf']:.3f} | "
                    + " / ".join(f"{v:.3f}" for v in q["rmm"]) + " | "
-                   + " / ".join(f"{v:.1f}" for v in q["rmm_over_svm"])
+                   + " / ".join(f"{v:.2f}" for v in q["rmm_over_svm"])
                    + f" | {q['b3_over_inf']:.1f} | {qp} | {ratio} | {dd} |")
     return "\n".join(out)
