@@ -213,7 +213,7 @@ CORRECTED = {
 }
 FLAGGED = {("TR", "Fig. 1"): "disagrees", ("LKC", "Fig. 3.6"): "disagrees",
            ("LKC", "Remark 4.11"): "disagrees", ("LKC", "Fig. 4.8"): "disagrees",
-           ("RMM", "Fig. 10"): "stale", ("BPM", "Fig. 5"): "disagrees",
+           ("BPM", "Fig. 5"): "disagrees",
            ("TR", "Fig. 3"): "disagrees", ("LKC", "Fig. 2.3"): "disagrees"}
 
 
