@@ -6,7 +6,9 @@
   conversion);
 * the committed ``rmm_runtime.jsonl`` parses, and every record has the fields
   :func:`kernelclf.experiments.rmm_results.runtime_markdown` reads, consistent with each other
-  (a ratio is the quotient of its times).
+  (a ratio is the quotient of its times);
+* the deterministic part of two records (theta and the SMO steps) reruns: the file is the
+  present solvers' (the stale-file check of the registry's RMM Fig. 10 row).
 """
 import datetime
 import json
@@ -108,3 +110,40 @@ def test_committed_runtime_file_parses_and_has_the_rendered_fields():
             assert 0 <= q["dual_diff"] < 1e-3    # the fast solver at tol 1e-3 against the QP
         else:
             assert q["qp_over_fast"] is None and q["dual_diff"] is None
+
+
+@pytest.mark.parametrize("key", ["digits/500", "MNIST-5k/500"])
+def test_committed_runtime_file_reruns(bench, key):
+    """The deterministic part of a record, recomputed now: theta = max |f_SVM| and the SMO
+    steps of the SVM and of the RMM at B1, B2, B3 (the times are the idle machine's and are
+    not rerun). The compiled SMO gives the recorded steps exactly; the NumPy engine (no
+    numba) may differ by round-off in a few steps. Fails when the solvers change: rerun
+    ``python -m benchmarks.rmm --record`` on an idle machine then."""
+    import numpy as np
+
+    from kernelclf._jit import HAVE_NUMBA
+    from kernelclf.experiments.rmm_results import load_results
+    from kernelclf.margin import RelativeMarginMachine, SupportVectorMachine, rmm_bound
+
+    data = key.split("/")[0]
+    if data == "MNIST-5k":
+        from kernelclf.datasets import load
+        try:
+            load("mnist5k")
+        except Exception as exc:  # noqa: BLE001  (no data home: the 8 x 8 digits still run)
+            pytest.skip(f"MNIST-5k not available: {exc}")
+    rec = next(r for r in load_results("rmm_runtime.jsonl")[1] if r["key"] == key)
+    X, y = bench.load_task({v: k for k, v in bench.DATA_LABELS.items()}[data])
+    X, y = X[:rec["m"]], y[:rec["m"]]
+    svm = SupportVectorMachine(bench.kernel(), C=bench.C, tol=bench.TOL).fit(X, y)
+    theta = float(np.max(np.abs(svm.decision_function(X))))
+    assert theta == pytest.approx(rec["result"]["theta"], rel=1e-9)
+    steps = {"SVM": int(svm.n_iter_)}
+    for k, kappa in bench.KAPPAS.items():
+        steps[k] = int(RelativeMarginMachine(bench.kernel(), C=bench.C, B=rmm_bound(theta, kappa, 1),
+                                             tol=bench.TOL).fit(X, y).n_iter_)
+    want = rec["result"]["iterations"]
+    if HAVE_NUMBA:
+        assert steps == want
+    else:
+        assert steps == pytest.approx(want, rel=0.02)
