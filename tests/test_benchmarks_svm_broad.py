@@ -128,3 +128,15 @@ def test_the_record_has_the_results_header(tmp_path):
     assert "tabular-50/linear/1.0" in result["growth_exponent"]
     json.dumps(result)
     assert "cells with ratio > 1" in sb.table(result)
+
+
+def test_a_tiny_multiclass_cell_runs_and_both_sides_agree():
+    """USPS ten digits, m = 200: our 45 pairwise machines and SVC's one-versus-one have
+    nearly the same support vectors in total and predict nearly alike."""
+    if not _have("usps"):
+        pytest.skip("usps is not in the data home (set KERNELCLF_DATA)")
+    r = sb.run_cell("usps-10class", "rbf", 1.0, 200, repeats=1)
+    assert "rel_dD" not in r
+    assert abs(r["n_sv_kernelclf"] - r["n_sv_sklearn"]) <= 0.02 * r["n_sv_sklearn"]
+    assert r["prediction_agreement"] >= 0.98
+    assert abs(r["accuracy_kernelclf"] - r["accuracy_sklearn"]) <= 0.02
