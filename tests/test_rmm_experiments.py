@@ -476,4 +476,3 @@ def test_runtime_file_is_rendered_from_its_records():
         assert [float(v) for v in cells[3].split("/")] == r["result"]["rmm"]
         if r["result"]["qp"] is not None:
             assert float(cells[6]) == r["result"]["qp"]
-
