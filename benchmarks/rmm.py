@@ -9,9 +9,9 @@ fitted first, ``theta = max_i |f_SVM(x_i)|``, and the RMM is fitted with the pap
 three bounds B1 = 1 + (theta-1)/2, B2 = 1 + (theta-1)/4, B3 = 1 + (theta-1)/10 by the
 fast solver (:func:`kernelclf.margin.rmm.solve_rmm` through ``RelativeMarginMachine``) and,
 for m <= ``QP_MAX``, by the dense cvxopt QP (``solver='qp'``, B2 only). Both estimators
-start from kernel columns on demand (m > 200); the RMM's compiled solver moves to the
-whole matrix once it has used a share of the columns set by the input dimension
-(:class:`kernelclf.kernels.gram.ColumnSlots`), the SVM's SMO keeps its column cache. Both
+start from kernel columns on demand (m > 200); both compiled solvers move to the whole
+matrix once they have used a share of the columns set by the input dimension
+(:class:`kernelclf.kernels.gram.ColumnSlots`). Both
 run on the package's compiled SMO (the RMM on its ``3m`` variables through a
 :class:`kernelclf.kernels.gram.Replicated` Gram matrix); the column ``Binf`` fits the RMM
 solver with no bound (``B=None``: the SVM dual through the same call) as a same-path

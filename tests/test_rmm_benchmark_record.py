@@ -147,3 +147,12 @@ def test_committed_runtime_file_reruns(bench, key):
         assert steps == want
     else:
         assert steps == pytest.approx(want, rel=0.02)
+
+
+def test_runtime_table_dual_difference_has_one_significant_digit():
+    """The relative dual difference column: one digit and a power of ten, carried over
+    when the digit rounds up to 10 (9.6e-9 is 1·10⁻⁸, not 10·10⁻⁹)."""
+    from kernelclf.experiments.rmm_results import _sci
+
+    assert [_sci(x) for x in (6.84e-9, 9.6e-9, 4.38e-7, 9.16e-10)] == [
+        "7·10⁻⁹", "1·10⁻⁸", "4·10⁻⁷", "9·10⁻¹⁰"]

@@ -163,17 +163,19 @@ def _thin(n):
 
 
 def _sci(x):
-    e = int(np.floor(np.log10(x)))
+    """``x`` to one significant digit as ``d·10ⁿ`` (9.6e-9 gives ``1·10⁻⁸``, not ``10·10⁻⁹``)."""
+    mant, e = f"{x:.0e}".split("e")
     sup = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-    return f"{x / 10 ** e:.0f}·10{str(e).translate(sup)}"
+    return f"{mant}·10{str(int(e)).translate(sup)}"
 
 
 def runtime_markdown(records):
     """The RMM run-time table (RMM §5.7, ``python -m benchmarks.rmm``) from its results file
     (``rmm_runtime.jsonl``, written by ``benchmarks.rmm --record`` or ``--from-json``): fit
     times of the SVM and the RMM, their ratios, the cvxopt QP and the relative dual
-    difference. Times to the millisecond, ratios to two decimals (B3 ÷ (B = ∞) to one),
-    QP ÷ fast rounded to a whole number; ``–`` where the QP was not run."""
+    difference. Fit times to the millisecond, the QP's to a tenth of a second, ratios to two
+    decimals (B3 ÷ (B = ∞) to one), QP ÷ fast rounded to a whole number, the dual
+    difference to one significant digit; ``–`` where the QP was not run."""
     out = ["| data, m | SVM (s) | RMM B = ∞ (s) | RMM B1 / B2 / B3 (s) | RMM ÷ SVM | B3 ÷ (B = ∞) | "
            "cvxopt QP, B2 (s) | QP ÷ fast | relative dual difference |",
            "|---|---|---|---|---|---|---|---|---|"]
