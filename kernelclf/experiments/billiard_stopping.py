@@ -70,16 +70,19 @@ def stopping_problem(name, sigma=None):
     return RBF(sigma)(X), y
 
 
-def stopping_run(problem, rule, tol, seed, max_bounces=None):
+def stopping_run(problem, rule, tol, seed, max_bounces=None, refresh=None):
     """One run of :func:`~kernelclf.bayespoint.kernel_billiard` on ``problem``: its dual
     coefficients ``alpha``, ``n_bounces``, ``converged``, ``statistic``, the ``engine`` and
-    the wall-clock ``seconds``."""
+    the wall-clock ``seconds``. On the toy ``refresh`` defaults to 0.1 (the page's), on the
+    data sets to none."""
     from sklearn.exceptions import ConvergenceWarning
 
     from ..bayespoint import kernel_billiard
 
     G, y = stopping_problem(problem)
-    kw = {"refresh": 0.1} if problem == "toy" else {}
+    kw = {}
+    if refresh is not None or problem == "toy":
+        kw["refresh"] = 0.1 if refresh is None else float(refresh)
     if max_bounces is not None:
         kw["max_bounces"] = int(max_bounces)
     t0 = time.perf_counter()

@@ -8,7 +8,7 @@ or messages) and ``--n-jobs``; for example::
     python -m kernelclf.experiments bpm-table1 --splits 100 --n-jobs -1 --out table1.jsonl
 
 The commands are those the protocol modules register (:mod:`kernelclf.experiments.bpm`,
-:mod:`kernelclf.experiments.billiard_stopping`,
+:mod:`kernelclf.experiments.billiard_refresh`, :mod:`kernelclf.experiments.billiard_stopping`,
 :mod:`kernelclf.experiments.lkc`, :mod:`kernelclf.experiments.rm`,
 :mod:`kernelclf.experiments.rmm`,
 :mod:`kernelclf.experiments.rmm_benchmarks`, :mod:`kernelclf.experiments.rmm_text`,
@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from . import billiard_refresh as _billiard_refresh  # noqa: F401  (registers its commands)
 from . import billiard_stopping as _billiard_stopping  # noqa: F401  (registers its commands)
 from . import bpm as _bpm  # noqa: F401  (registers its commands)
 from . import lkc as _lkc  # noqa: F401  (registers its commands)
