@@ -11,7 +11,8 @@ The commands are those the protocol modules register (:mod:`kernelclf.experiment
 :mod:`kernelclf.experiments.billiard_refresh`, :mod:`kernelclf.experiments.billiard_stopping`,
 :mod:`kernelclf.experiments.lkc`, :mod:`kernelclf.experiments.rm`,
 :mod:`kernelclf.experiments.rmm`,
-:mod:`kernelclf.experiments.rmm_benchmarks`, :mod:`kernelclf.experiments.rmm_text`,
+:mod:`kernelclf.experiments.rmm_benchmarks`, :mod:`kernelclf.experiments.rmm_fig5_wide`,
+:mod:`kernelclf.experiments.rmm_text`,
 :mod:`kernelclf.experiments.rmm_universum`), imported here.
 """
 from __future__ import annotations
@@ -26,6 +27,7 @@ from . import lkc as _lkc  # noqa: F401  (registers its commands)
 from . import rm as _rm  # noqa: F401  (registers its commands)
 from . import rmm as _rmm  # noqa: F401  (registers its commands)
 from . import rmm_benchmarks as _rmm_benchmarks  # noqa: F401  (registers its commands)
+from . import rmm_fig5_wide as _rmm_fig5_wide  # noqa: F401  (registers its commands)
 from . import rmm_synthetic as _rmm_synthetic  # noqa: F401  (registers its commands)
 from . import rmm_text as _rmm_text  # noqa: F401  (registers its commands)
 from . import rmm_universum as _rmm_universum  # noqa: F401  (registers its commands)
