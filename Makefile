@@ -122,7 +122,8 @@ unit: setup
 # The estimator tests once more with numba hidden (kernelclf._jit): every module runs its
 # NumPy twin, as in the in-browser lab and in an install without the `fast` extra.
 NO_NUMBA_TESTS := tests/test_no_numba.py tests/test_common.py tests/test_bad_input.py \
-  tests/test_svm.py tests/test_smo.py tests/test_svr.py tests/test_rmm.py tests/test_multiclass.py
+  tests/test_svm.py tests/test_smo.py tests/test_svr.py tests/test_rmm.py tests/test_multiclass.py \
+  tests/test_billiard_experiments.py
 unit-no-numba: setup
 	KERNELCLF_NO_NUMBA=1 $(BIN)/python -m pytest -m "not browser" -p no:cacheprovider \
 	  $(PYTEST_ARGS) $(NO_NUMBA_TESTS)

@@ -8,9 +8,11 @@ or messages) and ``--n-jobs``; for example::
     python -m kernelclf.experiments bpm-table1 --splits 100 --n-jobs -1 --out table1.jsonl
 
 The commands are those the protocol modules register (:mod:`kernelclf.experiments.bpm`,
+:mod:`kernelclf.experiments.billiard_refresh`, :mod:`kernelclf.experiments.billiard_stopping`,
 :mod:`kernelclf.experiments.lkc`, :mod:`kernelclf.experiments.rm`,
 :mod:`kernelclf.experiments.rmm`,
-:mod:`kernelclf.experiments.rmm_benchmarks`, :mod:`kernelclf.experiments.rmm_text`,
+:mod:`kernelclf.experiments.rmm_benchmarks`, :mod:`kernelclf.experiments.rmm_fig5_wide`,
+:mod:`kernelclf.experiments.rmm_text`,
 :mod:`kernelclf.experiments.rmm_universum`), imported here.
 """
 from __future__ import annotations
@@ -18,11 +20,14 @@ from __future__ import annotations
 import argparse
 import sys
 
+from . import billiard_refresh as _billiard_refresh  # noqa: F401  (registers its commands)
+from . import billiard_stopping as _billiard_stopping  # noqa: F401  (registers its commands)
 from . import bpm as _bpm  # noqa: F401  (registers its commands)
 from . import lkc as _lkc  # noqa: F401  (registers its commands)
 from . import rm as _rm  # noqa: F401  (registers its commands)
 from . import rmm as _rmm  # noqa: F401  (registers its commands)
 from . import rmm_benchmarks as _rmm_benchmarks  # noqa: F401  (registers its commands)
+from . import rmm_fig5_wide as _rmm_fig5_wide  # noqa: F401  (registers its commands)
 from . import rmm_synthetic as _rmm_synthetic  # noqa: F401  (registers its commands)
 from . import rmm_text as _rmm_text  # noqa: F401  (registers its commands)
 from . import rmm_universum as _rmm_universum  # noqa: F401  (registers its commands)
