@@ -1,6 +1,6 @@
 """One repetition of RMM Fig. 5 at the largest stretch with a widened C grid (book chapter 13).
 
-Book chapter 13 (``book/13_relative_margin_machines.md``, the synthetic Gaussians);
+Book chapter 13 (``book/13_relative_margin_machines.md``), the synthetic Gaussians;
 Shivaswamy & Jebara, "Maximum Relative Margin and Data-Dependent Regularization" (RMM, JMLR
 2010), §5.1, Fig. 5 and eq. 35.
 
