@@ -13,7 +13,7 @@ numba, these 1.35 million bounces would take minutes; the page reads the committ
 a hidden check reruns every task and compares.
 
 * :func:`refresh_tasks` - the protocol as runner tasks;
-* :func:`refresh_runs` - ``{refresh: [alpha of seed 0, 1, ...]}``;
+* :func:`refresh_runs` - ``{refresh: [record of seed 0, 1, ...]}``;
 * the command ``billiard-refresh`` of ``python -m kernelclf.experiments``::
 
       python -m kernelclf.experiments billiard-refresh --out billiard_refresh.jsonl

@@ -20,7 +20,7 @@ agree exactly).
 * :func:`stopping_problem` - Gram matrix and labels of ``"toy"``, ``"thyroid"``, ``"banana"``;
 * :func:`stopping_run` - one run, its record;
 * :func:`stopping_tasks` - the protocol as runner tasks;
-* :func:`stopping_study` - ``{(problem, rule, tol): [alpha, ...]}`` and the other runs;
+* :func:`stopping_study` - ``{(problem, rule, tol): [record, ...]}`` (also the reference and Banana runs);
 * the command ``billiard-stopping`` of ``python -m kernelclf.experiments``::
 
       python -m kernelclf.experiments billiard-stopping --out billiard_stopping.jsonl
