@@ -143,3 +143,86 @@ def test_usps_five_split_file_reruns_one_grid_point():
     U, y, _, _, a, b = rx._table2_fit_val("usps", 0, 1)
     est = RelativeMarginMachine(rx.unit_poly(1), C=10.0, tol=1e-3)
     assert rx.table2_val_errors(est, U, y, a, b, 0) == pt["errors"]
+
+
+def _val(degree, split, grid, **extra):
+    return {"key": f"usps/{degree}/split{split}", "degree": degree, "split": split,
+            "stage": "validation", "result": {"grid": grid, **extra}}
+
+
+def test_table2_splits_markdown_recomputes_the_choice_counts_agreement_and_checks_the_refit():
+    from kernelclf.experiments.rmm_results import table2_splits_markdown
+
+    def svm(errs):
+        return {"SVM": [{"C": C, "errors": e} for C, e in zip((0.1, 1.0, 10.0), errs)]}
+
+    def rmm(errs):
+        return {"RMM": [{"C": 10.0, "kappa": k, "errors": e} for k, e in zip((0.5, 0.1), errs)]}
+
+    # degree 2: summed, C = 1 (18 errors), the best on split 2 only (a tie there with C = 10);
+    # the RMM's kappa = 0.1 wins on both splits; degree 3 has one split only (left out)
+    recs = [_val(2, 0, {**svm((5, 12, 20)), **rmm((9, 7))}),
+            _val(2, 1, {**svm((30, 6, 6)), **rmm((8, 3))}),
+            _val(3, 0, {**svm((1, 2, 3)), **rmm((1, 2))}),
+            {"key": "usps/2/refit", "degree": 2, "stage": "refit", "result": {
+                "params": {"SVM": {"C": 1.0}, "RMM": {"C": 10.0, "kappa": 0.1}},
+                "errors": {"SVM": 111, "RMM": 98}, "n_test": 2007, "n_splits": 2}}]
+    errors, params, rows = table2_splits_markdown(recs, n_splits=2)
+    assert [r["column"] for r in rows] == [2]
+    r = rows[0]
+    assert r["params"] == {"SVM": {"C": 1.0}, "RMM": {"C": 10.0, "kappa": 0.1}}
+    assert r["val_errors"] == {"SVM": 18, "RMM": 10} and r["agree"] == {"SVM": 1, "RMM": 2}
+    assert r["split_best"]["SVM"] == [[{"C": 0.1}], [{"C": 1.0}, {"C": 10.0}]]
+    rep = rx.TABLE2_REPORTED["USPS"]
+    assert errors.splitlines() == ["| method | degree 2 |", "|---|---|",
+                                   f"| SVM | 111 / {rep['SVM'][1]} |",
+                                   f"| RMM | 98 / {rep['RMM'][1]} |"]
+    assert params.splitlines()[2] == "| degree 2 | 1 (1/2) | 10, 0.1 (2/2) |"
+    # no refit yet: the parameters render, the error table is empty
+    errors, params, _ = table2_splits_markdown(recs[:3], n_splits=2)
+    assert errors == "" and params.count("\n") == 2
+    # a refit whose parameters do not follow from the splits is refused
+    bad = {**recs[3], "result": {**recs[3]["result"], "params": {
+        "SVM": {"C": 10.0}, "RMM": {"C": 10.0, "kappa": 0.1}}}}
+    with pytest.raises(ValueError, match="fewest summed errors"):
+        table2_splits_markdown(recs[:3] + [bad], n_splits=2)
+
+
+def test_table2_splits_rbf_width_agreement_counts_the_splits_own_best_widths():
+    from kernelclf.experiments.rmm_results import table2_splits_markdown
+
+    def width(errs):
+        return [{"sigma": s, "C": 1.0, "errors": e} for s, e in zip((0.35, 0.5, 0.7), errs)]
+
+    grid = {"KLDA": [{"lam": 1e-4, "errors": 3}, {"lam": 1e-3, "errors": 4}]}
+    recs = [_val("rbf", s, grid, sigma=0.5, width=width(w))
+            for s, w in enumerate(((4, 4, 9), (2, 3, 1), (5, 3, 8)))]
+    _, params, rows = table2_splits_markdown(recs, n_splits=3)
+    assert rows[0]["width_agree"] == 2              # splits 0 (tie) and 2, not split 1
+    assert params.splitlines()[2] == "| RBF, width σ = 0.5 (2/3) | 10⁻⁴ (3/3) |"
+    recs[1]["result"]["sigma"] = 0.7
+    with pytest.raises(ValueError, match="width"):
+        table2_splits_markdown(recs, n_splits=3)
+
+
+@pytest.mark.skipif(not os.environ.get("KERNELCLF_DATA"), reason="needs the data home")
+def test_usps_five_split_file_is_complete_and_its_refits_follow_from_its_splits():
+    """The committed file: five validation records per column, a refit per column whose
+    parameters are the fewest summed validation errors (``table2_splits`` raises otherwise),
+    rendered beside the paper's USPS row."""
+    from kernelclf.experiments.rmm_results import table2_splits_markdown
+
+    head, raw = _raw("rmm_table2_usps_splits.jsonl")
+    assert head["config"]["data"] == "usps" and head["config"]["grids"] == {
+        k: list(v) for k, v in rx.TABLE2_GRIDS.items()}
+    errors, params, rows = table2_splits_markdown(raw)
+    assert [r["column"] for r in rows] == [1, 2, 3, 4, 5, 6, 7, "rbf"]
+    refits = {r["degree"]: r["result"] for r in raw if r["stage"] == "refit"}
+    rep = rx.TABLE2_REPORTED["USPS"]
+    for r in rows:
+        assert r["errors"] == refits[r["column"]]["errors"] and r["n_test"] == 2007
+        assert r["val_errors"] == refits[r["column"]]["val_errors"]
+    body = [ln.strip("|").split("|") for ln in errors.splitlines()[2:]]
+    for line, meth in zip(body, ("SVM", "Sigma-SVM", "KLDA", "RMM")):
+        assert [int(c.split("/")[0]) for c in line[1:]] == [r["errors"][meth] for r in rows]
+        assert [int(c.split("/")[1]) for c in line[1:]] == rep[meth]

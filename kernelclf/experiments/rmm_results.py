@@ -12,6 +12,9 @@ with the paper's numbers beside ours. Nothing here runs an experiment.
 * :func:`table4_markdown` — RMM Table 4 rows from an ``rmm-table4`` file, paper in brackets.
 * :func:`table2_markdown` — RMM Table 2 rows from a transcribed ``rmm-digits`` summary file,
   ``ours / paper`` in every cell.
+* :func:`table2_splits` / :func:`table2_splits_markdown` — RMM Table 2 from a five-split
+  ``rmm-digits --splits 5`` file: the refits' test errors beside the paper's, and the chosen
+  parameters with the number of splits whose own best point agrees.
 * :func:`text_markdown` — the §5.5 text table from its transcribed summary file.
 * :func:`table3_markdown` — RMM Table 3 from an ``rmm-universum`` file, paper beside.
 """
@@ -23,8 +26,8 @@ from .results import RESULTS_DIR
 from .results import load_results as _load_results
 
 __all__ = ["RESULTS_DIR", "load_results", "provenance", "fig8_counts", "table4_markdown",
-           "table3_markdown", "table2_markdown", "text_markdown", "table4_summary_markdown",
-           "runtime_markdown"]
+           "table3_markdown", "table2_markdown", "table2_splits", "table2_splits_markdown",
+           "text_markdown", "table4_summary_markdown", "runtime_markdown"]
 
 def load_results(name):
     """``(header, records)`` of the results file ``name`` (a path, or a file name in the
@@ -127,6 +130,132 @@ def table2_markdown(records):
         cells = [f"{o} / {p}" for o, p in zip(r["result"]["errors"], rep[key])]
         out.append(f"| {r['method']} | " + " | ".join(cells) + " |")
     return "\n".join(out)
+
+
+_T2_COLUMNS = (1, 2, 3, 4, 5, 6, 7, "rbf")
+_T2_METHODS = ("SVM", "Sigma-SVM", "KLDA", "RMM")
+_T2_LABEL = {"SVM": "SVM", "Sigma-SVM": "Σ-SVM", "KLDA": "KLDA", "RMM": "RMM"}
+
+
+def _point(q):
+    """A grid point's parameters (its ``'errors'`` and the RBF width left out)."""
+    return {k: v for k, v in q.items() if k not in ("errors", "sigma")}
+
+
+def table2_splits(records, n_splits=None):
+    """Per column, the five-split protocol of RMM Table 2 (§5.2) read back from the records of
+    an ``rmm-digits --splits 5`` file (``'validation'`` records of
+    :func:`kernelclf.experiments.rmm.table2_split_record`, ``'refit'`` records of
+    :func:`~kernelclf.experiments.rmm.table2_refit`).
+
+    For every column (degree ``1..7`` or ``'rbf'``) whose ``n_splits`` splits (default
+    :data:`kernelclf.experiments.rmm.TABLE2_SPLITS`, five) are all in the file, and every
+    method, the grid point with the fewest validation errors summed over the splits
+    (ties to the first grid point) is recomputed from the per-split grids; ``'agree'`` counts
+    the splits on which that point has the fewest errors of the grid (ties included), and
+    ``'split_best'`` lists each split's own best points. For ``'rbf'``, ``'width_agree'``
+    counts the splits whose own best (width, C) pairs of the SVM include the chosen width.
+    Where the column's refit record is present, its test errors are under ``'errors'``
+    (else ``None``); a refit whose parameters differ from the recomputed ones raises
+    ``ValueError``, so a file whose refits do not follow from its splits cannot be rendered.
+    Returns a list of dicts (``'column'``, ``'n_splits'``, ``'params'``, ``'val_errors'``,
+    ``'agree'``, ``'split_best'``, ``'errors'``, ``'n_test'``, ``'sigma'``,
+    ``'width_agree'``) in column order.
+    """
+    from .rmm import TABLE2_SPLITS
+
+    n_splits = TABLE2_SPLITS if n_splits is None else n_splits
+    val, refit = {}, {}
+    for r in records:
+        if r.get("stage") == "validation":
+            val.setdefault(r["degree"], {})[r["split"]] = r["result"]
+        elif r.get("stage") == "refit":
+            refit[r["degree"]] = r["result"]
+    out = []
+    for col in _T2_COLUMNS:
+        splits, n = val.get(col, {}), n_splits
+        if sorted(splits) != list(range(n)):
+            continue                        # the column's splits are not all in the file
+        res = [splits[s] for s in range(n)]
+        q = refit.get(col)
+        if q is not None and q["n_splits"] != n:
+            raise ValueError(f"column {col}: the refit used {q['n_splits']} splits, not {n}")
+        row = {"column": col, "n_splits": n, "params": {}, "val_errors": {}, "agree": {},
+               "split_best": {}, "errors": None if q is None else q["errors"],
+               "n_test": None if q is None else q["n_test"], "sigma": res[0].get("sigma"),
+               "width_agree": None}
+        for meth in (m for m in _T2_METHODS if m in res[0]["grid"]):
+            errs = np.array([[p["errors"] for p in r["grid"][meth]] for r in res])
+            total = errs.sum(axis=0)
+            best = _point(res[0]["grid"][meth][int(np.argmin(total))])
+            row["params"][meth], row["val_errors"][meth] = best, int(total.min())
+            row["split_best"][meth] = [[_point(p) for p, e in zip(r["grid"][meth], er)
+                                        if e == er.min()] for r, er in zip(res, errs)]
+            row["agree"][meth] = sum(best in b for b in row["split_best"][meth])
+            if q is not None and _point(q["params"][meth]) != best:
+                raise ValueError(f"column {col}, {meth}: the refit's parameters "
+                                 f"{q['params'][meth]} are not the fewest summed errors' {best}")
+        if col == "rbf":
+            if any(r.get("sigma") != row["sigma"] for r in res):
+                raise ValueError("the split records of the RBF column disagree about the width")
+            agree = 0
+            for r in res:
+                w = r["width"]
+                low = min(p["errors"] for p in w)
+                agree += row["sigma"] in {p["sigma"] for p in w if p["errors"] == low}
+            row["width_agree"] = agree
+        out.append(row)
+    return out
+
+
+def _param_text(x):
+    """``10``, ``0.25``, ``10⁻⁴`` (powers of ten below 0.01 as powers)."""
+    e = np.log10(x)
+    if x < 0.01 and np.isclose(e, round(e)):
+        return "10" + str(int(round(e))).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    return f"{x:g}"
+
+
+def table2_splits_markdown(records, row="USPS", n_splits=None):
+    """RMM Table 2 from a five-split file (:func:`table2_splits`) as two Markdown tables.
+
+    ``errors``: test errors per method and column, ``ours / paper`` (the paper's ``row`` of
+    Table 2), for the columns whose refit is in the file (empty if there is none).
+    ``params``: per column (one line per kernel) and method the chosen parameters (SVM: C;
+    Σ-SVM: C, D; KLDA: the ridge; RMM: C, κ) and, in brackets, on how many of the splits
+    that point is the split's own best (ties included); the RBF line names the width and
+    how many splits' own best SVM (width, C) pairs have it. Returns
+    ``(errors, params, rows)`` with ``rows`` from
+    :func:`table2_splits`.
+    """
+    from .rmm import TABLE2_REPORTED
+
+    rep = TABLE2_REPORTED[row]
+    rows = table2_splits(records, n_splits)
+    done = [r for r in rows if r["errors"] is not None]
+    name = {c: f"degree {c}" for c in range(1, 8)} | {"rbf": "RBF"}
+    errors = ["| method | " + " | ".join(name[r["column"]] for r in done) + " |",
+              "|---" * (len(done) + 1) + "|"]
+    for meth in _T2_METHODS:
+        if done and meth in done[0]["errors"]:
+            cells = [f"{r['errors'][meth]} / {rep[meth][_T2_COLUMNS.index(r['column'])]}"
+                     for r in done]
+            errors.append(f"| {_T2_LABEL[meth]} | " + " | ".join(cells) + " |")
+    errors = errors if done else []
+    heads = {"SVM": "SVM: C", "Sigma-SVM": "Σ-SVM: C, D", "KLDA": "KLDA: ridge",
+             "RMM": "RMM: C, κ"}
+    meths = [m for m in _T2_METHODS if rows and m in rows[0]["params"]]
+    params = ["| kernel | " + " | ".join(heads[m] for m in meths) + " |",
+              "|---" * (len(meths) + 1) + "|"]
+    for r in rows:
+        n = r["n_splits"]
+        kern = name[r["column"]]
+        if r["column"] == "rbf":
+            kern += f", width σ = {_param_text(r['sigma'])} ({r['width_agree']}/{n})"
+        cells = [", ".join(_param_text(v) for v in r["params"][m].values())
+                 + f" ({r['agree'][m]}/{n})" for m in meths]
+        params.append(f"| {kern} | " + " | ".join(cells) + " |")
+    return "\n".join(errors), "\n".join(params), rows
 
 
 def text_markdown(records):
