@@ -71,6 +71,10 @@ def test_table2_split_record_scores_every_grid_point_and_split_0_is_the_one_spli
     assert old["params"][0]["SVM"]["C"] == rec0["chosen"]["SVM"]["C"]
     # the splits differ, and each is a partition of the training digits
     U, y, _, _, a0, b0 = rx._table2_fit_val("sklearn", 0, 0)
+    # split 0's indices are digits_table2's own: default_rng(seed)'s permutation cut at 80 %
+    perm = np.random.default_rng(0).permutation(len(y))
+    np.testing.assert_array_equal(np.r_[a0, b0], perm)
+    assert len(a0) == int(0.8 * len(y))
     _, _, _, _, a1, b1 = rx._table2_fit_val("sklearn", 0, 1)
     assert sorted(np.r_[a1, b1]) == list(range(len(y))) and set(b0) != set(b1)
     # the SVM points against scikit-learn's one-versus-one SVC (up to tied votes)
