@@ -40,3 +40,17 @@ def test_says_has_no_absolute_slack_for_tiny_numbers():
     says(1.04e-12, "1e-12")
     with pytest.raises(AssertionError):
         says(3e-10, "1e-12")
+
+
+def test_no_page_chains_says_checks_with_and():
+    """``says`` returns the value it checks, so ``says(a, "0") and says(b, "2")`` as a
+    statement skips the second check whenever ``a`` is falsy (zero): pages write one check
+    per statement (``says(a, ...); says(b, ...)``) instead."""
+    import re
+    from pathlib import Path
+
+    book = Path(__file__).resolve().parent.parent / "book"
+    chained = [f"{p.name}:{i}" for p in sorted(book.glob("*.md"))
+               for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+               if re.match(r"^\s*says\(", line) and re.search(r"\)\s+and\s+says\(", line)]
+    assert not chained, f"says checks chained with 'and': {chained[:10]}"
