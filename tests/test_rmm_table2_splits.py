@@ -230,3 +230,11 @@ def test_usps_five_split_file_is_complete_and_its_refits_follow_from_its_splits(
     for line, meth in zip(body, ("SVM", "Sigma-SVM", "KLDA", "RMM")):
         assert [int(c.split("/")[0]) for c in line[1:]] == [r["errors"][meth] for r in rows]
         assert [int(c.split("/")[1]) for c in line[1:]] == rep[meth]
+    # the RBF width every split used is the SVM's (width, C) pair with the fewest validation
+    # errors summed over the five splits' width grids (table2_splits only checks that they agree)
+    wsp = sorted((r for r in raw if r["stage"] == "validation" and r["degree"] == "rbf"),
+                 key=lambda r: r["split"])
+    tot = np.sum([[q["errors"] for q in r["result"]["width"]] for r in wsp], axis=0)
+    assert rows[-1]["sigma"] == wsp[0]["result"]["width"][int(np.argmin(tot))]["sigma"]
+    assert all(r["result"]["n_fit"] + r["result"]["n_val"] == 7291 for r in raw
+               if r["stage"] == "validation")
