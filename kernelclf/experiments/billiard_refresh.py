@@ -2,7 +2,7 @@
 
 Book chapter 11 (``book/11_kernel_billiard.md``); LKC §3.4.1 (the billiard), BPM App. B
 Alg. 2; the refresh (a fresh random direction with probability ``refresh`` per bounce) is
-ours (:func:`kernelclf.bayespoint.kernel_billiard`, ``refresh=``), after RM §18.5.1's
+ours (:func:`~kernelclf.bayespoint.billiard.kernel_billiard`, ``refresh=``), after RM §18.5.1's
 random restarts.
 
 On the regular 3-D toy of chapter 10 (``make_teacher(10, 3, random_state=0)``, linear

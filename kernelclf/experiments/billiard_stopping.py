@@ -3,7 +3,7 @@
 Book chapter 11 (``book/11_kernel_billiard.md``); LKC §3.4.1 and App. B.9 (the printed rule,
 erratum E2), BPM §4.2 (about a thousand bounces at TOL 1e-4, erratum E24), TR 99-11 Alg. 1
 (TR's rule, erratum E12), and our batch-means rule
-(:func:`kernelclf.bayespoint.kernel_billiard`, ``stopping=``).
+(:func:`~kernelclf.bayespoint.billiard.kernel_billiard`, ``stopping=``).
 
 For each stopping rule and several tolerances, three runs from random starts on two
 problems: the 3-D toy of chapter 10 (``make_teacher(10, 3, random_state=0)``, linear
@@ -71,7 +71,7 @@ def stopping_problem(name, sigma=None):
 
 
 def stopping_run(problem, rule, tol, seed, max_bounces=None, refresh=None):
-    """One run of :func:`~kernelclf.bayespoint.kernel_billiard` on ``problem``: its dual
+    """One run of :func:`~kernelclf.bayespoint.billiard.kernel_billiard` on ``problem``: its dual
     coefficients ``alpha``, ``n_bounces``, ``converged``, ``statistic``, the ``engine`` and
     the wall-clock ``seconds``. On the toy ``refresh`` defaults to 0.1 (the page's), on the
     data sets to none."""
