@@ -68,7 +68,6 @@ import functools  # noqa: E402
 import json  # noqa: E402
 import platform  # noqa: E402
 import sys  # noqa: E402
-import time  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -80,6 +79,8 @@ from sklearn.svm import SVC  # noqa: E402
 from kernelclf.kernels import RBF, Linear, Polynomial  # noqa: E402
 from kernelclf.margin import SupportVectorMachine  # noqa: E402
 from kernelclf.multiclass import OneVsOneClassifier  # noqa: E402
+
+from .svm import _best_times  # noqa: E402  (interleaved best-of-repeats timing, one place)
 
 TOL = 1e-3
 CS = (0.01, 1.0, 1000.0)
@@ -283,18 +284,6 @@ def grid(quick=False, max_m=None, only=None):
 
 
 # -- timing and comparison ------------------------------------------------------------
-def _best_times(fits, repeats):
-    """Best wall time of each fit, the fits interleaved (same background load)."""
-    times = [np.inf] * len(fits)
-    models = [None] * len(fits)
-    for _ in range(repeats):
-        for k, fit in enumerate(fits):
-            t0 = time.perf_counter()
-            models[k] = fit()
-            times[k] = min(times[k], time.perf_counter() - t0)
-    return times, models
-
-
 def _dense(X):
     return X.toarray() if sp.issparse(X) else X
 

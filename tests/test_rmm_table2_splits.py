@@ -27,13 +27,12 @@ def _small_digits(n_classes=4, seed=0):
 
 
 def _raw(name):
-    from kernelclf.experiments.rmm_results import RESULTS_DIR
+    """``(header, records)`` of a committed results file, through the package's one reader."""
+    from kernelclf.experiments.rmm_results import RESULTS_DIR, load_results
 
-    path = RESULTS_DIR / name
-    if not path.exists():
+    if not (RESULTS_DIR / name).exists():
         pytest.skip(f"{name} not committed")
-    lines = [json.loads(t) for t in path.read_text().splitlines() if t.strip()]
-    return lines[0], lines[1:]
+    return load_results(name)
 
 
 _TINY = {"C_grid": (1.0, 10.0), "kappas": (0.5,), "D_grid": (0.5,), "lam_grid": (1e-3,)}
