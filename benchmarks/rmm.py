@@ -287,6 +287,11 @@ def main(argv=None):
     ap.add_argument("--note", help="with --from-json: how the run was made")
     ap.add_argument("--out", help=f"results file to write (default: the package's {RECORD_NAME})")
     args = ap.parse_args(argv)
+    if args.quick and args.record and not args.out:
+        # a quick run (digits only, no QP) must not replace the committed full run the
+        # chapter renders
+        ap.error("--quick --record would overwrite the committed full run "
+                 f"{RECORD_NAME}; give --out PATH")
     if args.out:
         out_record = args.out
     else:

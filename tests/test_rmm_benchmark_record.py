@@ -156,3 +156,16 @@ def test_runtime_table_dual_difference_has_one_significant_digit():
 
     assert [_sci(x) for x in (6.84e-9, 9.6e-9, 4.38e-7, 9.16e-10)] == [
         "7·10⁻⁹", "1·10⁻⁸", "4·10⁻⁷", "9·10⁻¹⁰"]
+
+
+def test_quick_record_refuses_to_overwrite_the_committed_run(bench, monkeypatch):
+    """``--quick --record`` (digits only, no QP) without ``--out`` stops before running
+    anything: the committed file holds the full run the chapter renders."""
+    from kernelclf.experiments.results import results_path
+
+    committed = Path(results_path(bench.RECORD_NAME))
+    before = committed.read_bytes()
+    monkeypatch.setattr(bench, "run", lambda *a, **k: pytest.fail("the quick run started"))
+    with pytest.raises(SystemExit):
+        bench.main(["--quick", "--record"])
+    assert committed.read_bytes() == before
