@@ -53,6 +53,19 @@ One kernel. A kernel with a parameter taken from the data (``kernel='rbf'`` or
 and given to every machine, as ``SVC`` does (each machine would otherwise take it from its
 own examples).
 
+One kernel matrix. The pairwise machines of a
+:class:`kernelclf.margin.svm.SupportVectorMachine` (SMO solver, a kernel of fixed
+parameters, array inputs, ``n_jobs`` None or 1) read their training matrices from one
+kernel matrix of the whole sample, computed once, when that ``m x m`` matrix fits in the
+estimator's ``cache_mb`` (200 MB by default: ``m`` up to about 5100); the machine of a
+pair gets its rows and columns of it instead of computing its own, and skips the
+re-validation of what the wrapper has validated (libsvm shares its one validation of the
+sample among its pairwise problems the same way). The machines are those of a clone
+fitted on each pair's examples (up to the round-off of the kernel values;
+``tests/test_multiclass_shared_gram.py`` compares the two); the kernel guard
+(:mod:`kernelclf.kernels.gram_guard`) checks the whole matrix once. Any other estimator,
+or a larger sample, gets a clone fitted per pair.
+
 Precomputed kernels. With ``kernel='precomputed'`` (the estimator is "pairwise", as in
 scikit-learn) ``X`` is a Gram matrix: the machine of a pair is fitted on the rows and the
 columns of its two classes' examples and evaluated on the columns of those examples.
@@ -439,6 +452,12 @@ class _PairwiseBase(_MulticlassBase):
         cw = self._class_weights(y_idx, sw)
         base = self._shared_kernel(self._base(), X)
         pairwise = self._pairwise_input()
+        shared = None if pairwise else self._shared_gram(base, X)
+        if shared is not None:
+            self.estimators_ = self._fit_on_shared_gram(base, X, y_idx, sw, cw, *shared)
+            self.pairs_ = pairs(len(self.classes_))
+            self._train_rows = None
+            return self
         jobs, rows = [], []
         for i, j in pairs(len(self.classes_)):
             idx = np.flatnonzero((y_idx == i) | (y_idx == j))
@@ -454,6 +473,66 @@ class _PairwiseBase(_MulticlassBase):
         self.pairs_ = pairs(len(self.classes_))
         self._train_rows = rows if pairwise else None
         return self
+
+    def _shared_gram(self, base, X):
+        """``(kernel, G)``: the kernel matrix ``G`` of the whole sample, from which the
+        pairwise machines take their matrices (module docstring, "One kernel matrix"), or
+        None when the machines compute their own."""
+        from .kernels.closure import Kernel
+        from .kernels.gram_guard import check_gram, check_memory
+        from .margin.svm import SupportVectorMachine
+
+        if type(base) is not SupportVectorMachine or self.n_jobs not in (None, 1) \
+                or not isinstance(X, np.ndarray) or X.ndim != 2:
+            return None
+        params = base.get_params(deep=False)
+        if params["solver"] != "smo" or (isinstance(params["kernel"], str)
+                                         and params["kernel"] == "precomputed"):
+            return None
+        m = X.shape[0]
+        try:
+            budget = float(params["cache_mb"]) * 2 ** 20
+            probe = clone(base)
+            probe._validate_params()
+            kernel = probe._fit_kernel()
+        except (TypeError, ValueError):
+            return None                  # refused by the estimator's own validation
+        if 8.0 * m * m > budget or not isinstance(kernel, Kernel) \
+                or repr(kernel.resolve(X)) != repr(kernel):
+            return None                  # too large, or a width each machine takes itself
+        check_memory(m, m, what="kernel matrix of the whole training sample", kernel=kernel)
+        G = np.asarray(kernel(X), dtype=float)
+        check_gram(G, kernel, X)         # (the guard, once: the pairs' are sub-matrices)
+        return kernel, G
+
+    def _fit_on_shared_gram(self, base, X, y_idx, sw, cw, kernel, G):
+        """The pairwise machines, each fitted on its rows and columns of ``G``."""
+        import copy
+
+        from .kernels.gram import Gram
+
+        template = clone(base)
+        labels = self.classes_.tolist()
+        out = []
+        for i, j in pairs(len(self.classes_)):
+            idx = np.flatnonzero((y_idx == i) | (y_idx == j))
+            est = copy.copy(template)            # (a clone without re-validating params)
+            est.kernel = clone(template.kernel) if hasattr(template.kernel, "get_params") \
+                else template.kernel
+            if cw is not None:
+                est.class_weight = {0: cw[i], 1: cw[j]}
+            Xp = X[idx]
+            try:
+                gram = Gram(kernel, Xp, G=G.take(idx, axis=0).take(idx, axis=1), check=False)
+                est._fit_on_gram(Xp, (y_idx[idx] == j).astype(int), gram,
+                                 None if sw is None else sw[idx])
+            except ValueError as exc:
+                if hasattr(exc, "add_note"):
+                    exc.add_note(f"(raised by the binary machine of the classes "
+                                 f"{labels[i]!r} and {labels[j]!r}, labelled 0 and 1)")
+                raise
+            out.append(est)
+        return out
 
     def _input_of(self, p, X, rows=None):
         """What machine ``p`` evaluates for the test inputs ``X`` (their rows ``rows``): the
