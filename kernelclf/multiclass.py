@@ -454,7 +454,7 @@ class _PairwiseBase(_MulticlassBase):
         pairwise = self._pairwise_input()
         shared = None if pairwise else self._shared_gram(base, X)
         if shared is not None:
-            self.estimators_ = self._fit_on_shared_gram(base, X, y_idx, sw, cw, *shared)
+            self.estimators_ = self._fit_on_shared_gram(base, X, y_idx, sw, cw, shared)
             self.pairs_ = pairs(len(self.classes_))
             self._train_rows = None
             return self
@@ -475,11 +475,10 @@ class _PairwiseBase(_MulticlassBase):
         return self
 
     def _shared_gram(self, base, X):
-        """``(kernel, G)``: the kernel matrix ``G`` of the whole sample, from which the
-        pairwise machines take their matrices (module docstring, "One kernel matrix"), or
-        None when the machines compute their own."""
+        """The kernel of the pairwise machines when they read one kernel matrix of the
+        whole sample (module docstring, "One kernel matrix"), or None when each computes
+        its own."""
         from .kernels.closure import Kernel
-        from .kernels.gram_guard import check_gram, check_memory
         from .margin.svm import SupportVectorMachine
 
         if type(base) is not SupportVectorMachine or self.n_jobs not in (None, 1) \
@@ -500,22 +499,40 @@ class _PairwiseBase(_MulticlassBase):
         if 8.0 * m * m > budget or not isinstance(kernel, Kernel) \
                 or repr(kernel.resolve(X)) != repr(kernel):
             return None                  # too large, or a width each machine takes itself
-        check_memory(m, m, what="kernel matrix of the whole training sample", kernel=kernel)
-        G = np.asarray(kernel(X), dtype=float)
-        check_gram(G, kernel, X)         # (the guard, once: the pairs' are sub-matrices)
-        return kernel, G
+        return kernel
 
-    def _fit_on_shared_gram(self, base, X, y_idx, sw, cw, kernel, G):
-        """The pairwise machines, each fitted on its rows and columns of ``G``."""
+    def _fit_on_shared_gram(self, base, X, y_idx, sw, cw, kernel):
+        """The pairwise machines, each fitted on its rows and columns of one kernel matrix.
+
+        The matrix is computed with the examples sorted by class, so that a pair's matrix
+        is assembled from four contiguous blocks and then put into the order of the pair's
+        examples in ``X`` (the order of the general path)."""
         import copy
 
         from .kernels.gram import Gram
+        from .kernels.gram_guard import check_gram, check_memory
 
+        K, m = len(self.classes_), X.shape[0]
+        order = np.argsort(y_idx, kind="stable")
+        starts = np.searchsorted(y_idx[order], np.arange(K + 1))
+        rank = np.empty(m, dtype=np.intp)        # each example's place in its class block
+        rank[order] = np.arange(m) - starts[y_idx[order]]
+        Xs = X[order]
+        check_memory(m, m, what="kernel matrix of the whole training sample", kernel=kernel)
+        G = np.asarray(kernel(Xs), dtype=float)
+        check_gram(G, kernel, Xs)          # (the guard, once: the pairs' are sub-matrices)
         template = clone(base)
         labels = self.classes_.tolist()
         out = []
-        for i, j in pairs(len(self.classes_)):
+        for i, j in pairs(K):
             idx = np.flatnonzero((y_idx == i) | (y_idx == j))
+            a, b = slice(starts[i], starts[i + 1]), slice(starts[j], starts[j + 1])
+            ni = a.stop - a.start
+            B = np.empty((idx.size, idx.size))
+            B[:ni, :ni], B[:ni, ni:] = G[a, a], G[a, b]
+            B[ni:, :ni], B[ni:, ni:] = G[b, a], G[b, b]
+            in_j = y_idx[idx] == j
+            perm = rank[idx] + ni * in_j
             est = copy.copy(template)            # (a clone without re-validating params)
             est.kernel = clone(template.kernel) if hasattr(template.kernel, "get_params") \
                 else template.kernel
@@ -523,9 +540,9 @@ class _PairwiseBase(_MulticlassBase):
                 est.class_weight = {0: cw[i], 1: cw[j]}
             Xp = X[idx]
             try:
-                gram = Gram(kernel, Xp, G=G.take(idx, axis=0).take(idx, axis=1), check=False)
-                est._fit_on_gram(Xp, (y_idx[idx] == j).astype(int), gram,
-                                 None if sw is None else sw[idx])
+                gram = Gram(kernel, Xp, G=B.take(perm, axis=0).take(perm, axis=1),
+                            check=False)
+                est._fit_on_gram(Xp, in_j.astype(int), gram, None if sw is None else sw[idx])
             except ValueError as exc:
                 if hasattr(exc, "add_note"):
                     exc.add_note(f"(raised by the binary machine of the classes "
