@@ -2,7 +2,7 @@
 
 ``kernelclf.multiclass._PairwiseBase`` fits the pairwise machines of a
 ``SupportVectorMachine`` on the rows and columns of one kernel matrix of all training
-points (when it fits in the estimator's ``cache_mb``) instead of cloning and fitting
+points instead of cloning and fitting
 each machine on its own. References: the general path (clone and ``fit`` per pair),
 which must give the same machines up to the round-off of the kernel values, and
 scikit-learn's ``SVC`` on each pair's examples (the same dual, solved by libsvm).
@@ -27,7 +27,7 @@ def _digits(m=300, seed=0):
 def _general(monkeypatch, wrapper, X, y, **kw):
     """The same wrapper fitted by the general path (a clone and a fit per pair)."""
     with monkeypatch.context() as mp:
-        mp.setattr(type(wrapper), "_shared_gram", lambda self, base, X: None)
+        mp.setattr(type(wrapper), "_shared_gram", lambda self, base, X, y_idx: None)
         return wrapper.fit(X, y, **kw)
 
 
@@ -69,7 +69,7 @@ def test_shared_gram_gives_the_general_machines(monkeypatch, case, wrapper):
     kw = {"tie_break": "first"} if wrapper is OneVsOneClassifier else {}
     params = CASES[case]
     fast = wrapper(SupportVectorMachine(**params), **kw)
-    assert fast._shared_gram(fast._shared_kernel(fast._base(), X), X) is not None
+    assert fast._shared_gram(fast._shared_kernel(fast._base(), X), X, y) is not None
     fast.fit(X, y)
     ref = _general(monkeypatch, wrapper(SupportVectorMachine(**params), **kw), X, y)
     _same_machines(fast, ref, params["C"])
@@ -95,7 +95,7 @@ def test_shared_gram_with_sample_weights(monkeypatch):
 
 
 def test_shared_gram_is_used_and_the_pairs_are_not_refitted(monkeypatch):
-    """The fast path never calls the machines' ``fit``; a budget below the whole matrix,
+    """The fast path never calls the machines' ``fit``; a budget below its memory,
     parallel jobs or another estimator send the fit through the general path."""
     X, y, _, _ = _digits(150)
     svm = SupportVectorMachine(kernel=RBF(gamma=0.05))
@@ -106,15 +106,18 @@ def test_shared_gram_is_used_and_the_pairs_are_not_refitted(monkeypatch):
     with monkeypatch.context() as mp:
         mp.setattr(SupportVectorMachine, "fit", refuse)
         OneVsOneClassifier(svm).fit(X, y)
+        n = np.bincount(y)          # the class blocks and the largest pair's matrix
+        need = 8.0 * (n @ n + np.sort(n)[-2:].sum() ** 2) / 2 ** 20
+        OneVsOneClassifier(svm.set_params(cache_mb=need)).fit(X, y)
         with pytest.raises(AssertionError, match="fit called"):
-            OneVsOneClassifier(svm.set_params(cache_mb=8 * 150 * 150 / 2 ** 20 * 0.9)).fit(X, y)
+            OneVsOneClassifier(svm.set_params(cache_mb=0.99 * need)).fit(X, y)
     wrapper = OneVsOneClassifier(SupportVectorMachine(kernel=RBF(gamma=0.05)))
-    assert wrapper._shared_gram(wrapper._base(), X) is not None
+    assert wrapper._shared_gram(wrapper._base(), X, y) is not None
     for other in (OneVsOneClassifier(SupportVectorMachine(kernel=RBF(gamma=0.05)), n_jobs=2),
                   OneVsOneClassifier(SupportVectorMachine(kernel=RBF(gamma=0.05),
                                                           solver="qp")),
                   OneVsOneClassifier(SVC())):
-        assert other._shared_gram(other._base(), X) is None
+        assert other._shared_gram(other._base(), X, y) is None
 
 
 @pytest.mark.parametrize("C", [1.0, 100.0])
