@@ -56,19 +56,19 @@ own examples).
 One kernel matrix. The pairwise machines of a
 :class:`kernelclf.margin.svm.SupportVectorMachine` (SMO solver, a kernel of fixed
 parameters, array inputs, ``n_jobs`` None or 1) read their training matrices from one
-kernel matrix of the whole sample, each entry computed once (as matrix products), instead
-of computing each its own: the ``K`` diagonal blocks of the classes are kept for the whole
-fit, the block between two classes while their machine is fitted. That needs memory for
-the diagonal blocks and one pair's matrix (``8 (sum_k m_k^2 + (m_i + m_j)^2)`` bytes for
-the largest pair); when it exceeds the estimator's ``cache_mb`` (200 MB by default; ten
-classes of 730 examples take 60 MB), each machine computes its own as in a single fit.
-A machine skips the re-validation of what the wrapper has validated (libsvm shares one
-validation of the sample among its pairwise problems in the same way). The machines
-are those of a clone fitted on each pair's examples (up to the round-off of the kernel
-values; ``tests/test_multiclass_shared_gram.py`` compares the two); the kernel guard
-(:mod:`kernelclf.kernels.gram_guard`) checks each class's block and, for each pair, the
-values of its cross block (kernels that are not positive semi-definite by construction:
-the pair's whole matrix). Any other estimator gets a clone fitted per pair.
+kernel matrix of the whole sample, computed once, when that ``m x m`` matrix fits in the
+estimator's ``cache_mb`` (200 MB by default: ``m`` up to about 5100); the machine of a
+pair gets its rows and columns of it instead of computing its own (the pairs' matrices
+hold each off-diagonal block once and each diagonal block ``K - 1`` times: with equal
+classes ``(2 K - 2) / K`` times the entries of the whole matrix), and skips the
+re-validation of what the wrapper has validated (libsvm shares one validation of the
+sample among its pairwise problems in the same way). The machines are those of a clone
+fitted on each pair's examples (up to the round-off of the kernel values;
+``tests/test_multiclass_shared_gram.py`` compares the two); the kernel guard
+(:mod:`kernelclf.kernels.gram_guard`) checks the whole matrix once (and each pair's for
+kernels that are not positive semi-definite by construction). Any other estimator, or a
+larger sample, gets a clone fitted per pair (whose SMO computes the kernel columns it
+needs, as libsvm's does).
 
 Precomputed kernels. With ``kernel='precomputed'`` (the estimator is "pairwise", as in
 scikit-learn) ``X`` is a Gram matrix: the machine of a pair is fitted on the rows and the
@@ -499,9 +499,8 @@ class _PairwiseBase(_MulticlassBase):
             kernel = probe._fit_kernel()
         except (TypeError, ValueError):
             return None                  # refused by the estimator's own validation
-        sizes = np.bincount(y_idx).astype(float)
-        largest = np.sort(sizes)[-2:].sum()                 # the largest pair
-        if 8.0 * (sizes @ sizes + largest ** 2) > budget or not isinstance(kernel, Kernel) \
+        m = X.shape[0]
+        if 8.0 * m * m > budget or not isinstance(kernel, Kernel) \
                 or repr(kernel.resolve(X)) != repr(kernel):
             return None                  # too large, or a width each machine takes itself
         return kernel
@@ -509,46 +508,46 @@ class _PairwiseBase(_MulticlassBase):
     def _fit_on_shared_gram(self, base, X, y_idx, sw, cw, kernel):
         """The pairwise machines, each fitted on its rows and columns of one kernel matrix.
 
-        The matrix is held in blocks of classes: the ``K`` diagonal blocks ``k(X_i, X_i)``
-        for the whole fit, and the block ``k(X_i, X_j)`` of a pair while its machine is
-        fitted (each entry of the whole matrix computed once, as a matrix product). The
-        pair's matrix is assembled from the four blocks and put into the order of the
-        pair's examples in ``X`` (the order of the general path)."""
+        The matrix is computed once with the examples sorted by class (one kernel call,
+        checked once by the guard), so that a pair's matrix is assembled from four
+        contiguous blocks and then put into the order of the pair's examples in ``X``
+        (the order of the general path)."""
         import copy
 
         from .kernels.gram import Gram
-        from .kernels.gram_guard import _check_finite, _check_range, _psd_by_construction
-        from .kernels.gram_guard import check_gram
+        from .kernels.gram_guard import _psd_by_construction, check_gram, check_memory
 
-        K = len(self.classes_)
+        K, m = len(self.classes_), X.shape[0]
         members = [np.flatnonzero(y_idx == c) for c in range(K)]
-        rank = np.empty(len(y_idx), dtype=np.intp)   # each example's place in its class
+        rank = np.empty(m, dtype=np.intp)         # each example's place in its class
         for idx in members:
             rank[idx] = np.arange(idx.size)
-        parts = [X[idx] for idx in members]
-        diag = []
-        for Xc in parts:                 # (the guard: on each class, and on each pair below)
-            D = np.asarray(kernel(Xc), dtype=float)
-            check_gram(D, kernel, Xc)
-            diag.append(D)
-        psd = _psd_by_construction(kernel)
+        starts = np.concatenate([[0], np.cumsum([idx.size for idx in members])])
+        blocks = [slice(starts[c], starts[c + 1]) for c in range(K)]
+        Xs = X[np.concatenate(members)]
+        check_memory(m, m, what="kernel matrix of the whole training sample", kernel=kernel)
+        G = np.asarray(kernel(Xs), dtype=float)
+        check_gram(G, kernel, Xs)
+        psd = _psd_by_construction(kernel)      # (else the guard also sees each pair's)
+        # memory for the largest pair, reused by every pair (fresh pages cost a fault each;
+        # a fitted machine keeps no reference to its training matrix)
+        size = max(members[i].size + members[j].size for i, j in pairs(K)) ** 2
+        bufs = [np.empty(size) for _ in range(3)]
         template = clone(base)
         labels = self.classes_.tolist()
         out = []
         for i, j in pairs(K):
             idx = np.flatnonzero((y_idx == i) | (y_idx == j))
             ni, n = members[i].size, idx.size
+            a, b = blocks[i], blocks[j]
             Xp = X[idx]
             try:
-                cross = np.asarray(kernel(parts[i], parts[j]), dtype=float)
-                _check_finite(cross, kernel, Xp)
-                _check_range(cross, kernel, Xp)
-                B = np.empty((n, n))
-                B[:ni, :ni], B[ni:, ni:] = diag[i], diag[j]
-                B[:ni, ni:], B[ni:, :ni] = cross, cross.T
+                B, T, Gp = (buf[:n * n].reshape(n, n) for buf in bufs)
+                B[:ni, :ni], B[:ni, ni:] = G[a, a], G[a, b]
+                B[ni:, :ni], B[ni:, ni:] = G[b, a], G[b, b]
                 in_j = y_idx[idx] == j
                 perm = rank[idx] + ni * in_j
-                Gp = B.take(perm, axis=0).take(perm, axis=1)
+                np.take(np.take(B, perm, axis=0, out=T), perm, axis=1, out=Gp)
                 if not psd:
                     check_gram(Gp, kernel, Xp)
                 est = copy.copy(template)        # (a clone without re-validating params)
