@@ -68,7 +68,11 @@ fitted on each pair's examples (up to the round-off of the kernel values;
 (:mod:`kernelclf.kernels.gram_guard`) checks the whole matrix once (and each pair's for
 kernels that are not positive semi-definite by construction). Any other estimator, or a
 larger sample, gets a clone fitted per pair (whose SMO computes the kernel columns it
-needs, as libsvm's does).
+needs, as libsvm's does). Machines fitted that way are also evaluated together:
+``predict``, ``decision_function``, ``vote_counts`` and ``pairwise_winners`` compute one
+kernel matrix between the test points and the union of the machines' support vectors
+(a support vector of several machines is evaluated once, as in libsvm's prediction) and
+give each machine's ``decision_function`` from its columns.
 
 Precomputed kernels. With ``kernel='precomputed'`` (the estimator is "pairwise", as in
 scikit-learn) ``X`` is a Gram matrix: the machine of a pair is fitted on the rows and the
@@ -461,7 +465,10 @@ class _PairwiseBase(_MulticlassBase):
             self.estimators_ = self._fit_on_shared_gram(base, X, y_idx, sw, cw, shared)
             self.pairs_ = pairs(len(self.classes_))
             self._train_rows = None
+            self._pair_rows = [np.flatnonzero((y_idx == i) | (y_idx == j))
+                               for i, j in self.pairs_]
             return self
+        self._pair_rows = None
         jobs, rows = [], []
         for i, j in pairs(len(self.classes_)):
             idx = np.flatnonzero((y_idx == i) | (y_idx == j))
@@ -585,12 +592,40 @@ class _PairwiseBase(_MulticlassBase):
         Column ``p`` belongs to the pair ``pairs_[p]``.
         """
         X = self._validate_test(X)
-        return self._pairwise_winners(X)
+        return self._pairwise_winners(X, self._shared_outputs(X))
 
-    def _pairwise_winners(self, X):
+    def _pairwise_winners(self, X, outputs=None):
+        """``outputs``: :meth:`_shared_outputs` of ``X`` when it has them."""
         out = np.empty((n_rows(X), len(self.pairs_)), dtype=int)
         for p, ((i, j), est) in enumerate(zip(self.pairs_, self.estimators_)):
-            out[:, p] = np.where(self._wins_j(est, self._input_of(p, X)), j, i)
+            wins = outputs[:, p] > 0 if outputs is not None else \
+                self._wins_j(est, self._input_of(p, X))
+            out[:, p] = np.where(wins, j, i)
+        return out
+
+    def _shared_outputs(self, X):
+        """``(n, K (K - 1) / 2)``: the ``decision_function`` of every pairwise machine on
+        the validated test inputs ``X``, from one kernel matrix between ``X`` and the union
+        of the machines' support vectors (as libsvm's one-versus-one prediction: a support
+        vector of several machines is evaluated once), or None (machines fitted one by
+        one, or inputs that are not an array)."""
+        from .margin.svm import SupportVectorMachine
+
+        rows = getattr(self, "_pair_rows", None)
+        ests = self.estimators_
+        if rows is None or not isinstance(X, np.ndarray) or len(rows) != len(ests) \
+                or any(type(e) is not SupportVectorMachine for e in ests):
+            return None
+        glob = [r[e.support_] for r, e in zip(rows, ests)]     # support vectors in X's rows
+        union = np.unique(np.concatenate(glob))
+        where = [np.searchsorted(union, g) for g in glob]
+        XU = np.empty((union.size, X.shape[1]))
+        for w, e in zip(where, ests):
+            XU[w] = e.support_vectors_
+        KU = ests[0]._kernel_rows(X, XU)
+        out = np.empty((X.shape[0], len(ests)))
+        for p, (w, e) in enumerate(zip(where, ests)):
+            out[:, p] = KU[:, w] @ e.dual_coef_[0] + e.intercept_
         return out
 
     @available_if(_estimators_have("predict_proba"))
@@ -694,7 +729,7 @@ class OneVsOneClassifier(_PairwiseBase):
         Every row sums to ``K (K - 1) / 2``.
         """
         X = self._validate_test(X)
-        return self._votes(self._pairwise_winners(X))
+        return self._votes(self._pairwise_winners(X, self._shared_outputs(X)))
 
     def _votes(self, winners):
         K = len(self.classes_)
@@ -703,15 +738,17 @@ class OneVsOneClassifier(_PairwiseBase):
             np.add.at(votes, (np.arange(winners.shape[0]), winners[:, p]), 1)
         return votes
 
-    def _tie_keys(self, X, votes):
-        """Fractional keys in ``[0, 1/3)`` that order the tied classes of each row."""
+    def _tie_keys(self, X, votes, outputs=None):
+        """Fractional keys in ``[0, 1/3)`` that order the tied classes of each row
+        (``outputs``: :meth:`_shared_outputs` of ``X`` when it has them)."""
         keys = np.zeros(votes.shape)
         if self.tie_break == "first":
             return keys
         if self.tie_break == "confidence":
             conf = np.zeros(votes.shape)
             for p, ((i, j), est) in enumerate(zip(self.pairs_, self.estimators_)):
-                c = np.ravel(est.decision_function(self._input_of(p, X)))
+                c = outputs[:, p] if outputs is not None else \
+                    np.ravel(est.decision_function(self._input_of(p, X)))
                 conf[:, i] -= c
                 conf[:, j] += c
             return conf / (3 * (np.abs(conf) + 1))  # sklearn's monotone map into (-1/3, 1/3)
@@ -740,16 +777,18 @@ class OneVsOneClassifier(_PairwiseBase):
         X = self._validate_test(X)
         if len(self.classes_) == 2:
             return self.estimators_[0].decision_function(X)
-        votes = self._votes(self._pairwise_winners(X))
-        return votes + self._tie_keys(X, votes)
+        F = self._shared_outputs(X)
+        votes = self._votes(self._pairwise_winners(X, F))
+        return votes + self._tie_keys(X, votes, F)
 
     def predict(self, X):
         """The class with most pairwise wins, ties broken by ``tie_break``."""
         X = self._validate_test(X)
         if len(self.classes_) == 2:
             return self.classes_[self._wins_j(self.estimators_[0], X).astype(int)]
-        votes = self._votes(self._pairwise_winners(X))
-        return self.classes_[np.argmax(votes + self._tie_keys(X, votes), axis=1)]
+        F = self._shared_outputs(X)
+        votes = self._votes(self._pairwise_winners(X, F))
+        return self.classes_[np.argmax(votes + self._tie_keys(X, votes, F), axis=1)]
 
 
 class DAGClassifier(_PairwiseBase):

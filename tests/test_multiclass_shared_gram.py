@@ -82,6 +82,35 @@ def test_shared_gram_gives_the_general_machines(monkeypatch, case, wrapper):
         np.testing.assert_array_equal(fast.vote_counts(Xt), ref.vote_counts(Xt))
 
 
+@pytest.mark.parametrize("tie_break", ["first", "confidence", "random"])
+def test_shared_outputs_are_the_machines_outputs(tie_break):
+    """Prediction from one kernel matrix between the test points and the union of the
+    support vectors: every machine's output as its own ``decision_function``, the same
+    votes, ties and predictions as machine by machine."""
+    X, y, Xt, _ = _digits(300)
+    Xt = np.vstack([Xt, X[:20]])                 # (training points among the test points)
+    ovo = OneVsOneClassifier(SupportVectorMachine(kernel=RBF(gamma=0.05), C=10.0),
+                             tie_break=tie_break, random_state=0).fit(X, y)
+    F = ovo._shared_outputs(Xt)
+    assert F is not None and F.shape == (len(Xt), 45)
+    alone = np.column_stack([e.decision_function(Xt) for e in ovo.estimators_])
+    np.testing.assert_allclose(F, alone, rtol=1e-10, atol=1e-10)
+    n_sv = sum(e.support_.size for e in ovo.estimators_)
+    union = np.unique(np.concatenate([r[e.support_] for r, e in
+                                      zip(ovo._pair_rows, ovo.estimators_)]))
+    assert union.size < n_sv                     # support vectors shared by machines
+    winners = ovo.pairwise_winners(Xt)
+    one_by_one = np.column_stack([np.where(e.predict(Xt) == 1, j, i)
+                                  for (i, j), e in zip(ovo.pairs_, ovo.estimators_)])
+    np.testing.assert_array_equal(winners, one_by_one)
+    ref = OneVsOneClassifier(SupportVectorMachine(kernel=RBF(gamma=0.05), C=10.0),
+                             tie_break=tie_break, random_state=0).fit(X, y)
+    ref._pair_rows = None                        # machine by machine
+    np.testing.assert_array_equal(ovo.predict(Xt), ref.predict(Xt))
+    np.testing.assert_allclose(ovo.decision_function(Xt), ref.decision_function(Xt),
+                               rtol=1e-9, atol=1e-12)
+
+
 def test_shared_gram_with_sample_weights(monkeypatch):
     """Weights, some of them 0 (those examples leave the pair's dual: its matrix is then
     computed from the others, as in the general path)."""
