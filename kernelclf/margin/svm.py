@@ -265,6 +265,8 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
         return self
 
     def _gram(self, X):
+        """The Gram matrix given to :meth:`_fit_on_gram` (for its sample ``X``), else the
+        dual machines' own (:meth:`kernelclf.margin._dual.DualKernelMachine._gram`)."""
         given = self.__dict__.get("_given_gram")
         if given is not None and given.m == n_rows(X):
             return given
