@@ -56,8 +56,10 @@ own examples).
 One kernel matrix. The pairwise machines of a
 :class:`kernelclf.margin.svm.SupportVectorMachine` (SMO solver, a kernel of fixed
 parameters, array inputs, ``n_jobs`` None or 1) read their training matrices from one
-kernel matrix of the whole sample, computed once, when that ``m x m`` matrix fits in the
-estimator's ``cache_mb`` (200 MB by default: ``m`` up to about 5100); the machine of a
+kernel matrix of the whole sample, computed once, when that ``m x m`` matrix and three
+buffers of the largest pair's size (``8 (m^2 + 3 n^2)`` bytes, ``n`` the examples of the
+two largest classes) fit in the estimator's ``cache_mb`` (200 MB by default: ten equal
+classes up to about ``m = 4800``); the machine of a
 pair gets its rows and columns of it instead of computing its own (the pairs' matrices
 hold each off-diagonal block once and each diagonal block ``K - 1`` times: with equal
 classes ``(2 K - 2) / K`` times the entries of the whole matrix), and skips the
@@ -507,7 +509,8 @@ class _PairwiseBase(_MulticlassBase):
         except (TypeError, ValueError):
             return None                  # refused by the estimator's own validation
         m = X.shape[0]
-        if 8.0 * m * m > budget or not isinstance(kernel, Kernel) \
+        largest = np.sort(np.bincount(y_idx))[-2:].sum()     # the examples of the largest pair
+        if 8.0 * (m * m + 3.0 * largest ** 2) > budget or not isinstance(kernel, Kernel) \
                 or repr(kernel.resolve(X)) != repr(kernel):
             return None                  # too large, or a width each machine takes itself
         return kernel
