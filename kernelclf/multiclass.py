@@ -53,6 +53,29 @@ One kernel. A kernel with a parameter taken from the data (``kernel='rbf'`` or
 and given to every machine, as ``SVC`` does (each machine would otherwise take it from its
 own examples).
 
+One kernel matrix. The pairwise machines of a
+:class:`kernelclf.margin.svm.SupportVectorMachine` (SMO solver, a kernel of fixed
+parameters, array inputs, ``n_jobs`` None or 1) read their training matrices from one
+kernel matrix of the whole sample, computed once, when that ``m x m`` matrix and three
+buffers of the largest pair's size (``8 (m^2 + 3 n^2)`` bytes, ``n`` the examples of the
+two largest classes) fit in the estimator's ``cache_mb`` (200 MB by default: ten equal
+classes up to about ``m = 4800``); the machine of a
+pair gets its rows and columns of it instead of computing its own (the pairs' matrices
+hold each off-diagonal block once and each diagonal block ``K - 1`` times: with equal
+classes ``(2 K - 2) / K`` times the entries of the whole matrix), and skips the
+re-validation of what the wrapper has validated (libsvm shares one validation of the
+sample among its pairwise problems in the same way). The machines are those of a clone
+fitted on each pair's examples (up to the round-off of the kernel values;
+``tests/test_multiclass_shared_gram.py`` compares the two); the kernel guard
+(:mod:`kernelclf.kernels.gram_guard`) checks the whole matrix once (and each pair's for
+kernels that are not positive semi-definite by construction). Any other estimator, or a
+larger sample, gets a clone fitted per pair (whose SMO computes the kernel columns it
+needs, as libsvm's does). Machines fitted that way are also evaluated together:
+``predict``, ``decision_function``, ``vote_counts`` and ``pairwise_winners`` compute one
+kernel matrix between the test points and the union of the machines' support vectors
+(a support vector of several machines is evaluated once, as in libsvm's prediction) and
+give each machine's ``decision_function`` from its columns.
+
 Precomputed kernels. With ``kernel='precomputed'`` (the estimator is "pairwise", as in
 scikit-learn) ``X`` is a Gram matrix: the machine of a pair is fitted on the rows and the
 columns of its two classes' examples and evaluated on the columns of those examples.
@@ -439,6 +462,15 @@ class _PairwiseBase(_MulticlassBase):
         cw = self._class_weights(y_idx, sw)
         base = self._shared_kernel(self._base(), X)
         pairwise = self._pairwise_input()
+        shared = None if pairwise else self._shared_gram(base, X, y_idx)
+        if shared is not None:
+            self.estimators_ = self._fit_on_shared_gram(base, X, y_idx, sw, cw, shared)
+            self.pairs_ = pairs(len(self.classes_))
+            self._train_rows = None
+            self._pair_rows = [np.flatnonzero((y_idx == i) | (y_idx == j))
+                               for i, j in self.pairs_]
+            return self
+        self._pair_rows = None
         jobs, rows = [], []
         for i, j in pairs(len(self.classes_)):
             idx = np.flatnonzero((y_idx == i) | (y_idx == j))
@@ -454,6 +486,94 @@ class _PairwiseBase(_MulticlassBase):
         self.pairs_ = pairs(len(self.classes_))
         self._train_rows = rows if pairwise else None
         return self
+
+    def _shared_gram(self, base, X, y_idx):
+        """The kernel of the pairwise machines when they read one kernel matrix of the
+        whole sample (module docstring, "One kernel matrix"), or None when each computes
+        its own."""
+        from .kernels.closure import Kernel
+        from .margin.svm import SupportVectorMachine
+
+        if type(base) is not SupportVectorMachine or self.n_jobs not in (None, 1) \
+                or not isinstance(X, np.ndarray) or X.ndim != 2:
+            return None
+        params = base.get_params(deep=False)
+        if params["solver"] != "smo" or (isinstance(params["kernel"], str)
+                                         and params["kernel"] == "precomputed"):
+            return None
+        try:
+            budget = float(params["cache_mb"]) * 2 ** 20
+            probe = clone(base)
+            probe._validate_params()
+            kernel = probe._fit_kernel()
+        except (TypeError, ValueError):
+            return None                  # refused by the estimator's own validation
+        m = X.shape[0]
+        largest = np.sort(np.bincount(y_idx))[-2:].sum()     # the examples of the largest pair
+        if 8.0 * (m * m + 3.0 * largest ** 2) > budget or not isinstance(kernel, Kernel) \
+                or repr(kernel.resolve(X)) != repr(kernel):
+            return None                  # too large, or a width each machine takes itself
+        return kernel
+
+    def _fit_on_shared_gram(self, base, X, y_idx, sw, cw, kernel):
+        """The pairwise machines, each fitted on its rows and columns of one kernel matrix.
+
+        The matrix is computed once with the examples sorted by class (one kernel call,
+        checked once by the guard), so that a pair's matrix is assembled from four
+        contiguous blocks and then put into the order of the pair's examples in ``X``
+        (the order of the general path)."""
+        import copy
+
+        from .kernels.gram import Gram
+        from .kernels.gram_guard import _psd_by_construction, check_gram, check_memory
+
+        K, m = len(self.classes_), X.shape[0]
+        members = [np.flatnonzero(y_idx == c) for c in range(K)]
+        rank = np.empty(m, dtype=np.intp)         # each example's place in its class
+        for idx in members:
+            rank[idx] = np.arange(idx.size)
+        starts = np.concatenate([[0], np.cumsum([idx.size for idx in members])])
+        blocks = [slice(starts[c], starts[c + 1]) for c in range(K)]
+        Xs = X[np.concatenate(members)]
+        check_memory(m, m, what="kernel matrix of the whole training sample", kernel=kernel)
+        G = np.asarray(kernel(Xs), dtype=float)
+        check_gram(G, kernel, Xs)
+        psd = _psd_by_construction(kernel)      # (else the guard also sees each pair's)
+        # memory for the largest pair, reused by every pair (fresh pages cost a fault each;
+        # a fitted machine keeps no reference to its training matrix)
+        size = max(members[i].size + members[j].size for i, j in pairs(K)) ** 2
+        bufs = [np.empty(size) for _ in range(3)]
+        template = clone(base)
+        labels = self.classes_.tolist()
+        out = []
+        for i, j in pairs(K):
+            idx = np.flatnonzero((y_idx == i) | (y_idx == j))
+            ni, n = members[i].size, idx.size
+            a, b = blocks[i], blocks[j]
+            Xp = X[idx]
+            try:
+                B, T, Gp = (buf[:n * n].reshape(n, n) for buf in bufs)
+                B[:ni, :ni], B[:ni, ni:] = G[a, a], G[a, b]
+                B[ni:, :ni], B[ni:, ni:] = G[b, a], G[b, b]
+                in_j = y_idx[idx] == j
+                perm = rank[idx] + ni * in_j
+                np.take(np.take(B, perm, axis=0, out=T), perm, axis=1, out=Gp)
+                if not psd:
+                    check_gram(Gp, kernel, Xp)
+                est = copy.copy(template)        # (a clone without re-validating params)
+                est.kernel = clone(template.kernel) \
+                    if hasattr(template.kernel, "get_params") else template.kernel
+                if cw is not None:
+                    est.class_weight = {0: cw[i], 1: cw[j]}
+                est._fit_on_gram(Xp, in_j.astype(int), Gram(kernel, Xp, G=Gp, check=False),
+                                 None if sw is None else sw[idx])
+            except ValueError as exc:
+                if hasattr(exc, "add_note"):
+                    exc.add_note(f"(raised by the binary machine of the classes "
+                                 f"{labels[i]!r} and {labels[j]!r}, labelled 0 and 1)")
+                raise
+            out.append(est)
+        return out
 
     def _input_of(self, p, X, rows=None):
         """What machine ``p`` evaluates for the test inputs ``X`` (their rows ``rows``): the
@@ -475,12 +595,40 @@ class _PairwiseBase(_MulticlassBase):
         Column ``p`` belongs to the pair ``pairs_[p]``.
         """
         X = self._validate_test(X)
-        return self._pairwise_winners(X)
+        return self._pairwise_winners(X, self._shared_outputs(X))
 
-    def _pairwise_winners(self, X):
+    def _pairwise_winners(self, X, outputs=None):
+        """``outputs``: :meth:`_shared_outputs` of ``X`` when it has them."""
         out = np.empty((n_rows(X), len(self.pairs_)), dtype=int)
         for p, ((i, j), est) in enumerate(zip(self.pairs_, self.estimators_)):
-            out[:, p] = np.where(self._wins_j(est, self._input_of(p, X)), j, i)
+            wins = outputs[:, p] > 0 if outputs is not None else \
+                self._wins_j(est, self._input_of(p, X))
+            out[:, p] = np.where(wins, j, i)
+        return out
+
+    def _shared_outputs(self, X):
+        """``(n, K (K - 1) / 2)``: the ``decision_function`` of every pairwise machine on
+        the validated test inputs ``X``, from one kernel matrix between ``X`` and the union
+        of the machines' support vectors (as libsvm's one-versus-one prediction: a support
+        vector of several machines is evaluated once), or None (machines fitted one by
+        one, or inputs that are not an array)."""
+        from .margin.svm import SupportVectorMachine
+
+        rows = getattr(self, "_pair_rows", None)
+        ests = self.estimators_
+        if rows is None or not isinstance(X, np.ndarray) or len(rows) != len(ests) \
+                or any(type(e) is not SupportVectorMachine for e in ests):
+            return None
+        glob = [r[e.support_] for r, e in zip(rows, ests)]     # support vectors in X's rows
+        union = np.unique(np.concatenate(glob))
+        where = [np.searchsorted(union, g) for g in glob]
+        XU = np.empty((union.size, X.shape[1]))
+        for w, e in zip(where, ests):
+            XU[w] = e.support_vectors_
+        KU = ests[0]._kernel_rows(X, XU)
+        out = np.empty((X.shape[0], len(ests)))
+        for p, (w, e) in enumerate(zip(where, ests)):
+            out[:, p] = KU[:, w] @ e.dual_coef_[0] + e.intercept_
         return out
 
     @available_if(_estimators_have("predict_proba"))
@@ -584,7 +732,7 @@ class OneVsOneClassifier(_PairwiseBase):
         Every row sums to ``K (K - 1) / 2``.
         """
         X = self._validate_test(X)
-        return self._votes(self._pairwise_winners(X))
+        return self._votes(self._pairwise_winners(X, self._shared_outputs(X)))
 
     def _votes(self, winners):
         K = len(self.classes_)
@@ -593,15 +741,17 @@ class OneVsOneClassifier(_PairwiseBase):
             np.add.at(votes, (np.arange(winners.shape[0]), winners[:, p]), 1)
         return votes
 
-    def _tie_keys(self, X, votes):
-        """Fractional keys in ``[0, 1/3)`` that order the tied classes of each row."""
+    def _tie_keys(self, X, votes, outputs=None):
+        """Fractional keys in ``[0, 1/3)`` that order the tied classes of each row
+        (``outputs``: :meth:`_shared_outputs` of ``X`` when it has them)."""
         keys = np.zeros(votes.shape)
         if self.tie_break == "first":
             return keys
         if self.tie_break == "confidence":
             conf = np.zeros(votes.shape)
             for p, ((i, j), est) in enumerate(zip(self.pairs_, self.estimators_)):
-                c = np.ravel(est.decision_function(self._input_of(p, X)))
+                c = outputs[:, p] if outputs is not None else \
+                    np.ravel(est.decision_function(self._input_of(p, X)))
                 conf[:, i] -= c
                 conf[:, j] += c
             return conf / (3 * (np.abs(conf) + 1))  # sklearn's monotone map into (-1/3, 1/3)
@@ -630,16 +780,18 @@ class OneVsOneClassifier(_PairwiseBase):
         X = self._validate_test(X)
         if len(self.classes_) == 2:
             return self.estimators_[0].decision_function(X)
-        votes = self._votes(self._pairwise_winners(X))
-        return votes + self._tie_keys(X, votes)
+        F = self._shared_outputs(X)
+        votes = self._votes(self._pairwise_winners(X, F))
+        return votes + self._tie_keys(X, votes, F)
 
     def predict(self, X):
         """The class with most pairwise wins, ties broken by ``tie_break``."""
         X = self._validate_test(X)
         if len(self.classes_) == 2:
             return self.classes_[self._wins_j(self.estimators_[0], X).astype(int)]
-        votes = self._votes(self._pairwise_winners(X))
-        return self.classes_[np.argmax(votes + self._tie_keys(X, votes), axis=1)]
+        F = self._shared_outputs(X)
+        votes = self._votes(self._pairwise_winners(X, F))
+        return self.classes_[np.argmax(votes + self._tie_keys(X, votes, F), axis=1)]
 
 
 class DAGClassifier(_PairwiseBase):

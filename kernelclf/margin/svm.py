@@ -57,6 +57,7 @@ import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
 from ..base import Int, Real
+from ..kernels.rows import n_rows
 from ..optim import InfeasibleProblemError
 from ._dual import DUAL_KERNEL_CONSTRAINT, DualClassifier
 from ._dual_problem import DualProblem
@@ -234,6 +235,42 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
             Both classes need some positive weight. Not for ``hard_margin=True``.
         """
         return self._fit(X, y, sample_weight)
+
+    def _fit_on_gram(self, X, y, gram, sample_weight=None):
+        """Fit on inputs validated by a wrapper, with their training Gram matrix given.
+
+        For :class:`kernelclf.multiclass.OneVsOneClassifier`, whose pairwise machines read
+        their matrices from one kernel matrix of the whole sample instead of computing
+        each its own (the fitted machine is the one :meth:`fit` gives on ``(X, y)``, up to
+        the round-off of the kernel values). The wrapper has validated this estimator's
+        parameters and ``X`` (a float array, as :meth:`fit` validates it); ``y``: a 1-D integer
+        array of the labels 0 and 1, both present (``classes_`` is ``[0, 1]``); ``gram``: a
+        :class:`kernelclf.kernels.gram.Gram` of this estimator's kernel on ``X`` (its
+        data-driven parameters already fixed, as the wrapper fixes them). Examples of weight
+        0 are left out and the others' matrix is computed as in :meth:`fit`.
+        """
+        self._fit_kernel()              # (the parameters: validated by the wrapper)
+        self._resolve_kernel(X)
+        self.n_features_in_ = X.shape[1]
+        self.classes_ = np.arange(2)      # (np.unique of the labels 0 and 1)
+        y = np.where(y == 1, 1.0, -1.0)
+        w = self._example_weights(X, y, sample_weight)
+        self._given_gram = gram
+        try:
+            self._fit_validated(X, y, w)
+        finally:
+            del self._given_gram
+        if self.probability:            # Platt scaling (its fold machines fit as usual)
+            self._fit_probability(X, self.classes_[(y > 0).astype(int)], w)
+        return self
+
+    def _gram(self, X):
+        """The Gram matrix given to :meth:`_fit_on_gram` (for its sample ``X``), else the
+        dual machines' own (:meth:`kernelclf.margin._dual.DualKernelMachine._gram`)."""
+        given = self.__dict__.get("_given_gram")
+        if given is not None and given.m == n_rows(X):
+            return given
+        return super()._gram(X)
 
     def _refuse_weights(self):
         if self.hard_margin:

@@ -1,0 +1,171 @@
+"""The pairwise machines of the SVM read one kernel matrix of the whole sample.
+
+``kernelclf.multiclass._PairwiseBase`` fits the pairwise machines of a
+``SupportVectorMachine`` on the rows and columns of one kernel matrix of all training
+points instead of cloning and fitting
+each machine on its own. References: the general path (clone and ``fit`` per pair),
+which must give the same machines up to the round-off of the kernel values, and
+scikit-learn's ``SVC`` on each pair's examples (the same dual, solved by libsvm).
+"""
+import numpy as np
+import pytest
+from sklearn.datasets import load_digits
+from sklearn.svm import SVC
+
+from kernelclf.kernels import RBF, Polynomial
+from kernelclf.margin import SupportVectorMachine
+from kernelclf.multiclass import DAGClassifier, OneVsOneClassifier, pairs
+
+
+def _digits(m=300, seed=0):
+    X, y = load_digits(return_X_y=True)
+    idx = np.random.default_rng(seed).permutation(len(y))
+    X = X / 16.0
+    return X[idx[:m]], y[idx[:m]], X[idx[m:m + 300]], y[idx[m:m + 300]]
+
+
+def _quadratic(A, B):
+    return (A @ B.T / 64.0 + 1.0) ** 2
+
+
+def _general(monkeypatch, wrapper, X, y, **kw):
+    """The same wrapper fitted by the general path (a clone and a fit per pair)."""
+    with monkeypatch.context() as mp:
+        mp.setattr(type(wrapper), "_shared_gram", lambda self, base, X, y_idx: None)
+        return wrapper.fit(X, y, **kw)
+
+
+def _same_machines(a, b, C):
+    assert len(a.estimators_) == len(b.estimators_)
+    for ea, eb in zip(a.estimators_, b.estimators_):
+        assert type(ea) is type(eb)
+        assert sorted(vars(ea)) == sorted(vars(eb))
+        np.testing.assert_array_equal(ea.classes_, eb.classes_)
+        assert ea.classes_.dtype == eb.classes_.dtype
+        np.testing.assert_array_equal(ea.X_fit_, eb.X_fit_)
+        assert ea.get_params()["C"] == eb.get_params()["C"]
+        assert repr(ea.kernel_) == repr(eb.kernel_)
+        np.testing.assert_allclose(ea.alpha_, eb.alpha_, rtol=1e-6, atol=1e-8 * C)
+        assert ea.intercept_ == pytest.approx(eb.intercept_, rel=1e-6, abs=1e-8)
+        assert ea.dual_objective_ == pytest.approx(eb.dual_objective_, rel=1e-9)
+        np.testing.assert_array_equal(ea.class_weight_, eb.class_weight_)
+    first, second = a.estimators_[:2]           # no kernel object shared between machines
+    assert first.kernel_ is not second.kernel_
+    assert not hasattr(first.kernel, "get_params") or first.kernel is not second.kernel
+
+
+CASES = {
+    "rbf-C1": dict(kernel=RBF(gamma=0.05), C=1.0),
+    "rbf-C100": dict(kernel=RBF(gamma=0.05), C=100.0),
+    "poly-squared-hinge": dict(kernel=Polynomial(degree=2, offset=1.0, gamma=0.05), C=3.0,
+                               loss="squared_hinge"),
+    "rbf-balanced": dict(kernel=RBF(gamma=0.05), C=2.0, class_weight="balanced"),
+    "linear-default": dict(C=0.1),
+    "rbf-scale": dict(kernel="rbf", C=1.0),
+    "callable": dict(kernel=_quadratic, C=1.0),     # (not PSD by construction: pairs checked)
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize("wrapper", [OneVsOneClassifier, DAGClassifier])
+def test_shared_gram_gives_the_general_machines(monkeypatch, case, wrapper):
+    X, y, Xt, _ = _digits()
+    kw = {"tie_break": "first"} if wrapper is OneVsOneClassifier else {}
+    params = CASES[case]
+    fast = wrapper(SupportVectorMachine(**params), **kw)
+    assert fast._shared_gram(fast._shared_kernel(fast._base(), X), X, y) is not None
+    fast.fit(X, y)
+    ref = _general(monkeypatch, wrapper(SupportVectorMachine(**params), **kw), X, y)
+    _same_machines(fast, ref, params["C"])
+    np.testing.assert_array_equal(fast.predict(Xt), ref.predict(Xt))
+    if wrapper is OneVsOneClassifier:
+        np.testing.assert_array_equal(fast.vote_counts(Xt), ref.vote_counts(Xt))
+
+
+@pytest.mark.parametrize("tie_break", ["first", "confidence", "random"])
+def test_shared_outputs_are_the_machines_outputs(tie_break):
+    """Prediction from one kernel matrix between the test points and the union of the
+    support vectors: every machine's output as its own ``decision_function``, the same
+    votes, ties and predictions as machine by machine."""
+    X, y, Xt, _ = _digits(300)
+    Xt = np.vstack([Xt, X[:20]])                 # (training points among the test points)
+    ovo = OneVsOneClassifier(SupportVectorMachine(kernel=RBF(gamma=0.05), C=10.0),
+                             tie_break=tie_break, random_state=0).fit(X, y)
+    F = ovo._shared_outputs(Xt)
+    assert F is not None and F.shape == (len(Xt), 45)
+    alone = np.column_stack([e.decision_function(Xt) for e in ovo.estimators_])
+    np.testing.assert_allclose(F, alone, rtol=1e-10, atol=1e-10)
+    n_sv = sum(e.support_.size for e in ovo.estimators_)
+    union = np.unique(np.concatenate([r[e.support_] for r, e in
+                                      zip(ovo._pair_rows, ovo.estimators_)]))
+    assert union.size < n_sv                     # support vectors shared by machines
+    winners = ovo.pairwise_winners(Xt)
+    one_by_one = np.column_stack([np.where(e.predict(Xt) == 1, j, i)
+                                  for (i, j), e in zip(ovo.pairs_, ovo.estimators_)])
+    np.testing.assert_array_equal(winners, one_by_one)
+    ref = OneVsOneClassifier(SupportVectorMachine(kernel=RBF(gamma=0.05), C=10.0),
+                             tie_break=tie_break, random_state=0).fit(X, y)
+    ref._pair_rows = None                        # machine by machine
+    np.testing.assert_array_equal(ovo.predict(Xt), ref.predict(Xt))
+    np.testing.assert_allclose(ovo.decision_function(Xt), ref.decision_function(Xt),
+                               rtol=1e-9, atol=1e-12)
+
+
+def test_shared_gram_with_sample_weights(monkeypatch):
+    """Weights, some of them 0 (those examples leave the pair's dual: its matrix is then
+    computed from the others, as in the general path)."""
+    X, y, Xt, _ = _digits(200)
+    w = np.random.default_rng(1).uniform(0.2, 2.0, len(y))
+    w[::7] = 0.0
+    svm = SupportVectorMachine(kernel=RBF(gamma=0.05), C=5.0, class_weight={3: 2.0})
+    fast = OneVsOneClassifier(svm, tie_break="first").fit(X, y, sample_weight=w)
+    ref = _general(monkeypatch, OneVsOneClassifier(svm, tie_break="first"), X, y,
+                   sample_weight=w)
+    _same_machines(fast, ref, 10.0)
+    np.testing.assert_array_equal(fast.predict(Xt), ref.predict(Xt))
+    assert all(not np.any(e.alpha_[w[np.flatnonzero((y == e_i) | (y == e_j))] == 0])
+               for e, (e_i, e_j) in zip(fast.estimators_, fast.pairs_))
+
+
+def test_shared_gram_is_used_and_the_pairs_are_not_refitted(monkeypatch):
+    """The fast path never calls the machines' ``fit``; a budget below its memory,
+    parallel jobs or another estimator send the fit through the general path."""
+    X, y, _, _ = _digits(150)
+    svm = SupportVectorMachine(kernel=RBF(gamma=0.05))
+
+    def refuse(self, *a, **k):
+        raise AssertionError("fit called")
+
+    with monkeypatch.context() as mp:
+        mp.setattr(SupportVectorMachine, "fit", refuse)
+        OneVsOneClassifier(svm).fit(X, y)
+        n = np.sort(np.bincount(y))[-2:].sum()   # the whole matrix, three pair buffers
+        need = 8.0 * (len(y) ** 2 + 3 * n ** 2) / 2 ** 20
+        OneVsOneClassifier(svm.set_params(cache_mb=need)).fit(X, y)
+        with pytest.raises(AssertionError, match="fit called"):
+            OneVsOneClassifier(svm.set_params(cache_mb=0.99 * need)).fit(X, y)
+    wrapper = OneVsOneClassifier(SupportVectorMachine(kernel=RBF(gamma=0.05)))
+    assert wrapper._shared_gram(wrapper._base(), X, y) is not None
+    for other in (OneVsOneClassifier(SupportVectorMachine(kernel=RBF(gamma=0.05)), n_jobs=2),
+                  OneVsOneClassifier(SupportVectorMachine(kernel=RBF(gamma=0.05),
+                                                          solver="qp")),
+                  OneVsOneClassifier(SVC())):
+        assert other._shared_gram(other._base(), X, y) is None
+
+
+@pytest.mark.parametrize("C", [1.0, 100.0])
+def test_shared_gram_pairs_solve_svcs_dual(C):
+    """Each pair's dual objective equals libsvm's on the pair's examples (SVC at a tight
+    tolerance, evaluated with the same kernel), and the predictions agree with SVC's
+    one-versus-one vote."""
+    X, y, Xt, _ = _digits(400)
+    kernel = RBF(gamma=0.05)
+    ours = OneVsOneClassifier(SupportVectorMachine(kernel, C=C), tie_break="first").fit(X, y)
+    for (i, j), est in zip(pairs(10), ours.estimators_):
+        idx = np.flatnonzero((y == i) | (y == j))
+        sk = SVC(C=C, gamma=0.05, tol=1e-8).fit(X[idx], y[idx] == j)
+        v = sk.dual_coef_[0]
+        d_sk = np.abs(v).sum() - 0.5 * v @ kernel(X[idx][sk.support_]) @ v
+        assert est.dual_objective_ == pytest.approx(d_sk, rel=1e-3 * 1e-2)
+    sk = SVC(C=C, gamma=0.05).fit(X, y)
+    assert np.mean(ours.predict(Xt) == sk.predict(Xt)) >= 0.99
