@@ -772,7 +772,7 @@ def test_numpy_twins_match_the_compiled_steps():
             arrays = [a.copy() for a in (gamma, u, beta, w)]
             z, uz, Ts = np.zeros(m), np.zeros(m), np.full(m, -7.0)
             col, kcc = (G[cc], G[cc, cc]) if cc >= 0 else (np.diag(G).copy(), 1.0)
-            out = step(*arrays, t, z, uz, cc, col, kcc, ga, fix, y, Ts)
+            out = step(*arrays, t, z, uz, cc, col, kcc, ga, fix, y, Ts, 0.0)
             states.append((out, arrays, z, uz, Ts))
             if fix:  # T is left alone (the loop recomputes it)
                 np.testing.assert_array_equal(Ts, -7.0)
@@ -787,6 +787,21 @@ def test_numpy_twins_match_the_compiled_steps():
         assert o1 == o2
         for p, q in zip([*a1, z1, uz1, T1], [*a2, z2, uz2, T2]):
             np.testing.assert_array_equal(p, q)
+        if cc >= 0:  # a column of G + lam I, or of G with the ridge added by the step
+            lam = 0.37
+            col_lam = G[cc].copy()
+            col_lam[cc] += lam
+            runs = []
+            for step, col, ridge in ((kb._step, col_lam, 0.0), (kb._step, G[cc], lam),
+                                     (kb._step_np, G[cc], lam), (kb._step_np, col_lam, 0.0)):
+                arrays = [a.copy() for a in (gamma, u, beta, w)]
+                z, uz, Ts = np.zeros(m), np.zeros(m), np.zeros(m)
+                out = step(*arrays, t, z, uz, cc, col, G[cc, cc] + lam, ga, fix, y, Ts, ridge)
+                runs.append((out, *arrays, z, uz, Ts))
+            for run in runs[1:]:
+                assert run[0] == runs[0][0]
+                for p, q in zip(run[1:], runs[0][1:]):
+                    np.testing.assert_array_equal(p, q)
     for arc in (False, True):
         for Xi in (0.0, 0.7):  # the first flight copies the midpoint
             res = []

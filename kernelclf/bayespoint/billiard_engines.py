@@ -285,7 +285,7 @@ def _next_wall_np(y, u, w, last, tau_max, T):
 
 
 @_jit_vec
-def _step(gamma, u, beta, w, t, z, uz, c, col, kcc, ga, fix, y, T):
+def _step(gamma, u, beta, w, t, z, uz, c, col, kcc, ga, fix, y, T, ridge):
     """One flight, in place: fly the arc ``arctan t`` along the great circle, put the
     normalised chord midpoint in ``z`` (outputs ``uz``) and mirror the direction on wall
     ``c`` (LKC eq. 3.33: ``beta_c`` and one kernel column ``col``; ``c < 0``: no wall).
@@ -296,15 +296,19 @@ def _step(gamma, u, beta, w, t, z, uz, c, col, kcc, ga, fix, y, T):
     renormalises it to remove the round-off. Without ``fix`` the same loop also writes the
     flight times of the next flight to ``T`` (as :func:`_times` would from the new ``u`` and
     ``w``), so that the next wall costs one pass over ``T`` (:func:`_pick_wall`); with
-    ``fix`` ``T`` is left as it was (stale: the caller recomputes it)."""
+    ``fix`` ``T`` is left as it was (stale: the caller recomputes it). ``ridge``: ``col`` is
+    a column of the stored matrix without the ridge, whose entry ``c`` is then redone with
+    ``col[c] + ridge`` (the value a column of ``G + ridge I`` holds; 0: ``col`` has it)."""
     m = gamma.shape[0]
     h = math.sqrt(1.0 + t * t)
     xi = math.sqrt(max(2.0 - 2.0 / h, 0.0))
     nz = math.sqrt(2.0 + 2.0 / h)
     ih, inz = 1.0 / h, 1.0 / nz
     coef = 0.0
+    wc = uc = 0.0
     if c >= 0:
-        coef = -2.0 * ((w[c] - t * u[c]) * ih) / kcc
+        wc, uc = w[c], u[c]
+        coef = -2.0 * ((wc - t * uc) * ih) / kcc
     for i in range(m):
         g0, u0 = gamma[i], u[i]
         gn = (g0 + t * beta[i]) * ih
@@ -324,6 +328,15 @@ def _step(gamma, u, beta, w, t, z, uz, c, col, kcc, ga, fix, y, T):
             tt = -(y[i] * un) / nu
             tt = 0.0 if tt < 0.0 else tt
             T[i] = tt if nu < 0.0 else math.inf
+    if c >= 0 and ridge != 0.0:  # entry c of the column of G + ridge I
+        wn = (wc - t * uc) * ih
+        wn += coef * (col[c] + ridge)
+        w[c] = wn
+        if not fix:
+            nu = y[c] * wn
+            tt = -(y[c] * u[c]) / nu
+            tt = 0.0 if tt < 0.0 else tt
+            T[c] = tt if nu < 0.0 else math.inf
     p = _dot(z, ga)
     if c >= 0:
         beta[c] += coef
@@ -339,13 +352,14 @@ def _step(gamma, u, beta, w, t, z, uz, c, col, kcc, ga, fix, y, T):
     return xi, p
 
 
-def _step_np(gamma, u, beta, w, t, z, uz, c, col, kcc, ga, fix, y, T):
+def _step_np(gamma, u, beta, w, t, z, uz, c, col, kcc, ga, fix, y, T, ridge):
     """NumPy twin of :func:`_step` (in place, the same outputs)."""
     h = math.sqrt(1.0 + t * t)
     xi = math.sqrt(max(2.0 - 2.0 / h, 0.0))
     nz = math.sqrt(2.0 + 2.0 / h)
     ih, inz = 1.0 / h, 1.0 / nz
-    coef = -2.0 * ((w[c] - t * u[c]) * ih) / kcc if c >= 0 else 0.0
+    wc, uc = (float(w[c]), float(u[c])) if c >= 0 else (0.0, 0.0)
+    coef = -2.0 * ((wc - t * uc) * ih) / kcc if c >= 0 else 0.0
     gn = (gamma + t * beta) * ih
     un = (u + t * w) * ih
     bn = (beta - t * gamma) * ih
@@ -355,6 +369,8 @@ def _step_np(gamma, u, beta, w, t, z, uz, c, col, kcc, ga, fix, y, T):
     np.multiply(gamma + gn, inz, out=z)
     np.multiply(u + un, inz, out=uz)
     gamma[:], u[:], beta[:], w[:] = gn, un, bn, wn
+    if c >= 0 and ridge != 0.0:  # entry c of the column of G + ridge I
+        w[c] = (wc - t * uc) * ih + coef * (float(col[c]) + ridge)
     if not fix:
         _times_np(y, u, w, T)
     p = _dot_np(z, ga)
@@ -584,14 +600,16 @@ def _stop_statistic_np(rule, fs, ist, xi, z, uz, bc, bo, bl, cur_c, cur_o, tot_c
 
 def _fly(G, y, kdiag, gamma, u, beta, w, alpha, ga, z, uz, fs, ist, bc, bo, bl, cur_c, cur_o,
          tot_c, tot_o, chords, stats, hits, P, Z, rule, tol, tau_max, max_bounces,
-         min_bounces, max_restarts, random_restart, arc):
+         min_bounces, max_restarts, random_restart, arc, ridge):
     """Fly the billiard until the driver has to act; return the event.
 
     LKC Algorithm 10 (App. D.6) and BPM App. B Alg. 2 with cached outputs: per flight the
     nearest wall (or, beyond ``tau_max``, a restart), the step with its reflection, the
     update of the centre of mass and the stopping statistic. All arrays are updated in
     place; ``G[c]`` is kernel column ``c`` (a row of the stored matrix, or a column read
-    from a ``Gram`` object in the Python engines).
+    from a ``Gram`` object in the Python engines), of ``G + ridge I`` when ``ridge`` is 0
+    and of ``G`` otherwise (the stored matrix without its ridge, which is then added to
+    entry ``c``; ``kdiag`` holds the ridge in either case).
 
     Per flight the chord, the statistic and the wall hit (``-1``: geodesic continuation)
     are written to ``chords``, ``stats`` and ``hits`` at ``ist[_NTRACE]``, and the position
@@ -623,9 +641,10 @@ def _fly(G, y, kdiag, gamma, u, beta, w, alpha, ga, z, uz, fs, ist, bc, bo, bl, 
             t = tau_max  # geodesic continuation, no reflection
         fix = ist[_NFL] % 16 == 15
         if c >= 0:
-            xi, p = _step(gamma, u, beta, w, t, z, uz, c, G[c], kdiag[c], ga, fix, y, T)
+            xi, p = _step(gamma, u, beta, w, t, z, uz, c, G[c], kdiag[c], ga, fix, y, T,
+                          ridge)
         else:
-            xi, p = _step(gamma, u, beta, w, t, z, uz, c, kdiag, 1.0, ga, fix, y, T)
+            xi, p = _step(gamma, u, beta, w, t, z, uz, c, kdiag, 1.0, ga, fix, y, T, 0.0)
         fresh = not fix
         xi = _accumulate(alpha, ga, z, uz, xi, p, fs, arc, t, ist[_NFL] % 64 == 63)
         ist[_LAST] = c
