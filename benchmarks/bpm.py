@@ -42,7 +42,7 @@ of a few-millisecond fit's wall-clock time on a loaded machine. "split s" is the
 time of one whole split of the Table 1 protocol (both fits and predictions) on split 0, from
 which the 100-split run is estimated (Heart has 10 splits). A second table gives, per
 split, the BPM's and SVC's best fit times and the parts of the BPM's fit, each timed on
-its own (best of ``--repeats``): the Gram matrix, ``lam='auto'``'s margin bounds, the
+its own (interleaved best, as the fits): the Gram matrix, ``lam='auto'``'s margin bounds, the
 perceptron start and the billiard with its bounces.
 
 Noisy two moons ("safe by default", issue 27): the default ``BayesPointMachine(RBF(0.5),
@@ -208,7 +208,7 @@ def _svc_fit(sigma, X, y, C=1.0):
 
 def _bpm_phases(kernel, X, y, repeats=REPEATS):
     """Best wall-clock times (s) of the parts of a default ``BayesPointMachine`` fit, each
-    run on its own: ``gram`` (the training Gram matrix, with its guard), ``ridge``
+    run on its own (interleaved, as the fits): ``gram`` (the training Gram matrix, with its guard), ``ridge``
     (``lam='auto'``: the nearest-point bounds on the margin), ``start`` (the point in
     version space: the kernel perceptron) and ``billiard`` (the flights to the stopping
     rule, from that start with the fit's random generator); the rest of the fit (input
@@ -219,15 +219,17 @@ def _bpm_phases(kernel, X, y, repeats=REPEATS):
 
     est = BayesPointMachine(kernel, random_state=0)
     Xv, yv = est._fit_binary(X, y)
-    t_gram, gram = _best_time(lambda: est._training_gram(Xv, 0.0, precompute=None), repeats)
-    t_ridge, (lam, hint) = _best_time(lambda: est._choose_ridge(Xv, gram, yv), repeats)
+    gram = est._training_gram(Xv, 0.0, precompute=None)
+    lam, hint = est._choose_ridge(Xv, gram, yv)
     g = gram.with_ridge(lam) if lam else gram
     rng = check_random_state(0)
-    t_start, start = _best_time(lambda: est._start(g, yv, copy.deepcopy(rng), hint), repeats)
-    est._start(g, yv, rng, hint)                 # the generator as the fit leaves it
-    t_bill, res = _best_time(lambda: kernel_billiard(g, yv, start=start, tol=est.tol,
-                                                      random_state=copy.deepcopy(rng)),
-                             repeats)
+    start = est._start(g, yv, rng, hint)         # the generator as the fit leaves it
+    (t_gram, t_ridge, t_start, t_bill), _, (_, _, _, res) = _interleaved_best([
+        lambda: est._training_gram(Xv, 0.0, precompute=None),
+        lambda: est._choose_ridge(Xv, gram, yv),
+        lambda: est._start(g, yv, check_random_state(0), hint),
+        lambda: kernel_billiard(g, yv, start=start, tol=est.tol,
+                                random_state=copy.deepcopy(rng))], repeats)
     return {"gram_s": t_gram, "ridge_s": t_ridge, "start_s": t_start, "billiard_s": t_bill,
             "billiard_bounces": int(res.n_bounces)}
 
