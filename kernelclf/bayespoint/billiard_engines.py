@@ -40,7 +40,8 @@ that the twins give the same outputs for the same inputs.
 The flight loop :func:`_fly` is written once and run by three engines:
 
 * ``'compiled'`` - :data:`_fly_compiled`, the loop compiled by numba, on the stored Gram
-  matrix (its rows are the kernel columns);
+  matrix, read in place (its rows are the kernel columns; a ridge is added by :func:`_step`
+  to the one entry of a column that has it);
 * ``'python'`` - the same code run by Python, calling the compiled steps and reading one
   column per bounce from a :class:`~kernelclf.kernels.gram.Gram` object (columns on demand);
 * ``'numpy'`` - the same code run by Python with the NumPy twins in place of the compiled
