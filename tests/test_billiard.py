@@ -758,6 +758,11 @@ def test_numpy_twins_match_the_compiled_steps():
         for tau_max in (20.0, 1e-9):  # a wall ahead / none nearer than tau_max
             assert kb._next_wall(y, u, w, last, tau_max, T) == \
                 kb._next_wall_np(y, u, w, last, tau_max, T)
+            T2 = np.empty(m)
+            kb._times(y, u, w, T)
+            kb._times_np(y, u, w, T2)
+            np.testing.assert_array_equal(T, T2)
+            assert kb._pick_wall(T, last, tau_max) == kb._pick_wall_np(T2, last, tau_max)
     c, t = kb._next_wall(y, u, w, -1, 20.0, T)
     assert c >= 0
     ga = rng.normal(size=m)
@@ -765,14 +770,38 @@ def test_numpy_twins_match_the_compiled_steps():
         states = []
         for step in (kb._step, kb._step_np):
             arrays = [a.copy() for a in (gamma, u, beta, w)]
-            z, uz = np.zeros(m), np.zeros(m)
+            z, uz, Ts = np.zeros(m), np.zeros(m), np.full(m, -7.0)
             col, kcc = (G[cc], G[cc, cc]) if cc >= 0 else (np.diag(G).copy(), 1.0)
-            out = step(*arrays, t, z, uz, cc, col, kcc, ga, fix)
-            states.append((out, arrays, z, uz))
-        (o1, a1, z1, uz1), (o2, a2, z2, uz2) = states
+            out = step(*arrays, t, z, uz, cc, col, kcc, ga, fix, y, Ts, 0.0)
+            states.append((out, arrays, z, uz, Ts))
+            if fix:  # T is left alone (the loop recomputes it)
+                np.testing.assert_array_equal(Ts, -7.0)
+            else:  # the fused flight times are those of the new position and direction
+                Tn = np.empty(m)
+                kb._times(y, arrays[1], arrays[3], Tn)
+                np.testing.assert_array_equal(Ts, Tn)
+                for last in (-1, cc):
+                    assert kb._pick_wall(Ts.copy(), last, 20.0) == \
+                        kb._next_wall(y, arrays[1], arrays[3], last, 20.0, np.empty(m))
+        (o1, a1, z1, uz1, T1), (o2, a2, z2, uz2, T2) = states
         assert o1 == o2
-        for p, q in zip([*a1, z1, uz1], [*a2, z2, uz2]):
+        for p, q in zip([*a1, z1, uz1, T1], [*a2, z2, uz2, T2]):
             np.testing.assert_array_equal(p, q)
+        if cc >= 0:  # a column of G + lam I, or of G with the ridge added by the step
+            lam = 0.37
+            col_lam = G[cc].copy()
+            col_lam[cc] += lam
+            runs = []
+            for step, col, ridge in ((kb._step, col_lam, 0.0), (kb._step, G[cc], lam),
+                                     (kb._step_np, G[cc], lam), (kb._step_np, col_lam, 0.0)):
+                arrays = [a.copy() for a in (gamma, u, beta, w)]
+                z, uz, Ts = np.zeros(m), np.zeros(m), np.zeros(m)
+                out = step(*arrays, t, z, uz, cc, col, G[cc, cc] + lam, ga, fix, y, Ts, ridge)
+                runs.append((out, *arrays, z, uz, Ts))
+            for run in runs[1:]:
+                assert run[0] == runs[0][0]
+                for p, q in zip(run[1:], runs[0][1:]):
+                    np.testing.assert_array_equal(p, q)
     for arc in (False, True):
         for Xi in (0.0, 0.7):  # the first flight copies the midpoint
             res = []

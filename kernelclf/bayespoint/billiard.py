@@ -495,14 +495,20 @@ def kernel_billiard(G=None, y=None, *, kernel=None, X=None, lam=0.0, start=None,
     def schedule_refresh():  # bounce count of the next refresh: a geometric gap
         ist[_eng._REFRESH_AT] = ist[_eng._NB] + rng.geometric(refresh) if refresh > 0 else -1
 
+    ridge = 0.0  # columns of G + lam I as read; else the loop adds the ridge itself
     if engine == "compiled":
-        kcols = np.ascontiguousarray(cols.full())
-        cols.n_evaluations -= m * m  # the bounces' columns are counted below, one each
+        kcols = cols.stored()  # rows of the stored matrix without the ridge: no copy
+        if kcols is not None and kcols.dtype == np.float64 and kcols.flags.c_contiguous:
+            ridge = float(cols.ridge)
+        else:
+            kcols = np.ascontiguousarray(cols.full())
+            cols.n_evaluations -= m * m  # the bounces' columns are counted below, one each
     else:
         kcols = _Columns(cols)
     schedule_refresh()
     args = (_eng._RULE_CODE[stopping], float(tol), float(tau_max), int(max_bounces),
-            int(min_bounces), int(max_restarts), restart != "geodesic", weighting == "arc")
+            int(min_bounces), int(max_restarts), restart != "geodesic", weighting == "arc",
+            ridge)
     stuck, nb_seen = 0, -1  # consecutive restarts without a bounce (a stuck ball)
     while True:
         event = fly(kcols, y, kdiag, gamma, u, beta, w, alpha, ga, z, uz, fs, ist, *batch,

@@ -7,13 +7,24 @@ App. B.9; BPM App. B Alg. 2; TR 99-11 App. A. The driver is
 One flight of the billiard is four steps on dual coefficients and their cached outputs
 (``G gamma``, ``G beta``, ``G alpha``), each ``O(m)``:
 
-* :func:`_next_wall` - the nearest wall ahead, ``tau_i = -d_i / nu_i`` (erratum E12);
+* :func:`_next_wall` - the nearest wall ahead, ``tau_i = -d_i / nu_i`` (erratum E12):
+  the flight times of all walls (:func:`_times`), then the nearest (:func:`_pick_wall`);
 * :func:`_step` - fly the arc, take the chord midpoint, mirror the direction on the wall
-  (LKC eq. 3.33: one kernel column);
+  (LKC eq. 3.33: one kernel column); in the same pass over the examples it writes the
+  flight times of the next flight, so that between bounces the next wall costs only
+  :func:`_pick_wall` (every 16th flight, which re-projects the direction, excepted);
 * :func:`_accumulate` - add the midpoint to the centre of mass with ``⊕µ`` (erratum E2) or
   by slerp (RM eq. 18.27);
 * :func:`_stop_statistic` - the stopping statistic (``rho_2`` or batch means,
-  :func:`_batch_error`).
+  :func:`_batch_error`); the ``rho_2`` rules need only the float state
+  (:func:`_rho2_statistic`).
+
+Speed at the sizes of BPM Table 1 (``m`` of 100 to 400) is set by the fixed cost of a
+flight as much as by its ``O(m)`` passes: a call of a compiled function counts a reference
+to every array it is passed. So the loop calls the ``rho_2`` statistic without the batch
+buffers, the small helpers (:func:`_dot`, :func:`_rho_scalar`, :func:`_pick_wall`,
+:func:`_accumulate`) are inlined into it, and the flight times ride along in the pass of
+:func:`_step`. (:func:`_step` itself is not inlined: its loop is no longer vectorised then.)
 
 Each step exists twice, side by side: a numba-compiled loop over the ``m`` examples and a
 NumPy twin (suffix ``_np``) with vector operations, which is what runs without numba
@@ -29,7 +40,8 @@ that the twins give the same outputs for the same inputs.
 The flight loop :func:`_fly` is written once and run by three engines:
 
 * ``'compiled'`` - :data:`_fly_compiled`, the loop compiled by numba, on the stored Gram
-  matrix (its rows are the kernel columns);
+  matrix, read in place (its rows are the kernel columns; a ridge is added by :func:`_step`
+  to the one entry of a column that has it);
 * ``'python'`` - the same code run by Python, calling the compiled steps and reading one
   column per bounce from a :class:`~kernelclf.kernels.gram.Gram` object (columns on demand);
 * ``'numpy'`` - the same code run by Python with the NumPy twins in place of the compiled
@@ -55,6 +67,10 @@ try:  # numba compiles the O(m) steps and the loop; without it the NumPy twins r
     def _jit(f):  # no fastmath: IEEE arithmetic in the written order, as in the twins
         return _njit(cache=True, nogil=True)(f)
 
+    def _jit_inline(f):  # as _jit, and inlined where the loop calls it (numba IR): no
+        # call, no reference counts on the arrays passed (the fixed cost of a flight)
+        return _njit(cache=True, nogil=True, inline="always")(f)
+
     def _jit_vec(f):  # as _jit, with NumPy's error model (x / 0 is inf or nan, no
         # exception, as in the NumPy twins): a loop that divides without a branch vectorises
         return _njit(cache=True, nogil=True, error_model="numpy")(f)
@@ -62,7 +78,7 @@ try:  # numba compiles the O(m) steps and the loop; without it the NumPy twins r
 except ImportError:  # pragma: no cover - numba is a dependency; Pyodide has none
     def _jit(f):
         return f
-    _jit_vec = _jit
+    _jit_vec = _jit_inline = _jit
     HAVE_NUMBA = False
 
 __all__ = ["HAVE_NUMBA", "ENGINES", "STOPPING_RULES", "select_engine"]
@@ -102,7 +118,7 @@ def _new_state(m, stopping):
 # ---------------------------------------------------------------------------
 # the per-flight steps: each compiled step followed by its NumPy twin
 
-@_jit
+@_jit_inline
 def _rho_scalar(c, mu):
     """``(rho_1, rho_2)`` of ``⊕µ`` (erratum E2), scalar version for the loop."""
     if c < -1.0 + 1e-12:
@@ -124,7 +140,7 @@ def _rho2_printed(c, mu):
     return -r1 * c + (mu * mu * (1.0 - c) - 1.0)
 
 
-@_jit
+@_jit_inline
 def _dot(a, b):
     """``sum_i a_i b_i`` in a fixed order: eight running sums (lane ``j`` adds the
     products ``i = j mod 8`` below the last multiple of 8, in increasing ``i``), added
@@ -204,23 +220,35 @@ def _first_argmin(T):
 
 
 @_jit_vec
-def _next_wall(y, u, w, last, tau_max, T):
-    """Nearest wall ahead: ``(c, tau_c)``; ``c = -1`` when none is nearer than ``tau_max``.
-
-    Flight times ``tau_i = -d_i / nu_i`` with ``d = Y G gamma``, ``nu = Y G beta``
-    (erratum E12), over the walls approached (``nu_i < 0``) except the one just left;
-    a negative time (a wall crossed by round-off) counts as 0. Two passes: the times of
-    all walls into the scratch array ``T`` (``inf`` for walls not ahead), a loop without
-    branches that the compiler vectorises, then the first index of the smallest. (One
-    pass with a branch per wall mispredicted about half of them: the walls ahead change
-    from flight to flight at random.)"""
-    m = y.shape[0]
-    for i in range(m):
+def _times(y, u, w, T):
+    """Flight times of all walls into ``T``: ``tau_i = -d_i / nu_i`` with ``d = Y G gamma``,
+    ``nu = Y G beta`` (erratum E12) for the walls approached (``nu_i < 0``), ``inf`` for the
+    others; a negative time (a wall crossed by round-off) counts as 0. A loop without
+    branches, which the compiler vectorises. (One pass with a branch per wall mispredicted
+    about half of them: the walls ahead change from flight to flight at random.)"""
+    for i in range(y.shape[0]):
         nu = y[i] * w[i]
         t = -(y[i] * u[i]) / nu
         t = 0.0 if t < 0.0 else t
         T[i] = t if nu < 0.0 else math.inf
-    if 0 <= last < m:
+
+
+def _times_np(y, u, w, T):
+    """NumPy twin of :func:`_times`."""
+    nu = y * w
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.divide(-(y * u), nu, out=T)
+    T[T < 0.0] = 0.0
+    T[~(nu < 0.0)] = math.inf
+    T[np.isnan(T)] = math.inf
+
+
+@_jit_inline
+def _pick_wall(T, last, tau_max):
+    """The nearest wall ahead from the flight times ``T`` of :func:`_times`: ``(c, tau_c)``,
+    the wall just left (``last``) excluded, the first of equal times kept; ``c = -1`` when
+    none is nearer than ``tau_max``. ``T[last]`` is overwritten."""
+    if 0 <= last < T.shape[0]:
         T[last] = math.inf
     c, best = _first_argmin(T)
     if not best < tau_max:
@@ -228,14 +256,8 @@ def _next_wall(y, u, w, last, tau_max, T):
     return c, best
 
 
-def _next_wall_np(y, u, w, last, tau_max, T):
-    """NumPy twin of :func:`_next_wall` (ties go to the first index, as there)."""
-    nu = y * w
-    with np.errstate(divide="ignore", invalid="ignore"):
-        np.divide(-(y * u), nu, out=T)
-    T[T < 0.0] = 0.0
-    T[~(nu < 0.0)] = math.inf
-    T[np.isnan(T)] = math.inf
+def _pick_wall_np(T, last, tau_max):
+    """NumPy twin of :func:`_pick_wall` (ties go to the first index, as there)."""
     if 0 <= last < T.shape[0]:
         T[last] = math.inf
     c = int(np.argmin(T))
@@ -246,7 +268,25 @@ def _next_wall_np(y, u, w, last, tau_max, T):
 
 
 @_jit
-def _step(gamma, u, beta, w, t, z, uz, c, col, kcc, ga, fix):
+def _next_wall(y, u, w, last, tau_max, T):
+    """Nearest wall ahead: ``(c, tau_c)``; ``c = -1`` when none is nearer than ``tau_max``.
+
+    Two passes: the times of all walls into the scratch array ``T`` (:func:`_times`), then
+    the first index of the smallest, the wall just left excluded (:func:`_pick_wall`).
+    Between bounces the flight loop skips the first pass: :func:`_step` computes the times
+    from the new position and direction in its own loop."""
+    _times(y, u, w, T)
+    return _pick_wall(T, last, tau_max)
+
+
+def _next_wall_np(y, u, w, last, tau_max, T):
+    """NumPy twin of :func:`_next_wall`."""
+    _times_np(y, u, w, T)
+    return _pick_wall_np(T, last, tau_max)
+
+
+@_jit_vec
+def _step(gamma, u, beta, w, t, z, uz, c, col, kcc, ga, fix, y, T, ridge):
     """One flight, in place: fly the arc ``arctan t`` along the great circle, put the
     normalised chord midpoint in ``z`` (outputs ``uz``) and mirror the direction on wall
     ``c`` (LKC eq. 3.33: ``beta_c`` and one kernel column ``col``; ``c < 0``: no wall).
@@ -254,15 +294,22 @@ def _step(gamma, u, beta, w, t, z, uz, c, col, kcc, ga, fix):
 
     Both moves keep the direction tangent and of unit length in exact arithmetic (the new
     position lies on wall ``c``, and a reflection is an isometry); ``fix`` re-projects and
-    renormalises it to remove the round-off."""
+    renormalises it to remove the round-off. Without ``fix`` the same loop also writes the
+    flight times of the next flight to ``T`` (as :func:`_times` would from the new ``u`` and
+    ``w``), so that the next wall costs one pass over ``T`` (:func:`_pick_wall`); with
+    ``fix`` ``T`` is left as it was (stale: the caller recomputes it). ``ridge``: ``col`` is
+    a column of the stored matrix without the ridge, whose entry ``c`` is then redone with
+    ``col[c] + ridge`` (the value a column of ``G + ridge I`` holds; 0: ``col`` has it)."""
     m = gamma.shape[0]
     h = math.sqrt(1.0 + t * t)
     xi = math.sqrt(max(2.0 - 2.0 / h, 0.0))
     nz = math.sqrt(2.0 + 2.0 / h)
     ih, inz = 1.0 / h, 1.0 / nz
     coef = 0.0
+    wc = uc = 0.0
     if c >= 0:
-        coef = -2.0 * ((w[c] - t * u[c]) * ih) / kcc
+        wc, uc = w[c], u[c]
+        coef = -2.0 * ((wc - t * uc) * ih) / kcc
     for i in range(m):
         g0, u0 = gamma[i], u[i]
         gn = (g0 + t * beta[i]) * ih
@@ -277,11 +324,25 @@ def _step(gamma, u, beta, w, t, z, uz, c, col, kcc, ga, fix):
         u[i] = un
         beta[i] = bn
         w[i] = wn
+        if not fix:  # the flight times of the next flight (as _times)
+            nu = y[i] * wn
+            tt = -(y[i] * un) / nu
+            tt = 0.0 if tt < 0.0 else tt
+            T[i] = tt if nu < 0.0 else math.inf
+    if c >= 0 and ridge != 0.0:  # entry c of the column of G + ridge I
+        wn = (wc - t * uc) * ih
+        wn += coef * (col[c] + ridge)
+        w[c] = wn
+        if not fix:
+            nu = y[c] * wn
+            tt = -(y[c] * u[c]) / nu
+            tt = 0.0 if tt < 0.0 else tt
+            T[c] = tt if nu < 0.0 else math.inf
     p = _dot(z, ga)
-    s = _dot(gamma, w)
     if c >= 0:
         beta[c] += coef
     if fix:
+        s = _dot(gamma, w)
         for i in range(m):
             beta[i] -= s * gamma[i]
             w[i] -= s * u[i]
@@ -292,13 +353,14 @@ def _step(gamma, u, beta, w, t, z, uz, c, col, kcc, ga, fix):
     return xi, p
 
 
-def _step_np(gamma, u, beta, w, t, z, uz, c, col, kcc, ga, fix):
+def _step_np(gamma, u, beta, w, t, z, uz, c, col, kcc, ga, fix, y, T, ridge):
     """NumPy twin of :func:`_step` (in place, the same outputs)."""
     h = math.sqrt(1.0 + t * t)
     xi = math.sqrt(max(2.0 - 2.0 / h, 0.0))
     nz = math.sqrt(2.0 + 2.0 / h)
     ih, inz = 1.0 / h, 1.0 / nz
-    coef = -2.0 * ((w[c] - t * u[c]) * ih) / kcc if c >= 0 else 0.0
+    wc, uc = (float(w[c]), float(u[c])) if c >= 0 else (0.0, 0.0)
+    coef = -2.0 * ((wc - t * uc) * ih) / kcc if c >= 0 else 0.0
     gn = (gamma + t * beta) * ih
     un = (u + t * w) * ih
     bn = (beta - t * gamma) * ih
@@ -308,11 +370,15 @@ def _step_np(gamma, u, beta, w, t, z, uz, c, col, kcc, ga, fix):
     np.multiply(gamma + gn, inz, out=z)
     np.multiply(u + un, inz, out=uz)
     gamma[:], u[:], beta[:], w[:] = gn, un, bn, wn
+    if c >= 0 and ridge != 0.0:  # entry c of the column of G + ridge I
+        w[c] = (wc - t * uc) * ih + coef * (float(col[c]) + ridge)
+    if not fix:
+        _times_np(y, u, w, T)
     p = _dot_np(z, ga)
-    s = _dot_np(gamma, w)
     if c >= 0:
         beta[c] += coef
     if fix:
+        s = _dot_np(gamma, w)
         beta -= s * gamma
         w -= s * u
         nb = 1.0 / math.sqrt(max(_dot_np(beta, w), 1e-300))
@@ -321,7 +387,7 @@ def _step_np(gamma, u, beta, w, t, z, uz, c, col, kcc, ga, fix):
     return xi, p
 
 
-@_jit
+@_jit_inline
 def _accumulate(alpha, ga, z, uz, xi, p, fs, arc, t, renorm):
     """Add the chord midpoint to the centre of mass: ``alpha ⊕µ zeta`` with
     ``mu = Xi / (Xi + xi)`` (chord weights, E2) or slerp with arc weights (RM eq. 18.27).
@@ -433,23 +499,29 @@ def _batch_error_np(bc, bo, bl, nb, tot_c, tot_o, tot_l):
     return math.sqrt(max(var, 0.0) / max(mm, 1e-300))
 
 
+@_jit_inline
+def _rho2_statistic(rule, fs):
+    """The statistic of the rules ``rho2``, ``rho2-printed`` and ``tr`` (codes 0, 1, 3) from
+    the float state alone; one function for every engine (scalar arithmetic only). The
+    flight loop calls it directly for these rules: passing the batch buffers to
+    :func:`_stop_statistic` at every flight costs more than the statistic."""
+    Xi = fs[_XI]
+    if Xi <= 0.0:
+        return 1.0
+    if rule == 3:  # TR Alg. 1: rho_2(p_max, lambda_max / Lambda), E12 (guarded at 0/0)
+        return _rho_scalar(fs[_PMAX], fs[_XIMAX] / Xi)[1]
+    mu = Xi / (Xi + fs[_XIMAX])
+    if rule == 0:
+        return _rho_scalar(fs[_PMIN], mu)[1]
+    return _rho2_printed(fs[_PMIN], mu)
+
+
 @_jit
 def _stop_statistic(rule, fs, ist, xi, z, uz, bc, bo, bl, cur_c, cur_o, tot_c, tot_o):
     """Update and return the stopping statistic of ``rule`` after one flight
     (``inf`` when it is not evaluated at this flight: batch rule between checks)."""
-    if rule == 0 or rule == 1:
-        Xi = fs[_XI]
-        if Xi <= 0.0:
-            return 1.0
-        mu = Xi / (Xi + fs[_XIMAX])
-        if rule == 0:
-            return _rho_scalar(fs[_PMIN], mu)[1]
-        return _rho2_printed(fs[_PMIN], mu)
-    if rule == 3:  # TR Alg. 1: rho_2(p_max, lambda_max / Lambda), E12 (guarded at 0/0)
-        Xi = fs[_XI]
-        if Xi <= 0.0:
-            return 1.0
-        return _rho_scalar(fs[_PMAX], fs[_XIMAX] / Xi)[1]
+    if rule != 2:
+        return _rho2_statistic(rule, fs)
     # batch means
     m = cur_c.shape[0]
     for i in range(m):
@@ -490,19 +562,8 @@ def _stop_statistic(rule, fs, ist, xi, z, uz, bc, bo, bl, cur_c, cur_o, tot_c, t
 
 def _stop_statistic_np(rule, fs, ist, xi, z, uz, bc, bo, bl, cur_c, cur_o, tot_c, tot_o):
     """NumPy twin of :func:`_stop_statistic`."""
-    if rule == 0 or rule == 1:
-        Xi = fs[_XI]
-        if Xi <= 0.0:
-            return 1.0
-        mu = Xi / (Xi + fs[_XIMAX])
-        if rule == 0:
-            return _rho_scalar(fs[_PMIN], mu)[1]
-        return _rho2_printed(fs[_PMIN], mu)
-    if rule == 3:  # TR Alg. 1: rho_2(p_max, lambda_max / Lambda), E12 (guarded at 0/0)
-        Xi = fs[_XI]
-        if Xi <= 0.0:
-            return 1.0
-        return _rho_scalar(fs[_PMAX], fs[_XIMAX] / Xi)[1]
+    if rule != 2:
+        return _rho2_statistic(rule, fs)
     cur_c += xi * z
     cur_o += xi * uz
     fs[_CURL] += xi
@@ -540,14 +601,16 @@ def _stop_statistic_np(rule, fs, ist, xi, z, uz, bc, bo, bl, cur_c, cur_o, tot_c
 
 def _fly(G, y, kdiag, gamma, u, beta, w, alpha, ga, z, uz, fs, ist, bc, bo, bl, cur_c, cur_o,
          tot_c, tot_o, chords, stats, hits, P, Z, rule, tol, tau_max, max_bounces,
-         min_bounces, max_restarts, random_restart, arc):
+         min_bounces, max_restarts, random_restart, arc, ridge):
     """Fly the billiard until the driver has to act; return the event.
 
     LKC Algorithm 10 (App. D.6) and BPM App. B Alg. 2 with cached outputs: per flight the
     nearest wall (or, beyond ``tau_max``, a restart), the step with its reflection, the
     update of the centre of mass and the stopping statistic. All arrays are updated in
     place; ``G[c]`` is kernel column ``c`` (a row of the stored matrix, or a column read
-    from a ``Gram`` object in the Python engines).
+    from a ``Gram`` object in the Python engines), of ``G + ridge I`` when ``ridge`` is 0
+    and of ``G`` otherwise (the stored matrix without its ridge, which is then added to
+    entry ``c``; ``kdiag`` holds the ridge in either case).
 
     Per flight the chord, the statistic and the wall hit (``-1``: geodesic continuation)
     are written to ``chords``, ``stats`` and ``hits`` at ``ist[_NTRACE]``, and the position
@@ -561,11 +624,15 @@ def _fly(G, y, kdiag, gamma, u, beta, w, alpha, ga, z, uz, fs, ist, bc, bo, bl, 
     and calls again).
     """
     T = np.empty(y.shape[0])  # scratch: the flight times of the walls
+    fresh = False  # whether T holds the times of this flight (written by the last _step)
     while ist[_NB] < max_bounces:
         k = ist[_NTRACE]
         if k >= chords.shape[0]:
             return TRACE_FULL
-        c, t = _next_wall(y, u, w, ist[_LAST], tau_max, T)
+        if fresh:
+            c, t = _pick_wall(T, ist[_LAST], tau_max)
+        else:
+            c, t = _next_wall(y, u, w, ist[_LAST], tau_max, T)
         if c < 0:
             ist[_NR] += 1
             if ist[_NR] > max_restarts:
@@ -575,15 +642,21 @@ def _fly(G, y, kdiag, gamma, u, beta, w, alpha, ga, z, uz, fs, ist, bc, bo, bl, 
             t = tau_max  # geodesic continuation, no reflection
         fix = ist[_NFL] % 16 == 15
         if c >= 0:
-            xi, p = _step(gamma, u, beta, w, t, z, uz, c, G[c], kdiag[c], ga, fix)
+            xi, p = _step(gamma, u, beta, w, t, z, uz, c, G[c], kdiag[c], ga, fix, y, T,
+                          ridge)
         else:
-            xi, p = _step(gamma, u, beta, w, t, z, uz, c, kdiag, 1.0, ga, fix)
+            xi, p = _step(gamma, u, beta, w, t, z, uz, c, kdiag, 1.0, ga, fix, y, T, 0.0)
+        fresh = not fix
         xi = _accumulate(alpha, ga, z, uz, xi, p, fs, arc, t, ist[_NFL] % 64 == 63)
         ist[_LAST] = c
         ist[_NFL] += 1
         if c >= 0:
             ist[_NB] += 1
-        stat = _stop_statistic(rule, fs, ist, xi, z, uz, bc, bo, bl, cur_c, cur_o, tot_c, tot_o)
+        if rule == 2:
+            stat = _stop_statistic(rule, fs, ist, xi, z, uz, bc, bo, bl, cur_c, cur_o, tot_c,
+                                   tot_o)
+        else:
+            stat = _rho2_statistic(rule, fs)
         if not math.isinf(stat):
             fs[_STAT] = stat
         chords[k] = xi
@@ -605,8 +678,8 @@ def _fly(G, y, kdiag, gamma, u, beta, w, alpha, ga, z, uz, fs, ist, bc, bo, bl, 
 _fly_compiled = _jit(_fly)
 
 #: the same code run by Python with every step replaced by its NumPy twin
-_NUMPY_TWINS = {"_next_wall": _next_wall_np, "_step": _step_np, "_accumulate": _accumulate_np,
-                "_stop_statistic": _stop_statistic_np}
+_NUMPY_TWINS = {"_next_wall": _next_wall_np, "_pick_wall": _pick_wall_np, "_step": _step_np,
+                "_accumulate": _accumulate_np, "_stop_statistic": _stop_statistic_np}
 _fly_numpy = types.FunctionType(_fly.__code__, {**_fly.__globals__, **_NUMPY_TWINS},
                                 "_fly_numpy", _fly.__defaults__, _fly.__closure__)
 _fly_numpy.__doc__ = _fly.__doc__
