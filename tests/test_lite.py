@@ -100,6 +100,62 @@ def test_extend_lock_adds_entries_with_hashes(tmp_path):
         lite.extend_lock(lock, [other])
 
 
+def test_start_closure_follows_dependencies_in_either_spelling():
+    lock = {"packages": {"ipython": {"depends": ["prompt_toolkit", "traitlets"]},
+                         "prompt-toolkit": {"depends": ["wcwidth"]}, "wcwidth": {"depends": []},
+                         "traitlets": {"depends": []}, "numpy": {"depends": []},
+                         "pyodide-kernel": {"depends": ["ipython", "absent"]}}}
+    assert lite.start_closure(lock, ["pyodide_kernel"]) == [
+        "ipython", "prompt-toolkit", "pyodide-kernel", "traitlets", "wcwidth"]
+    assert lite.start_closure(lock, ["numpy"]) == ["numpy"]
+
+
+def test_extend_lock_takes_the_kernel_wheels(tmp_path):
+    base = {"micropip", "traitlets", "ipython", "comm", "jedi", "ssl", "sqlite3"}
+    lock = {"packages": {n: {"name": n} for n in base}}
+    wheels = []
+    for dist in lite.KERNEL_WHEELS:
+        wheels.append(tmp_path / f"{dist}-0.6.1-py3-none-any.whl")
+        wheels[-1].write_bytes(dist.encode())
+    lite.extend_lock(lock, wheels)
+    entry = lock["packages"]["pyodide-kernel"]
+    assert entry["imports"] == ["pyodide_kernel"] and "piplite" in entry["depends"]
+    assert entry["sha256"] == hashlib.sha256(b"pyodide_kernel").hexdigest()
+    # every name the worker checks in loadPyodideOptions is in the lock (either spelling)
+    assert len(lite.start_closure(lock)) >= len(lite.KERNEL_START_PACKAGES)
+
+
+def _pyodide_dir():
+    path = os.environ.get("KERNELCLF_PYODIDE") or str(ROOT.parent / "shared" / "pyodide-0.27.7")
+    return Path(path) if (Path(path) / "pyodide.mjs").is_file() else None
+
+
+def test_precompile_wheels_adds_pyodide_bytecode(tmp_path):
+    import shutil
+
+    if not (shutil.which("node") or shutil.which("nodejs")) or _pyodide_dir() is None:
+        pytest.skip("needs Node.js and a local Pyodide (KERNELCLF_PYODIDE)")
+    pkg = tmp_path / "src" / "demo"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("__version__ = '1.0'\nX = sum(range(4))\n")
+    (pkg / "broken.py").write_text("def f(:\n")          # stays source only
+    whl = lite.build_wheel(pkg, tmp_path / "dist")
+    before = set(zipfile.ZipFile(whl).namelist())
+    counts = lite.precompile_wheels(_pyodide_dir(), [whl], work=tmp_path / "work")
+    assert counts == {whl.name: 1}
+    with zipfile.ZipFile(whl) as zf:
+        assert zf.testzip() is None
+        added = set(zf.namelist()) - before
+        assert added == {"demo/__pycache__/__init__.cpython-312.pyc"}
+        pyc = zf.read(added.pop())
+        record = zf.read("demo-1.0.dist-info/RECORD").decode()
+    # CPython 3.12's magic number (3531), then the flags of an unchecked hash-based pyc
+    assert pyc[:4] == (3531).to_bytes(2, "little") + b"\r\n"
+    assert int.from_bytes(pyc[4:8], "little") == 0b01
+    digest = base64.urlsafe_b64encode(hashlib.sha256(pyc).digest()).rstrip(b"=").decode()
+    assert f"demo/__pycache__/__init__.cpython-312.pyc,sha256={digest},{len(pyc)}" in record
+
+
 def test_lite_config_names_pyodide_and_disables_pypi():
     cfg = lite.lite_config("./pyodide/pyodide.js")
     kernel = cfg["jupyter-config-data"]["litePluginSettings"][
