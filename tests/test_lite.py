@@ -20,6 +20,10 @@ added at its end shows ✔ for the worked solution's answer and ✘ with the rec
 a typical mistake. After a failure the next chapter starts a fresh page and kernel. The
 attach (or kernel start) and run times of every chapter are printed (``make site-test``
 shows them); ``-k`` picks chapters.
+
+The lab's budget (issue 41): a chapter whose Run All takes over :data:`RUN_BUDGET` seconds
+fails, and so does one whose page's first kernel took over :data:`KERNEL_BUDGET` seconds to
+start (from opening the lab's URL to an idle kernel with the notebook shown).
 """
 import base64
 import csv
@@ -44,6 +48,13 @@ CHAPTERS = sorted(p.stem for p in (ROOT / "book").glob("*.md")
                   if "kernelspec:" in p.read_text(encoding="utf-8")[:400])
 #: seconds for a kernel to start, and for one chapter's Run All in Pyodide
 KERNEL_TIMEOUT, RUN_TIMEOUT, WIDGET_TIMEOUT = 300, 900, 120
+#: the budget (issue 41): seconds one chapter's Run All may take in the lab (two lanes on two
+#: cores), and seconds the first kernel of a page may take to start, page load included (the
+#: lab took 28-40 s before its kernel packages were preloaded in one batch with their bytecode,
+#: 15-30 s after on a loaded machine; the budget catches a fall back to installing them one by
+#: one and compiling them in the browser)
+RUN_BUDGET = float(os.environ.get("KERNELCLF_LITE_RUN_BUDGET", "60"))
+KERNEL_BUDGET = float(os.environ.get("KERNELCLF_LITE_KERNEL_BUDGET", "45"))
 #: MyST markup a reader must never see (directives, roles, labels, directive options)
 RAW_MYST = re.compile(r"```\s*\{[\w:.-]+\}|\{[\w:.-]+\}`|^\s*\([\w:.-]+\)=\s*$|^\s*:(class|label|tags):",
                       re.M)
@@ -595,6 +606,35 @@ def lite_results(request):
     return results, outside
 
 
+def over_budget(run):
+    """What of a chapter's run in the lab is over the budget (:data:`RUN_BUDGET`,
+    :data:`KERNEL_BUDGET`): a list of messages naming the chapter and its time."""
+    over = []
+    if run.run_s is None or run.run_s > RUN_BUDGET:
+        over.append(f"{run.chapter}: Run All took {run.run_s or 0:.1f} s in the lab, over the "
+                    f"budget of {RUN_BUDGET:g} s")
+    if not run.attached and (run.kernel_s is None or run.kernel_s > KERNEL_BUDGET):
+        over.append(f"{run.chapter}: the page's first kernel took {run.kernel_s or 0:.1f} s to "
+                    f"start, over the budget of {KERNEL_BUDGET:g} s")
+    return over
+
+
+def test_over_budget_names_the_chapter_and_its_time():
+    run = _Chapter("11_kernel_billiard")
+    run.kernel_s, run.run_s = KERNEL_BUDGET - 1, RUN_BUDGET - 0.1
+    assert over_budget(run) == []
+    run.run_s = RUN_BUDGET + 1.25
+    (msg,) = over_budget(run)
+    assert msg.startswith("11_kernel_billiard: Run All took ") and f"{RUN_BUDGET + 1.25:.1f} s" in msg
+    run.run_s, run.kernel_s = 1.0, KERNEL_BUDGET + 3
+    (msg,) = over_budget(run)
+    assert "first kernel" in msg and f"{KERNEL_BUDGET + 3:.1f} s" in msg
+    run.attached = True                 # an attached chapter started no kernel
+    assert over_budget(run) == []
+    run.run_s = None                    # a run that never finished is over the budget too
+    assert len(over_budget(run)) == 1
+
+
 @pytest.mark.browser
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_chapter_runs_in_the_browser(lite_results, chapter):
@@ -604,6 +644,8 @@ def test_chapter_runs_in_the_browser(lite_results, chapter):
     print(f"{chapter}: {'attach' if run.attached else 'kernel start'} {run.kernel_s or 0:.1f} s, "
           f"run all {run.run_s or 0:.1f} s, widget: {run.widget}")
     assert not run.errors, "\n".join(run.errors)
+    over = over_budget(run)
+    assert not over, "\n".join(over)
     source = (ROOT / "book" / f"{chapter}.md").read_text(encoding="utf-8")
     if re.search(r"^[^#\n]*explore\(", source, re.M):
         assert "output changed" in run.widget, run.widget

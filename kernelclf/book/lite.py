@@ -96,6 +96,8 @@ KERNEL_WHEELS = {
     "pyodide_kernel": (["pyodide_kernel"], ["ipykernel", "ipython", "comm", "jedi", "piplite",
                                             "ssl", "sqlite3"]),
 }
+#: the packages whose wheels (with their lock dependencies) get their modules' bytecode
+PRECOMPILED = (*KERNEL_START_PACKAGES, "kernelclf")
 KERNEL_PYPI = Path("extensions", "@jupyterlite", "pyodide-kernel-extension", "static", "pypi")
 DEFAULT_WHEELS = Path(sys.prefix) / "lite-wheels"
 APP_DIR = "lite"
@@ -419,10 +421,12 @@ def build(html, book="book", pyodide=None, wheels_dir=DEFAULT_WHEELS, data_home=
         lock_path = target / "pyodide-lock.json"
         lock = extend_lock(json.loads(lock_path.read_text()),
                            [target / w.name for w in wheels + kernel])
-        # the kernel's own pure-Python packages: bytecode compiled here, not in the browser
-        start = [lock["packages"][k] for k in start_closure(lock)]
+        # what the kernel loads when it starts and what the first ``import kernelclf`` loads
+        # (numpy, SciPy, scikit-learn, matplotlib ... : Pyodide's wheels ship sources only):
+        # bytecode compiled here, not in the reader's browser
+        start = [lock["packages"][k] for k in start_closure(lock, PRECOMPILED)]
         start = [e for e in start if e.get("package_type") == "package"
-                 and e["file_name"].endswith("-none-any.whl")]
+                 and e["file_name"].endswith(".whl")]
         for e in start:         # read-only copies of the shared files: new files
             path = target / e["file_name"]
             data = path.read_bytes()
