@@ -564,11 +564,11 @@ def _only_local(base, outside, route):
 LANES = int(os.environ.get("KERNELCLF_LITE_LANES", "2"))
 
 
-#: Run All seconds per chapter in the lab, measured (fresh clone, two lanes on two cores,
-#: 2026-11-26; chapters 11 and 13 on 2026-11-29 after their long runs moved to results files,
-#: on a loaded machine); a chapter not listed counts as 10 s
-RUN_SECONDS = {"13_": 85, "11_": 70, "17_": 64, "10_": 45, "01_": 40, "12_": 38, "02b": 27,
-               "04_": 24, "07_": 23, "14_": 20, "15_": 15, "16_": 12, "05_": 11, "03_": 10}
+#: Run All seconds per chapter in the lab, measured (two lanes on a 2-core machine at load
+#: 5-14, 2026-11-29; only their order matters here); a chapter not listed counts as 10 s
+RUN_SECONDS = {"17_": 160, "10_": 107, "01_": 82, "13_": 82, "12_": 70, "07_": 58, "11_": 55,
+               "15_": 45, "14_": 44, "02b": 42, "05_": 37, "16_": 30, "02_": 29, "03_": 29,
+               "04_": 23, "app": 22, "18_": 21}
 
 
 def _order(chapters):
