@@ -366,28 +366,36 @@ def _active_set(alpha, F, C, s, gmask, getcol, tol, max_rounds, release=16):
         ridge = RIDGE * float(Q0.diagonal().max(initial=0.0))
         F0 = F[W0]                          # F on W0, kept exact
         live = np.ones(n0, dtype=bool)      # the block's variables still in W
+        count = np.bincount(g0, minlength=k)     # ... per group
         Minv = _bordered_inverse(Q0, s0, g0, live, k, ridge)
         v = np.zeros(n0 + k)
+        lim = np.empty(n0)
         fresh = 0
         full = False
         while rounds < max_rounds and Minv is not None:
             rounds += 1
-            v[:n0] = np.where(live, s0 * F0, 0.0)      # -G_W (0 off W)
+            np.multiply(s0 * F0, live, out=v[:n0])     # -G_W (0 off W)
             d = Minv[:n0] @ v               # the Newton step on W (0 off W)
             # (projected on the equalities: the inverse keeps them to round-off only)
-            d -= live * s0 * (np.bincount(g0, weights=s0 * d, minlength=k)
-                              / np.bincount(g0, weights=live, minlength=k))[g0]
-            if not (np.all(np.isfinite(d)) and v[:n0] @ d > 0):
+            sd = s0 * d
+            if k == 1:
+                d -= (live * s0) * (sd.sum() / count[0])
+            else:
+                d -= (live * s0) * (np.bincount(g0, weights=sd, minlength=k) / count)[g0]
+            dv = float(v[:n0] @ d)
+            if not (np.isfinite(dv) and dv > 0):
                 if fresh:                   # (round-off of the downdates: refactor once)
                     Minv, fresh = _bordered_inverse(Q0, s0, g0, live, k, ridge), 0
                     continue
                 break
-            with np.errstate(divide="ignore", invalid="ignore"):
-                lim = np.where(d < 0, -a0 / d, np.where(d > 0, (C0 - a0) / d, np.inf))
-            out = live & (lim <= 0)         # at a bound and pushed out of the box:
+            lim.fill(np.inf)                # the step length to each variable's bound
+            np.divide(a0, -d, out=lim, where=d < 0)
+            np.divide(C0 - a0, d, out=lim, where=d > 0)
+            out = lim <= 0                  # at a bound and pushed out of the box:
             if out.any():                   # they leave W before any step is taken
                 live &= ~out
-                if np.unique(g0[live]).size < k:
+                count -= np.bincount(g0[out], minlength=k)
+                if not count.all():
                     break
                 _drop(Minv, np.flatnonzero(out))
                 fresh += 1
@@ -405,7 +413,8 @@ def _active_set(alpha, F, C, s, gmask, getcol, tol, max_rounds, release=16):
                 full = True
                 break
             live[j] = False                 # W without j
-            if np.unique(g0[live]).size < k:
+            count[g0[j]] -= 1
+            if not count.all():
                 break
             fresh += 1
             if fresh >= REFRESH:
@@ -450,7 +459,7 @@ def _drop(Minv, R):
     R = np.asarray(R)
     if R.size == 1:
         r = int(R[0])
-        Minv -= np.outer(Minv[:, r], Minv[r] / Minv[r, r])
+        Minv -= Minv[:, r, None] * (Minv[r] / Minv[r, r])
     else:
         Minv -= Minv[:, R] @ np.linalg.solve(Minv[np.ix_(R, R)], Minv[R])
     Minv[R] = 0.0

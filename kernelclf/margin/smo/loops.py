@@ -32,6 +32,9 @@ __all__ = []          # engine internals of kernelclf.margin.smo.solve_smo
 #: times ``tol``, the next ones each time it has dropped ``FINISH_STEP`` times further
 FINISH_FROM = 1000.0
 FINISH_STEP = 3.0
+#: ... and not before this many pair steps per variable (where the pair loop is about to
+#: end, at small C, it is cheaper than a finish)
+FINISH_AFTER = 0.5
 
 
 def pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter, shrinking, alpha_bound,
@@ -56,6 +59,7 @@ def pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter, shrinking, alp
     how = "maxiter"
     reconstruct = _Reconstruction(F, alpha, s, getcol)
     try_at = FINISH_FROM * tol if finish else -np.inf     # the next active-set finish
+    finish_after = FINISH_AFTER * m
 
     def everyone():             # all variables back, the shrunk ones' gradient rebuilt
         nonlocal active, shrunk, best_gap, stale
@@ -118,7 +122,7 @@ def pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter, shrinking, alp
                 continue
             if best is None or b[jj] > best[0]:
                 best = (b[jj], i, (int(active[jj]) if shrunk else jj), Ki)
-        if gap <= try_at and gap > tol and best is not None:
+        if gap <= try_at and gap > tol and best is not None and it >= finish_after:
             try_at = gap / FINISH_STEP if gap / FINISH_STEP > tol else -np.inf
             if shrunk:
                 everyone()
