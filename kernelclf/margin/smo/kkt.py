@@ -321,7 +321,7 @@ class _Reconstruction:
 
 
 
-def _active_set(alpha, F, C, s, gmask, getcol, tol, max_rounds, release=16):
+def _active_set(alpha, F, C, s, gmask, getcol, tol, max_rounds, release=16, max_free=1000):
     """A primal active-set method from the present point (the NumPy engine's finish of
     the pairwise SMO; Nocedal & Wright 2006, *Numerical Optimization*, §16.5, with the
     equalities of the groups as in libsvm's duals).
@@ -334,14 +334,17 @@ def _active_set(alpha, F, C, s, gmask, getcol, tol, max_rounds, release=16):
     never increases and every point stays feasible. A variable that the shortened step
     takes to a bound is put on it and leaves ``W``, and so do, before any step, the
     variables at a bound that the step would take out of the box (the inverse of the
-    bordered matrix is downdated, not refactored). After a full step, the KKT violation
-    of the whole problem (:func:`_kkt_gap`, with the exact gradient) is checked: at most
-    ``tol`` ends it (True); else up to ``release`` bounded variables whose gradient
-    points most into the box (against their group's multiplier, the mean of ``F`` over
-    its part of ``W``) join ``W``. ``alpha`` and ``F`` are updated in place and ``F`` is
-    exact on return; False after ``max_rounds`` rounds or where a round cannot go on (a
-    group without a variable in ``W``, no violator to release, a step that does not
-    descend). Between two full steps only the rows of ``W`` of the gradient are
+    bordered matrix is downdated, not refactored). After a full step, with the exact
+    gradient, up to ``release`` bounded variables whose gradient points most into the
+    box (against their group's multiplier, the mean of ``F`` over its part of ``W``; by
+    more than ``EXACT`` relative to it) join ``W``. Where there is none, the point is the
+    optimum to round-off: it ends there, True if the KKT violation of the whole problem
+    (:func:`_kkt_gap`) is at most ``tol`` (SMO's own stopping rule). After
+    ``max_rounds`` rounds it ends with True if that violation is at most ``tol`` at the
+    last full step. ``alpha`` and ``F`` are updated in place and ``F`` is exact on
+    return; False where a round cannot go on (a group without a variable in ``W``, a
+    step that does not descend) or where ``W`` has more than ``max_free`` variables
+    (the inverse costs ``|W|^3``). Between two full steps only the rows of ``W`` of the gradient are
     updated, from one block of columns.
     """
     m = alpha.size
@@ -351,11 +354,12 @@ def _active_set(alpha, F, C, s, gmask, getcol, tol, max_rounds, release=16):
         grp[gm] = g
     k = len(gmask)
     rounds = 0
+    full = False
     while rounds < max_rounds:
         W0 = np.flatnonzero(inW)            # the block of this full step
         n0 = W0.size
         g0 = grp[W0]
-        if n0 == 0 or np.unique(g0).size < k:
+        if n0 == 0 or n0 > max_free or np.unique(g0).size < k:
             return False
         s0 = s[W0]
         a0, C0 = alpha[W0], C[W0]
@@ -428,7 +432,8 @@ def _active_set(alpha, F, C, s, gmask, getcol, tol, max_rounds, release=16):
         if not full:
             return False
         up, low = _up_low(alpha, C, s)
-        if _kkt_gap(F, alpha, C, s, gmask, (up, low)) <= tol:
+        gap = _kkt_gap(F, alpha, C, s, gmask, (up, low))
+        if gap <= tol and rounds >= max_rounds:
             return True
         W = np.flatnonzero(inW)
         gW = grp[W]
@@ -437,19 +442,23 @@ def _active_set(alpha, F, C, s, gmask, getcol, tol, max_rounds, release=16):
         bt = b[grp]
         out = ~inW
         viol = np.maximum(np.where(up & out, F - bt, 0.0), np.where(low & out, bt - F, 0.0))
-        cand = np.flatnonzero(viol > 0.5 * tol)
+        # (beyond tol: the finish goes on to the exact optimum while it has rounds left)
+        cand = np.flatnonzero(viol > EXACT * max(1.0, float(np.abs(b).max())))
         if cand.size == 0:
-            return False
+            return bool(gap <= tol)
         if cand.size > release:
             cand = cand[np.argpartition(viol[cand], -release)[-release:]]
         inW[cand] = True
-    return False
+    return bool(full and _kkt_gap(F, alpha, C, s, gmask) <= tol)
 
 
 #: :func:`_active_set`: the ridge of ``Q_WW`` relative to its largest diagonal entry, and
 #: the downdates of the inverse between two refactorisations
 RIDGE = 1e-10
 REFRESH = 25
+#: the KKT violation (relative to the multipliers) below which a bounded variable is
+#: not brought back: the finish's own target, far below any ``tol``
+EXACT = 1e-12
 
 
 def _drop(Minv, R):

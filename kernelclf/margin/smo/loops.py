@@ -35,6 +35,9 @@ FINISH_STEP = 3.0
 #: ... and not before this many pair steps per variable (where the pair loop is about to
 #: end, at small C, it is cheaper than a finish)
 FINISH_AFTER = 0.5
+#: ... and only with at most this many free variables (the finish inverts a matrix of
+#: their number, at a cubic cost)
+FINISH_MAX_FREE = 1000
 
 
 def pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter, shrinking, alpha_bound,
@@ -128,7 +131,8 @@ def pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter, shrinking, alp
                 everyone()
                 counter = reset
             n_free = int(np.count_nonzero((alpha > 0) & (alpha < C)))
-            done = _active_set(alpha, F, C, s, gmask, getcol, tol, 20 + 4 * n_free)
+            done = n_free <= FINISH_MAX_FREE and _active_set(
+                alpha, F, C, s, gmask, getcol, tol, 20 + 4 * n_free, max_free=FINISH_MAX_FREE)
             up[:] = np.where(pos, alpha < C, alpha > 0)
             low[:] = np.where(pos, alpha > 0, alpha < C)
             if float(alpha.max()) > alpha_bound:
