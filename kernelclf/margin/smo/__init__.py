@@ -75,18 +75,20 @@ helpers (bias, polishing, Newton steps, the NumPy engine's gradient reconstructi
 
 The NumPy engine's finish (``engine='auto'`` without numba, e.g. in the in-browser lab;
 ``engine='numpy'`` runs the pair loop alone, the compiled loop's twin step for step): one
-Python-level pair step costs ten times libsvm's compiled one, and at large ``C`` SMO takes
+Python-level pair step costs over ten times libsvm's compiled one, and at large ``C`` SMO takes
 tens of thousands of them (37 041 on the benchmark's two moons, m = 2000, C = 100). With
 the equalities, one kernel matrix and no ``newton_every`` or callback, the pair loop
-therefore hands over when its gap first drops to ``1000 tol`` (then again at each further
-third): a primal active-set method (:func:`kernelclf.margin.smo.kkt._active_set`; Nocedal &
-Wright 2006, §16.5) moves the free variables to the minimiser on their affine set in one
-linear solve, shortened to the box, sends the variables that meet a bound to it, and
-brings back the bounded ones that violate the KKT conditions most, in blocks. It ends when
+therefore hands over once it has taken ``m/2`` steps and its gap has dropped to
+``1000 tol`` (again at each further third, if the finish did not end it): a primal
+active-set method (:func:`kernelclf.margin.smo.kkt._active_set`; Nocedal & Wright 2006,
+§16.5) moves the free variables to the minimiser on their affine set in one linear solve,
+shortened to the box, sends the variables that meet a bound to it, and brings back the
+bounded ones that violate the KKT conditions, in blocks, until none does: the optimum to
+round-off, where SMO would stop anywhere within ``tol``. It counts as converged only if
 the KKT violation of the whole problem, from the exact gradient, is at most ``tol`` --
-SMO's own stopping rule -- usually at round-off; otherwise the pair loop goes on from its
-(lower) point. ``iterations`` then counts the pair steps only, not the finish's rounds
-(1156 pair steps on that problem).
+SMO's own stopping rule; otherwise the pair loop goes on from the finish's (lower)
+point. ``iterations`` counts the pair steps only, not the finish's rounds (1156 on that
+problem). At small ``C`` the pair loop ends before ``m/2`` steps and runs alone.
 
 The bias is computed libsvm-style from the free variables (the average of
 ``s_t G_t`` over ``0 < a_t < C_t``; the midpoint of the feasible interval

@@ -374,7 +374,7 @@ def _active_set(alpha, F, C, s, gmask, getcol, tol, max_rounds, release=16, max_
         Minv = _bordered_inverse(Q0, s0, g0, live, k, ridge)
         v = np.zeros(n0 + k)
         lim = np.empty(n0)
-        fresh = 0
+        fresh = refine = 0
         full = False
         while rounds < max_rounds and Minv is not None:
             rounds += 1
@@ -414,6 +414,13 @@ def _active_set(alpha, F, C, s, gmask, getcol, tol, max_rounds, release=16, max_
             F0 -= s0 * (Q0 @ (new - a0))    # K[W0, W] (s_W step)
             a0 = new
             if t >= 1.0:
+                # the ridge and a near-singular Q_WW leave F unequal on W by more than
+                # round-off: a few more Newton steps from here (iterative refinement)
+                spread = _spread(F0, live, g0, k)
+                if spread > EXACT * max(1.0, float(np.abs(F0[live]).max())) \
+                        and refine < REFINE:
+                    refine += 1
+                    continue
                 full = True
                 break
             live[j] = False                 # W without j
@@ -459,6 +466,14 @@ REFRESH = 25
 #: the KKT violation (relative to the multipliers) below which a bounded variable is
 #: not brought back: the finish's own target, far below any ``tol``
 EXACT = 1e-12
+#: ... and the refinement steps after a full step (a ridged or near-singular system)
+REFINE = 3
+
+
+def _spread(F0, live, g0, k):
+    """The largest spread ``max F - min F`` over the block's live variables of a group."""
+    return max(float(np.ptp(F0[live & (g0 == g)])) if np.any(live & (g0 == g)) else 0.0
+               for g in range(k))
 
 
 def _drop(Minv, R):
