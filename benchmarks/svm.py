@@ -193,15 +193,14 @@ def table(result):
     return "\n".join(out)
 
 
-def write_record(result, path):
+def write_record(result, path, command="python -m benchmarks.svm --record"):
     """The run as a results file of :mod:`kernelclf.experiments.results`: a header (the
-    command, commit and date, the setting, the versions and the growth exponents), then
-    one record per cell, keyed ``problem/m/C``."""
+    command, commit and date, the setting, the engine, the versions and the growth
+    exponents), then one record per cell, keyed ``problem/m/C``."""
     from kernelclf.experiments.runner import provenance
 
     engine = result.get("engine", "compiled")
-    prov = provenance("python -m benchmarks.svm --record"
-                      + (" --engine numpy" if engine == "numpy" else ""))
+    prov = provenance(command)
     header = {"kernelclf_results": 1, "command": "benchmarks.svm", "provenance": prov,
               "config": {"setting": result["setting"], "engine": engine,
                          "versions": result["versions"],
@@ -238,7 +237,7 @@ def main(argv=None):
         from kernelclf.experiments.results import results_path
 
         path = results_path("svm_benchmark_numpy.jsonl" if numpy else "svm_benchmark.jsonl")
-        write_record(result, path)
+        write_record(result, path, " ".join(["python -m benchmarks.svm", *argv]))
         print(f"written {path}")
 
 
