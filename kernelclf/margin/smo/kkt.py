@@ -416,9 +416,8 @@ def _active_set(alpha, F, C, s, gmask, getcol, tol, max_rounds, release=16, max_
             if t >= 1.0:
                 # the ridge and a near-singular Q_WW leave F unequal on W by more than
                 # round-off: a few more Newton steps from here (iterative refinement)
-                spread = _spread(F0, live, g0, k)
-                if spread > EXACT * max(1.0, float(np.abs(F0[live]).max())) \
-                        and refine < REFINE:
+                if refine < REFINE and _spread(F0, live, g0, k) > REFINE_ABOVE * max(
+                        1.0, float(np.abs(F0[live]).max())):
                     refine += 1
                     continue
                 full = True
@@ -467,13 +466,16 @@ REFRESH = 25
 #: not brought back: the finish's own target, far below any ``tol``
 EXACT = 1e-12
 #: ... and the refinement steps after a full step (a ridged or near-singular system)
+#: while ``F`` on the free set spreads by more than ``REFINE_ABOVE`` (relative)
 REFINE = 3
+REFINE_ABOVE = 1e-10
 
 
 def _spread(F0, live, g0, k):
     """The largest spread ``max F - min F`` over the block's live variables of a group."""
-    return max(float(np.ptp(F0[live & (g0 == g)])) if np.any(live & (g0 == g)) else 0.0
-               for g in range(k))
+    if k == 1:
+        return float(np.ptp(F0[live]))
+    return max(float(np.ptp(F0[live & (g0 == g)])) for g in range(k))   # (none empty)
 
 
 def _drop(Minv, R):
