@@ -234,7 +234,8 @@ def test_n_support_is_the_count_that_scikit_learn_holds_in_an_array():
 def test_free_support_vectors_are_inliers_at_the_optimum_not_at_the_default_tol(engine):
     """The decision_function docstring: on the boundary within round-off the value is 0
     (an inlier) at the optimum; a fit stopped at the default tol leaves some free support
-    vectors below 0 (four of eight here), within about tol of it."""
+    vectors below 0 (four of eight here), within about tol of it. The NumPy engine's
+    active-set finish ends at the optimum already at the default tol (seven, none below)."""
     from kernelclf.kernels import RBF
 
     X = np.random.default_rng(0).uniform(-3, 3, (80, 1))
@@ -245,19 +246,20 @@ def test_free_support_vectors_are_inliers_at_the_optimum_not_at_the_default_tol(
         free = (est.alpha_ > 0) & (est.alpha_ < 1)
         counts.append((int(free.sum()), int(np.sum(f[free] < 0))))
         assert np.all(f[free] > -2 * tol)
-    assert counts[0] == (8, 4)
+    assert counts[0] == ((8, 4) if engine == "compiled" else (7, 0))
     assert counts[1][1] == 0
 
 
 def test_the_nu_properties_hold_at_the_optimum_not_at_the_default_tol(engine):
     """The module docstrings of one_class and nu_svr: at the default tol a few boundary
-    examples fall outside (more than nu of them), at a tight tol no more than nu."""
+    examples fall outside (more than nu of them), at a tight tol no more than nu (with the
+    NumPy engine's active-set finish already at the default tol: it ends at the optimum)."""
     from kernelclf.kernels import RBF
 
     X = np.random.default_rng(0).uniform(-3, 3, (80, 1))
     out = [np.mean(OneClassSupportVectorMachine(RBF(1.0), nu=0.2, tol=tol).fit(X)
                    .decision_function(X) < 0) for tol in (1e-3, 1e-9)]
-    assert out == pytest.approx([0.225, 0.1625])
+    assert out == pytest.approx([0.225 if engine == "compiled" else 0.1625, 0.1625])
     assert np.mean(OneClassSVM(gamma=0.5, nu=0.2).fit(X).decision_function(X) < 0) == 0.225
     rng = np.random.default_rng(1)
     X = rng.uniform(-3, 3, (80, 1))

@@ -216,7 +216,9 @@ class NuSupportVectorMachine(_PlattScaling, DualClassifier):
         so this fraction can exceed ``nu``, by far when ``rho`` is small: on scikit-learn's
         ``make_moons(80, noise=0.3, random_state=0)`` with ``RBF(1.0)`` and ``nu = 0.1`` it is
         0.275 at the default ``tol`` (scikit-learn's ``NuSVC``: 0.2625) and 0.0625 at
-        ``tol=1e-9`` (``tests/test_svm.py``)."""
+        ``tol=1e-9`` (``tests/test_svm.py``; without numba the NumPy engine's active-set
+        finish, :mod:`kernelclf.margin.smo`, ends at the optimum there already at the
+        default ``tol``: 0.0625)."""
         check_is_fitted(self, "alpha_")
         f = self.decision_function(self.X_fit_)
         return float(np.mean(self.y_fit_ * f < self.rho_ * (1 - 1e-6)))

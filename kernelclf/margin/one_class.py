@@ -28,7 +28,9 @@ et al. 2001, Prop. 4). A fit stopped at ``tol`` places the boundary examples onl
 ``tol``, and some may fall just below 0: on 80 points uniform on ``[-3, 3]``
 (``numpy.random.default_rng(0)``) with ``RBF(1.0)`` and ``nu = 0.2``, 0.225 of them at the
 default ``tol`` (as scikit-learn's ``OneClassSVM``), 0.1625 at ``tol=1e-9``
-(``tests/test_one_class_nu_svr.py``).
+(``tests/test_one_class_nu_svr.py``). Without numba the NumPy engine's active-set finish
+(:mod:`kernelclf.margin.smo`) ends at the optimum there already at the default ``tol``
+(0.1625).
 """
 from __future__ import annotations
 

@@ -316,3 +316,202 @@ class _Reconstruction:
                 Fi -= self.getcol(k)[idx] * (self.s[k] * delta[k])
             self.F[idx] = Fi
         self._mark()
+
+
+
+
+
+def _active_set(alpha, F, C, s, gmask, getcol, tol, max_rounds, release=16, max_free=1000):
+    """A primal active-set method from the present point (the NumPy engine's finish of
+    the pairwise SMO; Nocedal & Wright 2006, *Numerical Optimization*, §16.5, with the
+    equalities of the groups as in libsvm's duals).
+
+    The working set ``W`` starts as the free variables; the others stay at their bounds.
+    Each round moves ``W`` along the minimiser of the objective on its affine set (the
+    bordered system of :func:`_polish`, with ``Q_WW`` ridged by ``RIDGE`` times its
+    largest diagonal entry so that it stays regular where ``Q_WW`` is singular, e.g. for
+    repeated examples), shortened to stay in the box: a descent step, so the objective
+    never increases and every point stays feasible. A variable that the shortened step
+    takes to a bound is put on it and leaves ``W``, and so do, before any step, the
+    variables at a bound that the step would take out of the box (the inverse of the
+    bordered matrix is downdated, not refactored). After a full step, with the exact
+    gradient, up to ``release`` bounded variables whose gradient points most into the
+    box (against their group's multiplier, the mean of ``F`` over its part of ``W``; by
+    more than ``EXACT`` relative to it) join ``W``. Where there is none, the point is the
+    optimum to round-off: it ends there, True if the KKT violation of the whole problem
+    (:func:`_kkt_gap`) is at most ``tol`` (SMO's own stopping rule). After
+    ``max_rounds`` rounds it ends with True if that violation is at most ``tol`` at the
+    last full step. ``alpha`` and ``F`` are updated in place and ``F`` is exact on
+    return; False where a round cannot go on (a group without a variable in ``W``, a
+    step that does not descend) or where ``W`` has more than ``max_free`` variables
+    (the inverse costs ``|W|^3``). Between two full steps only the rows of ``W`` of the gradient are
+    updated, from one block of columns.
+    """
+    m = alpha.size
+    inW = (alpha > 0) & (alpha < C)
+    grp = np.zeros(m, dtype=np.int64)
+    for g, gm in enumerate(gmask):
+        grp[gm] = g
+    k = len(gmask)
+    rounds = 0
+    full = False
+    while rounds < max_rounds:
+        W0 = np.flatnonzero(inW)            # the block of this full step
+        n0 = W0.size
+        g0 = grp[W0]
+        if n0 == 0 or n0 > max_free or np.unique(g0).size < k:
+            return False
+        s0 = s[W0]
+        a0, C0 = alpha[W0], C[W0]
+        cols = np.empty((m, n0))
+        for r, i in enumerate(W0):
+            cols[:, r] = getcol(i)
+        Q0 = cols[W0] * np.outer(s0, s0)
+        ridge = RIDGE * float(Q0.diagonal().max(initial=0.0))
+        F0 = F[W0]                          # F on W0, kept exact
+        live = np.ones(n0, dtype=bool)      # the block's variables still in W
+        count = np.bincount(g0, minlength=k)     # ... per group
+        Minv = _bordered_inverse(Q0, s0, g0, live, k, ridge)
+        v = np.zeros(n0 + k)
+        lim = np.empty(n0)
+        fresh = refine = 0
+        full = False
+        while rounds < max_rounds and Minv is not None:
+            rounds += 1
+            np.multiply(s0 * F0, live, out=v[:n0])     # -G_W (0 off W)
+            d = Minv[:n0] @ v               # the Newton step on W (0 off W)
+            # (projected on the equalities: the inverse keeps them to round-off only)
+            sd = s0 * d
+            if k == 1:
+                d -= (live * s0) * (sd.sum() / count[0])
+            else:
+                d -= (live * s0) * (np.bincount(g0, weights=sd, minlength=k) / count)[g0]
+            dv = float(v[:n0] @ d)
+            if not (np.isfinite(dv) and dv > 0):
+                if fresh:                   # (round-off of the downdates: refactor once)
+                    Minv, fresh = _bordered_inverse(Q0, s0, g0, live, k, ridge), 0
+                    continue
+                break
+            lim.fill(np.inf)                # the step length to each variable's bound
+            np.divide(a0, -d, out=lim, where=d < 0)
+            np.divide(C0 - a0, d, out=lim, where=d > 0)
+            out = lim <= 0                  # at a bound and pushed out of the box:
+            if out.any():                   # they leave W before any step is taken
+                live &= ~out
+                count -= np.bincount(g0[out], minlength=k)
+                if not count.all():
+                    break
+                _drop(Minv, np.flatnonzero(out))
+                fresh += 1
+                continue
+            j = int(lim.argmin())
+            t = float(lim[j])
+            if t >= 1.0:                    # the minimiser on W: a full step
+                new = np.clip(a0 + d, 0.0, C0)
+            else:                           # shortened to the first bound
+                new = np.clip(a0 + t * d, 0.0, C0)
+                new[j] = 0.0 if d[j] < 0 else C0[j]
+            F0 -= s0 * (Q0 @ (new - a0))    # K[W0, W] (s_W step)
+            a0 = new
+            if t >= 1.0:
+                # the ridge and a near-singular Q_WW leave F unequal on W by more than
+                # round-off: a few more Newton steps from here (iterative refinement)
+                if refine < REFINE and _spread(F0, live, g0, k) > REFINE_ABOVE * max(
+                        1.0, float(np.abs(F0[live]).max())):
+                    refine += 1
+                    continue
+                full = True
+                break
+            live[j] = False                 # W without j
+            count[g0[j]] -= 1
+            if not count.all():
+                break
+            fresh += 1
+            if fresh >= REFRESH:
+                Minv, fresh = _bordered_inverse(Q0, s0, g0, live, k, ridge), 0
+            else:
+                _drop(Minv, [j])
+        # the whole gradient from the block's change (one product per full step)
+        F -= cols @ (s0 * (a0 - alpha[W0]))
+        alpha[W0] = a0
+        inW[W0] = live
+        if not full:
+            return False
+        up, low = _up_low(alpha, C, s)
+        gap = _kkt_gap(F, alpha, C, s, gmask, (up, low))
+        if gap <= tol and rounds >= max_rounds:
+            return True
+        W = np.flatnonzero(inW)
+        gW = grp[W]
+        b = np.bincount(gW, weights=F[W], minlength=k) / np.maximum(
+            np.bincount(gW, minlength=k), 1)
+        bt = b[grp]
+        out = ~inW
+        viol = np.maximum(np.where(up & out, F - bt, 0.0), np.where(low & out, bt - F, 0.0))
+        # (beyond tol: the finish goes on to the exact optimum while it has rounds left)
+        cand = np.flatnonzero(viol > EXACT * max(1.0, float(np.abs(b).max())))
+        if cand.size == 0:
+            return bool(gap <= tol)
+        if cand.size > release:
+            cand = cand[np.argpartition(viol[cand], -release)[-release:]]
+        inW[cand] = True
+    return bool(full and _kkt_gap(F, alpha, C, s, gmask) <= tol)
+
+
+#: :func:`_active_set`: the ridge of ``Q_WW`` relative to its largest diagonal entry, and
+#: the downdates of the inverse between two refactorisations
+RIDGE = 1e-10
+REFRESH = 25
+#: the KKT violation (relative to the multipliers) below which a bounded variable is
+#: not brought back: the finish's own target, far below any ``tol``
+EXACT = 1e-12
+#: ... and the refinement steps after a full step (a ridged or near-singular system)
+#: while ``F`` on the free set spreads by more than ``REFINE_ABOVE`` (relative)
+REFINE = 3
+REFINE_ABOVE = 1e-10
+
+
+def _spread(F0, live, g0, k):
+    """The largest spread ``max F - min F`` over the block's live variables of a group."""
+    if k == 1:
+        return float(np.ptp(F0[live]))
+    return max(float(np.ptp(F0[live & (g0 == g)])) for g in range(k))   # (none empty)
+
+
+def _drop(Minv, R):
+    """Remove the rows and columns ``R`` from the matrix whose inverse is ``Minv``, in
+    place: the inverse of the rest (the Schur complement ``P - Q S^-1 Q'`` of the
+    inverse's blocks) where they were, zeros in their rows and columns."""
+    R = np.asarray(R)
+    if R.size == 1:
+        r = int(R[0])
+        Minv -= Minv[:, r, None] * (Minv[r] / Minv[r, r])
+    else:
+        Minv -= Minv[:, R] @ np.linalg.solve(Minv[np.ix_(R, R)], Minv[R])
+    Minv[R] = 0.0
+    Minv[:, R] = 0.0
+
+
+def _bordered_inverse(Q0, s0, g0, live, k, ridge):
+    """The inverse of the bordered matrix ``[[Q_WW + ridge I, A'], [A, 0]]`` of the block's
+    variables ``live`` (``A``: one row ``s`` per group), in the block's positions (zeros
+    off ``W``), or None when it is not finite."""
+    n0 = live.size
+    sub = np.flatnonzero(live)
+    n = sub.size
+    gW = g0[sub]
+    M = np.zeros((n + k, n + k))
+    M[:n, :n] = Q0[np.ix_(sub, sub)]
+    M[np.arange(n), np.arange(n)] += ridge
+    M[np.arange(n), n + gW] = s0[sub]
+    M[n + gW, np.arange(n)] = s0[sub]
+    try:
+        inv = np.linalg.inv(M)
+    except np.linalg.LinAlgError:
+        return None
+    if not np.all(np.isfinite(inv)):
+        return None
+    pos = np.concatenate([sub, n0 + np.arange(k)])
+    Minv = np.zeros((n0 + k, n0 + k))
+    Minv[np.ix_(pos, pos)] = inv
+    return Minv

@@ -12,23 +12,42 @@ of the problems without equality. Columns come from ``getcol(i)`` (the Gram's ow
 of :mod:`kernelclf.margin.smo.step`, the reconstruction of the shrunk gradient that of
 :mod:`kernelclf.margin.smo.kkt`. The compiled engine (:mod:`kernelclf.margin.smo.compiled`)
 follows the same rules with the same floating-point operations in the same order.
+
+With ``finish=True`` (``engine='auto'`` without numba) ``pairwise`` hands over to the
+active-set method :func:`kernelclf.margin.smo.kkt._active_set` when its gap first drops
+to ``FINISH_FROM`` times ``tol`` and again at each ``FINISH_STEP``-fold further drop
+(the package notes, "The NumPy engine's finish"): Python pays per pair step, and the
+finish replaces the thousands of steps of large ``C`` by a few dozen linear solves.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .kkt import _newton_on_free, _Reconstruction
+from .kkt import _active_set, _newton_on_free, _Reconstruction
 from .step import PATIENCE, TAU, bound_flags, pair_step
 
 __all__ = []          # engine internals of kernelclf.margin.smo.solve_smo
 
+#: ``finish``: the first active-set finish when the pair loop's gap drops to this many
+#: times ``tol``, the next ones each time it has dropped ``FINISH_STEP`` times further
+FINISH_FROM = 1000.0
+FINISH_STEP = 3.0
+#: ... and not before this many pair steps per variable (where the pair loop is about to
+#: end, at small C, it is cheaper than a finish)
+FINISH_AFTER = 0.5
+#: ... and only with at most this many free variables (the finish inverts a matrix of
+#: their number, at a cubic cost)
+FINISH_MAX_FREE = 1000
+
 
 def pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter, shrinking, alpha_bound,
-             every=0, on_every=None):
+             every=0, on_every=None, finish=False):
     """Pairwise SMO on ``F_t = -s_t G_t`` (updated in place with ``alpha``); ``gmask`` the
     masks of the equality groups. Every ``every`` steps ``on_every()`` runs (a Newton step;
-    True stops the loop). Returns ``(iterations, how)`` with ``how`` one of 'done',
-    'maxiter', 'stalled', 'stopped', 'unbounded'; the gradient is exact at the end."""
+    True stops the loop). ``finish``: hand over to the active-set finish (module notes;
+    its rounds are not counted as iterations). Returns ``(iterations, how)`` with ``how``
+    one of 'done', 'maxiter', 'stalled', 'stopped', 'unbounded'; the gradient is exact
+    at the end."""
     m = p.size
     pos = s > 0
     # up: a_t may move so that s_t a_t increases; low: so that it decreases
@@ -42,6 +61,8 @@ def pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter, shrinking, alp
     it = 0
     how = "maxiter"
     reconstruct = _Reconstruction(F, alpha, s, getcol)
+    try_at = FINISH_FROM * tol if finish else -np.inf     # the next active-set finish
+    finish_after = FINISH_AFTER * m
 
     def everyone():             # all variables back, the shrunk ones' gradient rebuilt
         nonlocal active, shrunk, best_gap, stale
@@ -104,6 +125,23 @@ def pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter, shrinking, alp
                 continue
             if best is None or b[jj] > best[0]:
                 best = (b[jj], i, (int(active[jj]) if shrunk else jj), Ki)
+        if gap <= try_at and gap > tol and best is not None and it >= finish_after:
+            try_at = gap / FINISH_STEP if gap / FINISH_STEP > tol else -np.inf
+            if shrunk:
+                everyone()
+                counter = reset
+            n_free = int(np.count_nonzero((alpha > 0) & (alpha < C)))
+            done = n_free <= FINISH_MAX_FREE and _active_set(
+                alpha, F, C, s, gmask, getcol, tol, 20 + 4 * n_free, max_free=FINISH_MAX_FREE)
+            up[:] = np.where(pos, alpha < C, alpha > 0)
+            low[:] = np.where(pos, alpha > 0, alpha < C)
+            if float(alpha.max()) > alpha_bound:
+                how = "unbounded"
+                break
+            if done:
+                how = "done"
+                break
+            continue
         if gap <= tol or best is None:
             if shrunk:          # the full problem is checked (its gradient rebuilt)
                 everyone()
@@ -211,3 +249,4 @@ def coordinate(p, C, s, getcol, Kd, alpha, F, tol, max_iter, alpha_bound):
         if alpha[t] > alpha_bound:
             return it, "unbounded"
     return it, "maxiter"
+
