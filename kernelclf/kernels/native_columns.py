@@ -75,9 +75,10 @@ _EMPTY = (NONE, np.zeros((1, 1)), np.zeros(1), 0.0, 1)
 def column_spec(gram):
     """``(kind, X, sq, offset, degree)`` for :func:`fill_slot`, or ``kind = NONE`` when
     the columns must come from Python (another kernel, a stored matrix, sparse inputs
-    whose dense copy would take more than :data:`DENSE_MB` MiB, a ridge). ``X`` holds the scaled inputs by feature (``n x m``, ``kind`` one of
-    ``LINEAR, POLY, RBF_KIND``) or, for more than :data:`MAX_FEATURES` features, by
-    example (``m x n``, ``kind`` that plus :data:`ROWS`)."""
+    whose dense copy would take more than :data:`DENSE_MB` MiB, a ridge). ``X`` holds
+    the scaled inputs by feature (``n x m``, ``kind`` one of ``LINEAR, POLY,
+    RBF_KIND``) or, for more than :data:`MAX_FEATURES` features, by example (``m x n``,
+    ``kind`` that plus :data:`ROWS`)."""
     kernel, X = getattr(gram, "kernel", None), getattr(gram, "X", None)
     if (HAVE_NUMBA and sp.issparse(X) and X.ndim == 2
             and 8.0 * X.shape[0] * X.shape[1] <= DENSE_MB * 2 ** 20
