@@ -74,9 +74,10 @@ def test_which_inputs_get_compiled_columns():
     assert 8.0 * 3000 * 3000 > nc.DENSE_MB * 2 ** 20
     assert nc.column_spec(Gram(Linear(), big, precompute=False, check=False))[0] == nc.NONE
     assert nc.column_spec(Gram(Linear(), X, ridge=0.5, precompute=False))[0] == nc.NONE
-    assert nc.switch_fraction(nc.RBF_KIND, 8) is None          # by feature: never switch
-    fr = [nc.switch_fraction(nc.RBF_KIND + nc.ROWS, n) for n in (50, 256, 784)]
+    assert nc.switch_fraction(nc.RBF_KIND, 2000, 8) is None      # by feature: never
+    fr = [nc.switch_fraction(nc.RBF_KIND + nc.ROWS, 2000, n) for n in (50, 256, 784)]
     assert 0 < fr[2] < fr[1] < fr[0] < 1
+    assert fr[2] < 0.1 < 0.4 < fr[1]             # 12.5 MB of inputs: an early switch
 
 
 @pytest.mark.skipif(not nc.HAVE_NUMBA, reason="needs numba (not installed, or hidden by "
@@ -93,7 +94,7 @@ def test_compiled_smo_on_many_features_reaches_the_numpy_engines_optimum(
     from kernelclf.margin.smo import compiled
 
     if fraction is not None:
-        monkeypatch.setattr(compiled, "switch_fraction", lambda kind, n: fraction)
+        monkeypatch.setattr(compiled, "switch_fraction", lambda kind, m, n: fraction)
     rng = np.random.default_rng(3)
     X = rng.normal(size=(300, 40))
     y = np.where(X[:, 0] + 0.5 * rng.normal(size=300) > 0, 1.0, -1.0)

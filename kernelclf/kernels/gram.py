@@ -105,7 +105,11 @@ class ColumnSlots:
     strategies; a solver that touches few columns never pays for the whole matrix,
     and one that needs most of them (the RMM at tight bounds, RMM §5.7) soon gets it.
     The rule depends only on ``m`` and ``n``, so fits are reproducible. A number
-    sets the fraction; ``None`` never switches.
+    sets the fraction; ``None`` never switches. The columns held at the switch are
+    kept (by symmetry they are rows too): only the block of the other examples is
+    computed, ``(1 - f)^2`` of the whole matrix after a fraction ``f`` of the columns.
+    A compiled loop that computes columns itself sets its own fraction
+    (:func:`kernelclf.kernels.native_columns.switch_fraction`).
     """
 
     def __init__(self, gram, cache_mb=None, switch="auto"):

@@ -66,6 +66,9 @@ LINEAR, POLY, RBF_KIND = range(1, 4)
 ROWS = 4
 #: the most features stored by feature; more are stored by example (BLAS products)
 MAX_FEATURES = 32
+#: inputs up to this many MiB are read from the cache by the columns' matrix-vector
+#: products (:func:`switch_fraction`)
+CACHE_MB = 8.0
 #: sparse inputs (scipy.sparse) are copied to a dense array when it takes at most this
 #: many MiB; larger ones get their columns from Python (sparse products)
 DENSE_MB = 64.0
@@ -112,20 +115,24 @@ def _layout(X, rows):
     return np.ascontiguousarray(X if rows else X.T)
 
 
-def switch_fraction(kind, n):
+def switch_fraction(kind, m, n):
     """The fraction of the columns after which computing the whole matrix at once pays
     (the ski-rental rule of :class:`kernelclf.kernels.gram.ColumnSlots`), for compiled
-    columns of ``kind`` on ``n`` features; ``None``: never (few features: a compiled
-    column costs about what an entry of the whole matrix does).
+    columns of ``kind`` on ``m`` examples with ``n`` features; ``None``: never (few
+    features: a compiled column costs about what an entry of the whole matrix does).
 
-    The cost model, measured on one core (columns of ``m = 2000`` examples, 50 to 784
-    features, against the kernels' NumPy matrices): a column entry ``2 + 0.09 n`` units
-    (a BLAS matrix-vector product, memory-bound), an entry of the whole matrix ``3 +
-    0.03 n`` (a matrix product, which reuses what it reads): the switch comes after
-    69 % of the columns at ``n = 50``, 43 % at 256, 37 % at 784."""
+    The cost model, measured on one core of a shared 2-core machine (columns of ``m =
+    2000`` examples, 50 to 784 features, against the kernels' NumPy matrices): an entry
+    of the whole matrix ``3 + 0.03 n`` units (a matrix product, which reuses what it
+    reads), a column entry ``2 + 0.09 n`` while the inputs (``8 m n`` bytes) fit in
+    :data:`CACHE_MB` MiB, else ``2 + 0.6 n`` (a matrix-vector product then streams all
+    the inputs from memory for every column, and waits for it): the switch comes after
+    69 % of the columns for 2000 examples of 50 features, 43 % of 256 (4 MB), 6 % of
+    784 (12.5 MB)."""
     if kind <= ROWS:
         return None
-    return min(1.0, (3.0 + 0.03 * n) / (2.0 + 0.09 * n))
+    per_feature = 0.09 if 8.0 * m * n <= CACHE_MB * 2 ** 20 else 0.6
+    return min(1.0, (3.0 + 0.03 * n) / (2.0 + per_feature * n))
 
 
 # exp(x) = 2^k e^r, k = round(x / ln 2), r = x - k ln 2 (Cody & Waite's two-part ln 2),

@@ -781,7 +781,7 @@ def _native(slots):
     if spec[0] != NONE:
         slots.reserve()
         X = spec[1]
-        f = slots.switch = switch_fraction(spec[0], X.shape[1])
+        f = slots.switch = switch_fraction(spec[0], X.shape[0], X.shape[1])
         if f is not None and slots.capacity == slots.m:
             limit = max(2, int(np.ceil(f * slots.m)))
     return spec, np.array([slots.used, slots.filled, 0, limit], dtype=np.int64)
