@@ -12,7 +12,7 @@ parameters), and :func:`fill_slot` computes column ``i`` into a slot, evicting t
 recently used one exactly as :meth:`kernelclf.kernels.gram.ColumnSlots.fill` does.
 
 Sparse inputs (``scipy.sparse``, e.g. word counts) are copied to a dense array first
-when that copy takes at most :data:`DENSE_MB` MiB (a BLAS product over the dense rows
+when that copy takes at most ``DENSE_MB`` MiB (a BLAS product over the dense rows
 then costs less than scipy's sparse product per column, about a third for 2000
 documents of 800 words); larger ones keep Python's sparse columns.
 
@@ -78,10 +78,10 @@ _EMPTY = (NONE, np.zeros((1, 1)), np.zeros(1), 0.0, 1)
 def column_spec(gram):
     """``(kind, X, sq, offset, degree)`` for :func:`fill_slot`, or ``kind = NONE`` when
     the columns must come from Python (another kernel, a stored matrix, sparse inputs
-    whose dense copy would take more than :data:`DENSE_MB` MiB, a ridge). ``X`` holds
+    whose dense copy would take more than ``DENSE_MB`` MiB, a ridge). ``X`` holds
     the scaled inputs by feature (``n x m``, ``kind`` one of ``LINEAR, POLY,
-    RBF_KIND``) or, for more than :data:`MAX_FEATURES` features, by example (``m x n``,
-    ``kind`` that plus :data:`ROWS`)."""
+    RBF_KIND``) or, for more than ``MAX_FEATURES`` features, by example (``m x n``,
+    ``kind`` that plus ``ROWS``)."""
     kernel, X = getattr(gram, "kernel", None), getattr(gram, "X", None)
     if (HAVE_NUMBA and sp.issparse(X) and X.ndim == 2
             and 8.0 * X.shape[0] * X.shape[1] <= DENSE_MB * 2 ** 20
@@ -125,7 +125,7 @@ def switch_fraction(kind, m, n):
     2000`` examples, 50 to 784 features, against the kernels' NumPy matrices): an entry
     of the whole matrix ``3 + 0.03 n`` units (a matrix product, which reuses what it
     reads), a column entry ``2 + 0.09 n`` while the inputs (``8 m n`` bytes) fit in
-    :data:`CACHE_MB` MiB, else ``2 + 0.6 n`` (a matrix-vector product then streams all
+    ``CACHE_MB`` MiB, else ``2 + 0.6 n`` (a matrix-vector product then streams all
     the inputs from memory for every column, and waits for it): the switch comes after
     69 % of the columns for 2000 examples of 50 features, 43 % of 256 (4 MB), 6 % of
     784 (12.5 MB)."""
@@ -224,7 +224,7 @@ def _row_dots(out, i, rows, n, X):
 
 def _formula(out, i, rows, n, full, kind, sq, offset, degree):
     """``out[k] <- k(x_rows[k], x_i)`` from the inner products in ``out[:n]`` (``kind``
-    without :data:`ROWS`); False if one is not finite."""
+    without ``ROWS``); False if one is not finite."""
     if kind == RBF_KIND:
         sqi = sq[i]
         for k in range(n):
