@@ -5,28 +5,47 @@ LKC Table 2.1 (linear, polynomial and RBF kernels), Definition 2.15 (Gram matrix
 
 A compiled loop that reads columns from a :class:`kernelclf.kernels.gram.ColumnSlots`
 returns to Python for every missing column; for the linear, polynomial and RBF kernels
-on a float array it can instead compute the column itself: :func:`column_spec` turns a
-:class:`kernelclf.kernels.gram.Gram` into plain arrays (``kind``, the inputs scaled as
-the kernel's own column function scales them, their squared norms and the parameters),
-and :func:`fill_slot` computes column ``i`` into a slot, evicting the least recently
-used one exactly as :meth:`kernelclf.kernels.gram.ColumnSlots.fill` does. Only for
-inputs with few features (``n <= 32``): there a column costs ``O(m n)`` work; with many
-features the matrix products of NumPy (and the switch to the whole matrix of
-:class:`~kernelclf.kernels.gram.ColumnSlots`) are faster.
+on a float array it can instead compute the column itself: :func:`column_spec`
+turns a :class:`kernelclf.kernels.gram.Gram` into plain arrays (``kind``, the inputs
+scaled as the kernel's own column function scales them, their squared norms and the
+parameters), and :func:`fill_slot` computes column ``i`` into a slot, evicting the least
+recently used one exactly as :meth:`kernelclf.kernels.gram.ColumnSlots.fill` does.
 
-A column is computed in passes over its entries that the compiler vectorises: the
-inner products feature by feature (the inputs are stored by feature), then the
-kernel's formula; for the RBF kernel the exponential is :func:`_exp`'s polynomial,
-within one unit in the last place of libm's (numba calls libm once per value, which
-cost three times as much as the whole column does now). The values agree with the
-kernels' NumPy columns to round-off (the same formulas, summed in another order), and
-:func:`column_at` gives exactly the numbers of :func:`_column` on its rows.
+Sparse inputs (``scipy.sparse``, e.g. word counts) are copied to a dense array first
+when that copy takes at most ``DENSE_MB`` MiB (a BLAS product over the dense rows
+then costs less than scipy's sparse product per column, about a third for 2000
+documents of 800 words); larger ones keep Python's sparse columns.
+
+Two layouts, by the number of features ``n``:
+
+* few features (``n <= 32``): the inputs stored by feature (``n x m``), the inner
+  products of a column summed feature by feature in passes over all examples that the
+  compiler vectorises;
+* many features (``kind > ROWS``): the inputs stored by example (``m x n``), a whole
+  column's inner products ``X x_i`` one matrix-vector product of BLAS (``dgemv``, a
+  blocked loop over the features instead of one pass per feature), the entries of a
+  column on some rows only (the SMO's shrunk problem) one vectorised dot product per
+  row (:func:`_rowdot`, summed in another order than BLAS: the same numbers to
+  round-off, not bit for bit).
+
+Then the kernel's formula; for the RBF kernel the exponential is :func:`_exp`'s
+polynomial, within one unit in the last place of libm's (numba calls libm once per
+value, which cost three times as much as the whole column does now). The values agree
+with the kernels' NumPy columns to round-off (the same formulas, summed in another
+order); on few features :func:`column_at` gives exactly the numbers of :func:`_column`
+on its rows.
+
+A matrix product computes the whole matrix at a lower cost per entry than columns do,
+the more so the more features there are; :func:`switch_fraction` is the fraction of the
+columns after which a solver that holds them all (``ColumnSlots``' ski-rental switch)
+computes the whole matrix instead.
 """
 from __future__ import annotations
 
 import math
 
 import numpy as np
+import scipy.sparse as sp
 
 from .vector import RBF, Linear, Polynomial
 
@@ -36,43 +55,84 @@ try:
 except ImportError:  # pragma: no cover - Pyodide
     HAVE_NUMBA = False
 
-__all__ = ["NONE", "column_spec", "fill_slot", "column_at", "take_slot"]
+__all__ = ["NONE", "column_spec", "fill_slot", "column_at", "take_slot", "switch_fraction"]
 
 #: The ``kind`` that :func:`column_spec` returns when the columns must come from Python
 #: (no numba, another kernel, a stored matrix, inputs other than a numeric 2-D array,
-#: more than 32 features, a ridge).
+#: a ridge).
 NONE = 0
 LINEAR, POLY, RBF_KIND = range(1, 4)
+#: ``kind - ROWS`` is the kernel when the inputs are stored by example (many features)
+ROWS = 4
+#: the most features stored by feature; more are stored by example (BLAS products)
 MAX_FEATURES = 32
+#: inputs up to this many MiB are read from the cache by the columns' matrix-vector
+#: products (:func:`switch_fraction`)
+CACHE_MB = 8.0
+#: sparse inputs (scipy.sparse) are copied to a dense array when it takes at most this
+#: many MiB; larger ones get their columns from Python (sparse products)
+DENSE_MB = 64.0
 _EMPTY = (NONE, np.zeros((1, 1)), np.zeros(1), 0.0, 1)
 
 
 def column_spec(gram):
-    """``(kind, X, sq, offset, degree)`` for :func:`fill_slot` (``X`` the inputs by
-    feature, ``n x m``), or ``kind = NONE`` when the columns must come from Python
-    (another kernel, a stored matrix, many features, a ridge)."""
+    """``(kind, X, sq, offset, degree)`` for :func:`fill_slot`, or ``kind = NONE`` when
+    the columns must come from Python (another kernel, a stored matrix, sparse inputs
+    whose dense copy would take more than ``DENSE_MB`` MiB, a ridge). ``X`` holds
+    the scaled inputs by feature (``n x m``, ``kind`` one of ``LINEAR, POLY,
+    RBF_KIND``) or, for more than ``MAX_FEATURES`` features, by example (``m x n``,
+    ``kind`` that plus ``ROWS``)."""
     kernel, X = getattr(gram, "kernel", None), getattr(gram, "X", None)
+    if (HAVE_NUMBA and sp.issparse(X) and X.ndim == 2
+            and 8.0 * X.shape[0] * X.shape[1] <= DENSE_MB * 2 ** 20
+            and type(kernel) in (RBF, Linear, Polynomial)):
+        X = X.toarray()         # (a dense copy: a column is then one BLAS product)
     if (not HAVE_NUMBA or getattr(gram, "_G", None) is not None or gram.ridge
             or not isinstance(X, np.ndarray) or X.ndim != 2 or X.dtype.kind not in "fiu"
-            or X.shape[1] > MAX_FEATURES or X.shape[0] != gram.m):
+            or X.shape[0] != gram.m):
         return _EMPTY
     X = np.ascontiguousarray(X, dtype=float)
+    rows = ROWS if X.shape[1] > MAX_FEATURES else 0
     kind = type(kernel)
     if kind is RBF:
         w = kernel._width()
         if not isinstance(w, float) or getattr(w, "ndim", 0):
             return _EMPTY
         Xs = np.ascontiguousarray(X / kernel._sigma_for(X))
-        return (RBF_KIND, np.ascontiguousarray(Xs.T), np.einsum("ij,ij->i", Xs, Xs), 0.0,
-                1)
+        return (RBF_KIND + rows, _layout(Xs, rows), np.einsum("ij,ij->i", Xs, Xs), 0.0, 1)
     if kind is Linear:
-        return LINEAR, np.ascontiguousarray(X.T), np.zeros(len(X)), 0.0, 1
+        return LINEAR + rows, _layout(X, rows), np.zeros(len(X)), 0.0, 1
     if kind is Polynomial:
         gamma = kernel._gamma_for(X)        # (gamma <x, x'>: the inputs scaled by sqrt(gamma))
         Xs = X if gamma == 1.0 else X * math.sqrt(gamma)
-        return (POLY, np.ascontiguousarray(Xs.T), np.zeros(len(X)), float(kernel.offset),
+        return (POLY + rows, _layout(Xs, rows), np.zeros(len(X)), float(kernel.offset),
                 int(kernel.degree))
     return _EMPTY
+
+
+def _layout(X, rows):
+    """The inputs by example (``rows``) or by feature, contiguous."""
+    return np.ascontiguousarray(X if rows else X.T)
+
+
+def switch_fraction(kind, m, n):
+    """The fraction of the columns after which computing the whole matrix at once pays
+    (the ski-rental rule of :class:`kernelclf.kernels.gram.ColumnSlots`), for compiled
+    columns of ``kind`` on ``m`` examples with ``n`` features; ``None``: never (few
+    features: a compiled column costs about what an entry of the whole matrix does).
+
+    The cost model, measured on one core of a shared 2-core machine (columns of ``m =
+    2000`` examples, 50 to 784 features, against the kernels' NumPy matrices): an entry
+    of the whole matrix ``3 + 0.03 n`` units (a matrix product, which reuses what it
+    reads), a column entry ``2 + 0.09 n`` while the inputs (``8 m n`` bytes) fit in
+    ``CACHE_MB`` MiB, else ``2 + 0.6 n`` (a matrix-vector product then streams all
+    the inputs from memory for every column, and waits for it): the switch comes after
+    69 % of the columns for 2000 examples of 50 features, 43 % of 256 (4 MB), 6 % of
+    784 (12.5 MB)."""
+    if kind <= ROWS:
+        return None
+    per_feature = 0.09 if 8.0 * m * n <= CACHE_MB * 2 ** 20 else 0.6
+    return min(1.0, (3.0 + 0.03 * n) / (2.0 + per_feature * n))
 
 
 # exp(x) = 2^k e^r, k = round(x / ln 2), r = x - k ln 2 (Cody & Waite's two-part ln 2),
@@ -147,9 +207,24 @@ def _dots(out, i, rows, n, full, XT):
                 out[k] += row[rows[k]] * xi
 
 
-def _entries(out, i, rows, n, full, kind, XT, sq, offset, degree):
-    """``out[k] = k(x_rows[k], x_i)``, ``k < n``; False if one is not finite."""
-    _dots(out, i, rows, n, full, XT)
+def _rowdot(a, b):
+    """``<a, b>`` of two contiguous rows (compiled with reassociation: vectorised)."""
+    s = 0.0
+    for f in range(a.size):
+        s += a[f] * b[f]
+    return s
+
+
+def _row_dots(out, i, rows, n, X):
+    """``out[k] = <x_rows[k], x_i>`` for ``k < n``; ``X`` holds the inputs by example."""
+    xi = X[i]
+    for k in range(n):
+        out[k] = _rowdot(X[rows[k]], xi)
+
+
+def _formula(out, i, rows, n, full, kind, sq, offset, degree):
+    """``out[k] <- k(x_rows[k], x_i)`` from the inner products in ``out[:n]`` (``kind``
+    without ``ROWS``); False if one is not finite."""
     if kind == RBF_KIND:
         sqi = sq[i]
         for k in range(n):
@@ -176,17 +251,34 @@ def _entries(out, i, rows, n, full, kind, XT, sq, offset, degree):
     return ok
 
 
+def _entries(out, i, rows, n, full, kind, XT, sq, offset, degree):
+    """``out[k] = k(x_rows[k], x_i)``, ``k < n`` (inputs by feature, or by example for
+    ``kind > ROWS``: then the rows are given, ``full`` is not used); False if one is not
+    finite."""
+    if kind > ROWS:
+        _row_dots(out, i, rows, n, XT)
+        return _formula(out, i, rows, n, False, kind - ROWS, sq, offset, degree)
+    _dots(out, i, rows, n, full, XT)
+    return _formula(out, i, rows, n, full, kind, sq, offset, degree)
+
+
 _NO_ROWS = np.zeros(1, dtype=np.int64)
 
 
 def _column(out, i, kind, X, sq, offset, degree):
-    """Column ``i`` of the kernel matrix into ``out``; False if a value is not finite."""
+    """Column ``i`` of the kernel matrix into ``out`` (contiguous, ``m`` entries); False
+    if a value is not finite."""
+    if kind > ROWS:             # X x_i: one BLAS matrix-vector product
+        np.dot(X, X[i], out)
+        return _formula(out, i, _NO_ROWS, X.shape[0], True, kind - ROWS, sq, offset,
+                        degree)
     return _entries(out, i, _NO_ROWS, X.shape[1], True, kind, X, sq, offset, degree)
 
 
 def column_at(out, i, rows, n, kind, X, sq, offset, degree):
-    """The entries ``k(x_rows[k], x_i)``, ``k < n``, of column ``i`` into ``out[:n]`` (the
-    same numbers as :func:`_column` gives there); False if one is not finite."""
+    """The entries ``k(x_rows[k], x_i)``, ``k < n``, of column ``i`` into ``out[:n]`` (on
+    few features the same numbers as :func:`_column` gives there, on many features the
+    same to round-off); False if one is not finite."""
     return _entries(out, i, rows, n, False, kind, X, sq, offset, degree)
 
 
@@ -234,6 +326,10 @@ if HAVE_NUMBA:
     _scale = _njit(**_o)(_scale)
     _exp = _njit(**_o)(_exp)
     _dots = _njit(**_o)(_dots)
+    _rowdot = _njit(cache=True, nogil=True, boundscheck=False,
+                    fastmath={"reassoc", "contract"})(_rowdot)
+    _row_dots = _njit(**_o)(_row_dots)
+    _formula = _njit(**_o)(_formula)
     _entries = _njit(**_o)(_entries)
     _column = _njit(cache=True, nogil=True, inline="always")(_column)
     column_at = _njit(cache=True, nogil=True, inline="always")(column_at)

@@ -24,10 +24,14 @@ columns of a :class:`kernelclf.kernels.gram.Replicated` matrix and compiled kern
 columns are plain arguments (they act outside the passes).
 
 Columns come from a :class:`kernelclf.kernels.gram.ColumnSlots`. For the linear,
-polynomial and RBF kernels on few features the loop computes a missing column itself
-(:mod:`kernelclf.kernels.native_columns`); otherwise it returns to Python (code
-``NEED``), which fills the whole column, and the interrupted iteration is redone from
-its start. The matrix seen by the solver is ``Q_ij = q_i q_j K_ij + [i = j] r_i`` (kernel
+polynomial and RBF kernels on dense inputs the loop computes a missing column itself
+(:mod:`kernelclf.kernels.native_columns`: on many features one BLAS matrix-vector
+product); otherwise it returns to Python (code ``NEED``), which fills the whole column,
+and the interrupted iteration is redone from its start. On many features, when every
+column fits in the budget, the loop also returns once the compiled columns have reached
+:func:`kernelclf.kernels.native_columns.switch_fraction` of them: Python then computes
+the whole matrix at once (``ColumnSlots``' switch; a matrix product costs less per
+entry). The matrix seen by the solver is ``Q_ij = q_i q_j K_ij + [i = j] r_i`` (kernel
 signs ``q``, a diagonal shift ``r``); sign changes are exact, so this gives the numbers
 of the NumPy engine's wrapped columns. Each call returns to Python every ``every`` steps
 (a Newton step, a stopping test). :func:`_coords` is the compiled coordinate descent of
@@ -42,7 +46,14 @@ from collections import namedtuple
 import numpy as np
 
 from ..._jit import HAVE_NUMBA
-from ...kernels.native_columns import NONE, column_at, column_spec, fill_slot, take_slot
+from ...kernels.native_columns import (
+    NONE,
+    column_at,
+    column_spec,
+    fill_slot,
+    switch_fraction,
+    take_slot,
+)
 from .step import (
     CALLBACK,
     DONE,
@@ -68,7 +79,8 @@ Problem = namedtuple("Problem", "F alpha up low Kd r q s C grp pt F0 a0 miss")
 #: the others the active variables' values (``keep`` and ``score`` are scratch)
 Layout = namedtuple("Layout", "act pos Fl al upl lowl Kdl rl ql sl Cl grpl keep score")
 #: whole columns (``data[slot[u]]``, least recently used slot replaced, ``ust = [used,
-#: filled, entries]``), compacted columns, and the compiled kernel (``kind``...)
+#: filled, entries, limit]``: compiled whole columns are made while ``filled < limit``),
+#: compacted columns, and the compiled kernel (``kind``...)
 Cache = namedtuple("Cache", "data slot owner stamp clock ust cflat cslot cowner cstamp cst "
                             "kind X sq offset degree")
 # the counters st and the values fst kept between calls
@@ -123,7 +135,7 @@ def _whole(u, data, slot, owner, stamp, clock, ust, kind, X, sq, offset, degree)
     arguments of :func:`kernelclf.kernels.native_columns.fill_slot`), stamped as used;
     -1 when Python must fill it."""
     c = slot[u]
-    if c < 0 and kind != NONE:
+    if c < 0 and kind != NONE and ust[1] < ust[3]:
         c = fill_slot(u, data, slot, owner, stamp, clock, ust, kind, X, sq, offset, degree)
     if c >= 0:
         clock[0] += 1
@@ -697,9 +709,9 @@ def _run_pairwise(slots, Kd, r, q, s, grp, ng, C, alpha, F, tol, max_iter, shrin
                i8[3], i8[4], f8[9])
     st = np.array([0, min(m, 1000), m, 0, 0, 0, 0, -1, 0], dtype=np.int64)
     fst = np.array([np.inf, np.inf])
-    spec = _native(slots)[0]
+    spec, ust = _native(slots)
     cflat = _compact_memory(slots, m)           # (may lower the whole columns' capacity)
-    ust = np.array([slots.used, slots.filled, 0], dtype=np.int64)
+    ust[:2] = slots.used, slots.filled
     i8[5:7] = -1
     i8[7:9] = 0
     compact = (cflat, i8[5], i8[6], i8[7], i8[8, :1])
@@ -715,7 +727,9 @@ def _run_pairwise(slots, Kd, r, q, s, grp, ng, C, alpha, F, tol, max_iter, shrin
         _sync(slots, ust)
         if code == NEED:
             _fill(slots, need, ust)
-            if spec[0] != NONE:     # a compiled column had a value that is not finite
+            # a compiled column had a value that is not finite (unless the loop asked
+            # for the switch to the whole matrix)
+            if spec[0] != NONE and not slots.switched:
                 raise ValueError(f"the kernel column {need} has values that are not finite "
                                  "(kernel values overflow)")
             continue
@@ -758,12 +772,19 @@ def run_coordinate(slots, Kd, Kds, r, q, s, C, alpha, F, tol, max_iter, every, a
 
 def _native(slots):
     """The kernel's compiled columns (:mod:`kernelclf.kernels.native_columns`) when it has
-    them: ``data`` then holds the whole budget and never switches to the whole matrix."""
+    them, and ``ust`` (``[used, filled, entries, limit]``). ``data`` then holds the whole
+    budget; it switches to the whole matrix after ``limit`` whole columns when they all
+    fit and there are many features (:func:`~kernelclf.kernels.native_columns.switch_fraction`),
+    else never (``limit`` above any count)."""
     spec = column_spec(slots.gram)
+    limit = np.iinfo(np.int64).max
     if spec[0] != NONE:
         slots.reserve()
-        slots.switch = None
-    return spec, np.array([slots.used, slots.filled, 0], dtype=np.int64)
+        X = spec[1]
+        f = slots.switch = switch_fraction(spec[0], X.shape[0], X.shape[1])
+        if f is not None and slots.capacity == slots.m:
+            limit = max(2, int(np.ceil(f * slots.m)))
+    return spec, np.array([slots.used, slots.filled, 0, limit], dtype=np.int64)
 
 
 def _compact_memory(slots, m):
