@@ -870,3 +870,110 @@ def test_the_numpy_finish_reaches_the_pair_loops_optimum(C, two_groups, monkeypa
     assert abs(fin.objective - exact.objective) <= 10 * slack
     if C == 100.0 and not two_groups:
         assert fin.iterations < pairs.iterations / 4
+
+
+def _finish_spies(monkeypatch, max_rounds=None):
+    """Spies on the NumPy engine's active-set finish and pair steps: the finish's calls
+    (its result, and the point and F it left) and the pair steps' arguments, in order."""
+    from kernelclf.margin.smo import loops
+
+    events = []
+    real_finish, real_step = loops._active_set, loops.pair_step
+
+    def finish(alpha, F, C, s, gmask, getcol, tol, rounds, **kw):
+        done = real_finish(alpha, F, C, s, gmask, getcol, tol, max_rounds or rounds, **kw)
+        events.append(("finish", done, alpha.copy(), F.copy()))
+        return done
+
+    def step(ai, aj, Ci, Cj, Gi, Gj, *rest):
+        events.append(("pair", ai, aj, Gi, Gj))
+        return real_step(ai, aj, Ci, Cj, Gi, Gj, *rest)
+
+    monkeypatch.setattr(loops, "_active_set", finish)
+    monkeypatch.setattr(loops, "pair_step", step)
+    return events
+
+
+def test_the_numpy_finish_runs_where_the_package_notes_say(monkeypatch):
+    """The package notes ("The NumPy engine's finish") and chapter 04: engine='auto' without
+    numba hands the pair loop over to the active-set finish; engine='numpy', a Newton step
+    every few pair steps (newton_every) and more free variables than FINISH_MAX_FREE leave it
+    out; ``iterations`` counts the pair steps only; where the finish falls short of tol,
+    the pair loop goes on from the finish's point (its alpha and exact F)."""
+    from sklearn.datasets import make_moons
+
+    from kernelclf.margin.smo import loops
+
+    X, y01 = make_moons(300, noise=0.3, random_state=0)
+    y = np.where(y01 > 0, 1.0, -1.0)
+    K, p, m = RBF(0.5)(X), np.ones(300), 300
+    monkeypatch.setattr(smo, "HAVE_NUMBA", False)
+
+    def run(**kw):
+        with pytest.MonkeyPatch.context() as mp:
+            events = _finish_spies(mp, kw.pop("max_rounds", None))
+            res = solve_smo(p, 100.0, K, s=y, tol=1e-3, **kw)
+        return res, [e for e in events if e[0] == "finish"], events
+
+    res, fin, events = run()
+    assert fin and fin[-1][1] and res.converged and res.gap <= 1e-3
+    assert res.iterations == sum(e[0] == "pair" for e in events)   # (rounds not counted)
+    assert res.iterations < m                                       # (it ended the fit)
+    for kw in (dict(engine="numpy"), dict(newton_every=50)):
+        res2, fin2, _ = run(**kw)
+        assert not fin2 and res2.converged and res2.iterations > 2 * res.iterations
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(loops, "FINISH_MAX_FREE", 5)
+        res3, fin3, _ = run()
+    assert not fin3 and res3.converged
+    # a finish cut short (one round): the pair loop goes on from where it stopped
+    res4, fin4, events4 = run(max_rounds=1)
+    assert res4.converged and not fin4[0][1]
+    k = next(n for n, e in enumerate(events4) if e[0] == "finish")
+    _, _, a_fin, F_fin = events4[k]
+    _, ai, aj, Gi, Gj = next(e for e in events4[k + 1:] if e[0] == "pair")
+    G_fin = -y * F_fin
+    np.testing.assert_allclose(G_fin, y * (K @ (y * a_fin)) - p, atol=1e-10)   # F exact
+    assert np.any((a_fin == ai) & (G_fin == Gi)) and np.any((a_fin == aj) & (G_fin == Gj))
+
+
+def test_the_benchmark_fit_steps_of_the_package_notes(monkeypatch):
+    """The package notes: without numba the benchmark's fit (two moons, m = 2000, C = 100,
+    RBF sigma 0.5, columns on demand) takes 40 315 pair steps with the pair loop alone, and
+    1156 (its ``n_iter_``) with the active-set finish."""
+    from sklearn.datasets import make_moons
+
+    from kernelclf.margin import SupportVectorMachine
+    from kernelclf.margin.smo import loops
+
+    X, y = make_moons(2000, noise=0.3, random_state=0)
+    monkeypatch.setattr(smo, "HAVE_NUMBA", False)
+    est = SupportVectorMachine(RBF(0.5), C=100.0, tol=1e-3).fit(X, y)
+    assert est.converged_ and est.n_iter_ == 1156
+    monkeypatch.setattr(loops, "FINISH_FROM", 0.0)        # the pair loop alone
+    alone = SupportVectorMachine(RBF(0.5), C=100.0, tol=1e-3).fit(X, y)
+    assert alone.converged_ and alone.n_iter_ == 40315
+
+
+@pytest.mark.skipif(not smo.HAVE_NUMBA, reason="needs numba (not installed, or hidden by KERNELCLF_NO_NUMBA)")
+def test_auto_takes_the_numpy_finish_for_a_callers_column_object(monkeypatch):
+    """The package notes: with numba installed, engine='auto' runs the NumPy engine and its
+    finish on a caller's object with ``column`` and ``diag``, the compiled loop (no finish)
+    on an array."""
+    from sklearn.datasets import make_moons
+
+    X, y01 = make_moons(300, noise=0.3, random_state=0)
+    y = np.where(y01 > 0, 1.0, -1.0)
+    K = RBF(0.5)(X)
+
+    class Columns:
+        diag = np.diag(K).copy()
+
+        def column(self, i):
+            return K[:, i]
+
+    events = _finish_spies(monkeypatch)
+    solve_smo(np.ones(300), 100.0, K, s=y, tol=1e-3)
+    assert not events                       # compiled: neither finish nor NumPy pair steps
+    res = solve_smo(np.ones(300), 100.0, Columns(), s=y, tol=1e-3)
+    assert res.converged and any(e[0] == "finish" for e in events)

@@ -76,10 +76,12 @@ helpers (bias, polishing, Newton steps, the NumPy engine's gradient reconstructi
 The NumPy engine's finish (``engine='auto'`` without numba, e.g. in the in-browser lab;
 ``engine='numpy'`` runs the pair loop alone, the compiled loop's twin step for step): one
 Python-level pair step costs over ten times libsvm's compiled one, and at large ``C`` SMO takes
-tens of thousands of them (37 041 on the benchmark's two moons, m = 2000, C = 100). With
-the equalities, one kernel matrix and no ``newton_every`` or callback, the pair loop
-therefore hands over once it has taken ``m/2`` steps and its gap has dropped to
-``1000 tol`` (again at each further third, if the finish did not end it): a primal
+tens of thousands of them (40 315 in the benchmark's fit without numba: two moons,
+m = 2000, C = 100, columns on demand). With the equalities, one kernel matrix and no
+``newton_every`` or callback, the pair loop therefore hands over once it has taken ``m/2``
+steps, its gap (over the variables shrinking has left in play) has dropped to ``1000 tol``
+and at most ``FINISH_MAX_FREE`` (1000) variables are free (again at each further third of
+the gap, if the finish did not end it): a primal
 active-set method (:func:`kernelclf.margin.smo.kkt._active_set`; Nocedal & Wright 2006,
 §16.5) moves the free variables to the minimiser on their affine set in one linear solve,
 shortened to the box, sends the variables that meet a bound to it, and brings back the
@@ -87,8 +89,11 @@ bounded ones that violate the KKT conditions, in blocks, until none does: the op
 round-off, where SMO would stop anywhere within ``tol``. It counts as converged only if
 the KKT violation of the whole problem, from the exact gradient, is at most ``tol`` --
 SMO's own stopping rule; otherwise the pair loop goes on from the finish's (lower)
-point. ``iterations`` counts the pair steps only, not the finish's rounds (1156 on that
-problem). At small ``C`` the pair loop ends before ``m/2`` steps and runs alone.
+point. ``iterations`` counts the pair steps only, not the finish's rounds (1156 pair steps
+in that fit, against the pair loop's 40 315 alone). At small ``C`` the pair loop ends
+before ``m/2`` steps and runs alone. (``engine='auto'`` also takes the NumPy engine, and
+its finish, with numba installed when ``gram`` is an object of the caller's with
+``column`` and ``diag`` rather than a :class:`kernelclf.kernels.gram.Gram` or an array.)
 
 The bias is computed libsvm-style from the free variables (the average of
 ``s_t G_t`` over ``0 < a_t < C_t``; the midpoint of the feasible interval
