@@ -63,7 +63,7 @@ def test_columns_on_many_features_equal_the_kernel_matrix(kernel, sparse):
 
 def test_which_inputs_get_compiled_columns():
     """Few features: stored by feature; a large sparse matrix (its dense copy above
-    DENSE_MB), another kernel or a ridge: Python's columns."""
+    DENSE_MB): kept in CSR form; another kernel or a ridge: Python's columns."""
     X = _inputs(False, n=8)
     spec = nc.column_spec(Gram(RBF(0.7), X, precompute=False))
     if not nc.HAVE_NUMBA:
@@ -72,7 +72,10 @@ def test_which_inputs_get_compiled_columns():
     assert spec[0] == nc.RBF_KIND and spec[1].shape == (8, len(X))
     big = sp.random(3000, 3000, density=0.001, format="csr", random_state=0)
     assert 8.0 * 3000 * 3000 > nc.DENSE_MB * 2 ** 20
-    assert nc.column_spec(Gram(Linear(), big, precompute=False, check=False))[0] == nc.NONE
+    assert nc.column_spec(Gram(Linear(), big, precompute=False, check=False))[0] == (
+        nc.LINEAR + nc.SPARSE)
+    assert nc.column_spec(Gram(Linear(), big, ridge=0.5, precompute=False,
+                               check=False))[0] == nc.NONE
     assert nc.column_spec(Gram(Linear(), X, ridge=0.5, precompute=False))[0] == nc.NONE
     assert nc.switch_fraction(nc.RBF_KIND, 2000, 8) is None      # by feature: never
     fr = [nc.switch_fraction(nc.RBF_KIND + nc.ROWS, 2000, n) for n in (50, 256, 784)]
@@ -127,3 +130,88 @@ def test_svm_on_sparse_counts_matches_svc():
         d_sk = np.abs(v).sum() - 0.5 * v @ K @ v
         assert abs(ours.dual_objective_ - d_sk) <= 1e-5 * abs(d_sk)
         assert np.mean(ours.predict(X) == sk.predict(X)) >= 0.99
+
+
+def _counts(m, n, seed):
+    """Sparse unit-norm word counts (CSR), about 5 % non-zeros."""
+    rng = np.random.default_rng(seed)
+    counts = rng.poisson(0.05, size=(m, n)).astype(float)
+    return sp.csr_matrix(counts / np.maximum(np.linalg.norm(counts, axis=1, keepdims=True),
+                                             1))
+
+
+@pytest.mark.parametrize("kernel", KERNELS + [RBF(gamma="scale"), Polynomial(2, 0.5)],
+                         ids=["rbf", "poly", "linear", "rbf-scale", "poly2"])
+def test_sparse_columns_in_csr_form_equal_the_kernel_matrix(kernel, monkeypatch):
+    """Sparse inputs whose dense copy exceeds ``DENSE_MB`` (lowered here) stay in CSR form:
+    whole columns, columns on some rows and slots filled by ``fill_slot`` equal the
+    kernel's own matrix to 1e-12; below the threshold the dense copy is used. Duplicate
+    entries of a non-canonical CSR matrix are summed. Without numba: Python's columns."""
+    X = _counts(120, 70, 4)
+    X.data[0] = 0.0                              # an explicit (stored) zero
+    K = kernel(X)
+    m = K.shape[0]
+    small = nc.column_spec(Gram(kernel, X, precompute=False))   # below the threshold
+    monkeypatch.setattr(nc, "DENSE_MB", 8.0 * m * X.shape[1] / 2 ** 20 * 0.99)
+    g = Gram(kernel, X, precompute=False)
+    spec = nc.column_spec(g)
+    if not nc.HAVE_NUMBA:
+        assert spec[0] == small[0] == nc.NONE
+        return
+    assert small[0] == spec[0] - nc.SPARSE + nc.ROWS          # dense copy, by example
+    assert spec[0] > nc.SPARSE and spec[1].shape == (1, X.nnz)
+    assert spec[5].dtype == spec[6].dtype == np.int64 and spec[6].size == m + 1
+    assert nc.switch_fraction(spec[0], m, X.shape[1]) is None
+    out = np.empty(m)
+    rows = np.array([5, 0, 77, 12, 119, 3, 3], dtype=np.int64)
+    for i in (0, 3, 41, m - 1):
+        assert nc._column(out, i, *spec)
+        np.testing.assert_allclose(out, K[i], rtol=1e-12, atol=1e-12)
+        part = np.full(m, np.nan)
+        assert nc.column_at(part, i, rows, rows.size, *spec)
+        np.testing.assert_allclose(part[:rows.size], K[rows, i], rtol=1e-12, atol=1e-12)
+        assert np.isnan(part[rows.size:]).all()
+        assert not spec[7].any()                  # the work vector is zeros again
+    from kernelclf.kernels.gram import ColumnSlots
+
+    slots = ColumnSlots(g, cache_mb=3 * 8 * m / 2 ** 20)  # three slots: evictions
+    slots.reserve()
+    ust = np.array([slots.used, slots.filled])
+    for i in range(7):
+        s = nc.fill_slot(i, slots.data, slots.slot, slots.owner, slots.stamp, slots.clock,
+                         ust, *spec)
+        assert s >= 0 and slots.slot[i] == s
+        np.testing.assert_allclose(slots.data[s], K[i], rtol=1e-12, atol=1e-12)
+    # a non-canonical matrix: duplicate entries are summed, as scipy's products do
+    D = sp.csr_matrix((np.r_[X.data, 0.25, 0.5], np.r_[X.indices, 1, 1],
+                       np.r_[X.indptr[:-1], X.nnz + 2]), shape=X.shape)
+    D.has_canonical_format = False
+    Kd = kernel(sp.csr_matrix(D.toarray()))
+    sd = nc.column_spec(Gram(kernel, D, precompute=False, check=False))
+    assert sd[0] == spec[0]
+    assert nc._column(out, m - 1, *sd)
+    np.testing.assert_allclose(out, Kd[m - 1], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=["rbf", "poly", "linear"])
+@pytest.mark.parametrize("cache_mb", [200.0, 0.05])
+def test_compiled_smo_on_csr_inputs_reaches_the_dense_inputs_optimum(kernel, cache_mb,
+                                                                     monkeypatch):
+    """The SMO on sparse inputs kept in CSR form (``DENSE_MB`` lowered) reaches the
+    solution it reaches on the same inputs as a dense array: dual objectives within 1e-9
+    relative, the same multipliers to 1e-6, KKT gap below the tolerance; with a small
+    cache the shrunk problem's columns come from ``column_at``. Without numba both run
+    the NumPy columns."""
+    X = _counts(400, 300, 5)
+    dense = X.toarray()
+    y = np.where(dense[:, :30].sum(axis=1) > dense[:, 30:60].sum(axis=1), 1.0, -1.0)
+    monkeypatch.setattr(nc, "DENSE_MB", 0.1)          # 400 x 300 dense: 0.9 MiB
+    g = Gram(kernel, X, precompute=False, cache_mb=cache_mb)
+    if nc.HAVE_NUMBA:
+        assert nc.column_spec(g)[0] > nc.SPARSE
+    a = solve_smo(np.ones(400), 10.0, Gram(kernel, dense, precompute=False,
+                                           cache_mb=cache_mb), s=y, tol=1e-9)
+    b = solve_smo(np.ones(400), 10.0, g, s=y, tol=1e-9)
+    assert a.converged and b.converged and b.gap <= 1e-9
+    assert abs(a.objective - b.objective) <= 1e-9 * abs(a.objective)
+    assert np.max(np.abs(a.alpha - b.alpha)) < 1e-6

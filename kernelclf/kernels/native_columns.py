@@ -14,9 +14,13 @@ recently used one exactly as :meth:`kernelclf.kernels.gram.ColumnSlots.fill` doe
 Sparse inputs (``scipy.sparse``, e.g. word counts) are copied to a dense array first
 when that copy takes at most ``DENSE_MB`` MiB (a BLAS product over the dense rows
 then costs less than scipy's sparse product per column, about a third for 2000
-documents of 800 words); larger ones keep Python's sparse columns.
+documents of 800 words); larger ones are kept in CSR form (``kind > SPARSE``: the
+values, column indices and row pointers), and a column's inner products are sparse
+dot products (:func:`_sparse_dots`: ``x_i`` scattered once into a dense work vector of
+the features' length, then for each row the sum of its values times the work vector's
+entries at its indices): a cost proportional to the non-zeros, not to ``m n``.
 
-Two layouts, by the number of features ``n``:
+Two dense layouts, by the number of features ``n``:
 
 * few features (``n <= 32``): the inputs stored by feature (``n x m``), the inner
   products of a column summed feature by feature in passes over all examples that the
@@ -64,29 +68,39 @@ NONE = 0
 LINEAR, POLY, RBF_KIND = range(1, 4)
 #: ``kind - ROWS`` is the kernel when the inputs are stored by example (many features)
 ROWS = 4
+#: ``kind - SPARSE`` is the kernel when the inputs are kept in CSR form (sparse inputs
+#: whose dense copy would take more than ``DENSE_MB`` MiB)
+SPARSE = 8
 #: the most features stored by feature; more are stored by example (BLAS products)
 MAX_FEATURES = 32
 #: inputs up to this many MiB are read from the cache by the columns' matrix-vector
 #: products (:func:`switch_fraction`)
 CACHE_MB = 8.0
 #: sparse inputs (scipy.sparse) are copied to a dense array when it takes at most this
-#: many MiB; larger ones get their columns from Python (sparse products)
+#: many MiB; larger ones are kept in CSR form (``kind > SPARSE``)
 DENSE_MB = 64.0
-_EMPTY = (NONE, np.zeros((1, 1)), np.zeros(1), 0.0, 1)
+_NO_INDEX = np.zeros(1, dtype=np.int64)
+_EMPTY = (NONE, np.zeros((1, 1)), np.zeros(1), 0.0, 1, _NO_INDEX, _NO_INDEX, np.zeros(1))
 
 
 def column_spec(gram):
-    """``(kind, X, sq, offset, degree)`` for :func:`fill_slot`, or ``kind = NONE`` when
-    the columns must come from Python (another kernel, a stored matrix, sparse inputs
-    whose dense copy would take more than ``DENSE_MB`` MiB, a ridge). ``X`` holds
-    the scaled inputs by feature (``n x m``, ``kind`` one of ``LINEAR, POLY,
-    RBF_KIND``) or, for more than ``MAX_FEATURES`` features, by example (``m x n``,
-    ``kind`` that plus ``ROWS``)."""
+    """``(kind, X, sq, offset, degree, ind, ptr, work)`` for :func:`fill_slot`, or ``kind =
+    NONE`` when the columns must come from Python (another kernel, a stored matrix, a
+    ridge). ``X`` holds the scaled inputs by feature (``n x m``, ``kind`` one of
+    ``LINEAR, POLY, RBF_KIND``) or, for more than ``MAX_FEATURES`` features, by example
+    (``m x n``, ``kind`` that plus ``ROWS``); sparse inputs whose dense copy would take
+    more than ``DENSE_MB`` MiB stay sparse (``kind`` plus ``SPARSE``): ``X`` is then the
+    CSR values (``1 x nnz``), ``ind`` their column indices, ``ptr`` the row pointers
+    (``m + 1``) and ``work`` zeros of the features' length (the scattered ``x_i`` of
+    :func:`_sparse_dots`); for dense inputs those three are placeholders."""
     kernel, X = getattr(gram, "kernel", None), getattr(gram, "X", None)
     if (HAVE_NUMBA and sp.issparse(X) and X.ndim == 2
-            and 8.0 * X.shape[0] * X.shape[1] <= DENSE_MB * 2 ** 20
             and type(kernel) in (RBF, Linear, Polynomial)):
-        X = X.toarray()         # (a dense copy: a column is then one BLAS product)
+        if 8.0 * X.shape[0] * X.shape[1] <= DENSE_MB * 2 ** 20:
+            X = X.toarray()     # (a dense copy: a column is then one BLAS product)
+        elif (getattr(gram, "_G", None) is None and not gram.ridge
+              and X.dtype.kind in "fiu" and X.shape[0] == gram.m):
+            return _sparse_spec(kernel, X)
     if (not HAVE_NUMBA or getattr(gram, "_G", None) is not None or gram.ridge
             or not isinstance(X, np.ndarray) or X.ndim != 2 or X.dtype.kind not in "fiu"
             or X.shape[0] != gram.m):
@@ -94,20 +108,51 @@ def column_spec(gram):
     X = np.ascontiguousarray(X, dtype=float)
     rows = ROWS if X.shape[1] > MAX_FEATURES else 0
     kind = type(kernel)
+    tail = (_NO_INDEX, _NO_INDEX, np.zeros(1))
     if kind is RBF:
         w = kernel._width()
         if not isinstance(w, float) or getattr(w, "ndim", 0):
             return _EMPTY
         Xs = np.ascontiguousarray(X / kernel._sigma_for(X))
-        return (RBF_KIND + rows, _layout(Xs, rows), np.einsum("ij,ij->i", Xs, Xs), 0.0, 1)
+        return (RBF_KIND + rows, _layout(Xs, rows), np.einsum("ij,ij->i", Xs, Xs), 0.0, 1,
+                *tail)
     if kind is Linear:
-        return LINEAR + rows, _layout(X, rows), np.zeros(len(X)), 0.0, 1
+        return (LINEAR + rows, _layout(X, rows), np.zeros(len(X)), 0.0, 1, *tail)
     if kind is Polynomial:
         gamma = kernel._gamma_for(X)        # (gamma <x, x'>: the inputs scaled by sqrt(gamma))
         Xs = X if gamma == 1.0 else X * math.sqrt(gamma)
         return (POLY + rows, _layout(Xs, rows), np.zeros(len(X)), float(kernel.offset),
-                int(kernel.degree))
+                int(kernel.degree), *tail)
     return _EMPTY
+
+
+def _sparse_spec(kernel, X):
+    """:func:`column_spec` of sparse inputs kept in CSR form (the same scalings as the
+    dense inputs get: ``X / sigma`` for the RBF kernel, ``sqrt(gamma) X`` for the
+    polynomial one); duplicate entries summed, indices as int64."""
+    X = sp.csr_matrix(X, dtype=float, copy=True)
+    X.sum_duplicates()
+    kind = type(kernel)
+    sq = np.zeros(X.shape[0])
+    offset, degree = 0.0, 1
+    if kind is RBF:
+        w = kernel._width()
+        if not isinstance(w, float) or getattr(w, "ndim", 0):
+            return _EMPTY
+        X = X / kernel._sigma_for(X)
+        sq = np.asarray(X.multiply(X).sum(axis=1), dtype=float).ravel()
+        base = RBF_KIND
+    elif kind is Linear:
+        base = LINEAR
+    else:
+        gamma = kernel._gamma_for(X)
+        X = X if gamma == 1.0 else X * math.sqrt(gamma)
+        offset, degree = float(kernel.offset), int(kernel.degree)
+        base = POLY
+    X = sp.csr_matrix(X)
+    return (base + SPARSE, np.ascontiguousarray(X.data, dtype=float).reshape(1, -1), sq,
+            offset, degree, np.ascontiguousarray(X.indices, dtype=np.int64),
+            np.ascontiguousarray(X.indptr, dtype=np.int64), np.zeros(X.shape[1]))
 
 
 def _layout(X, rows):
@@ -119,7 +164,8 @@ def switch_fraction(kind, m, n):
     """The fraction of the columns after which computing the whole matrix at once pays
     (the ski-rental rule of :class:`kernelclf.kernels.gram.ColumnSlots`), for compiled
     columns of ``kind`` on ``m`` examples with ``n`` features; ``None``: never (few
-    features: a compiled column costs about what an entry of the whole matrix does).
+    features: a compiled column costs about what an entry of the whole matrix does;
+    sparse inputs in CSR form: a column costs in proportion to the non-zeros).
 
     The cost model, measured on one core of a shared 2-core machine (columns of ``m =
     2000`` examples, 50 to 784 features, against the kernels' NumPy matrices): an entry
@@ -129,7 +175,7 @@ def switch_fraction(kind, m, n):
     the inputs from memory for every column, and waits for it): the switch comes after
     69 % of the columns for 2000 examples of 50 features, 43 % of 256 (4 MB), 6 % of
     784 (12.5 MB)."""
-    if kind <= ROWS:
+    if kind <= ROWS or kind > SPARSE:      # (sparse: columns cost by the non-zeros)
         return None
     per_feature = 0.09 if 8.0 * m * n <= CACHE_MB * 2 ** 20 else 0.6
     return min(1.0, (3.0 + 0.03 * n) / (2.0 + per_feature * n))
@@ -251,10 +297,31 @@ def _formula(out, i, rows, n, full, kind, sq, offset, degree):
     return ok
 
 
-def _entries(out, i, rows, n, full, kind, XT, sq, offset, degree):
-    """``out[k] = k(x_rows[k], x_i)``, ``k < n`` (inputs by feature, or by example for
-    ``kind > ROWS``: then the rows are given, ``full`` is not used); False if one is not
-    finite."""
+def _sparse_dots(out, i, rows, n, full, X, ind, ptr, work):
+    """``out[k] = <x_rows[k], x_i>`` for ``k < n`` (``rows`` the identity when ``full``)
+    of inputs in CSR form (values ``X[0]``, column indices ``ind``, row pointers ``ptr``):
+    ``x_i`` scattered into ``work`` (zeros of the features' length, zeros again on
+    return), then each row's values times the entries of ``work`` at its indices."""
+    data = X[0]
+    for p in range(ptr[i], ptr[i + 1]):
+        work[ind[p]] = data[p]
+    for k in range(n):
+        j = k if full else rows[k]
+        s = 0.0
+        for p in range(ptr[j], ptr[j + 1]):
+            s += data[p] * work[ind[p]]
+        out[k] = s
+    for p in range(ptr[i], ptr[i + 1]):
+        work[ind[p]] = 0.0
+
+
+def _entries(out, i, rows, n, full, kind, XT, sq, offset, degree, ind, ptr, work):
+    """``out[k] = k(x_rows[k], x_i)``, ``k < n`` (inputs by feature, by example for
+    ``kind > ROWS``, in CSR form for ``kind > SPARSE``: in the last two, the rows are
+    given, ``full`` is not used); False if one is not finite."""
+    if kind > SPARSE:
+        _sparse_dots(out, i, rows, n, full, XT, ind, ptr, work)
+        return _formula(out, i, rows, n, full, kind - SPARSE, sq, offset, degree)
     if kind > ROWS:
         _row_dots(out, i, rows, n, XT)
         return _formula(out, i, rows, n, False, kind - ROWS, sq, offset, degree)
@@ -265,21 +332,25 @@ def _entries(out, i, rows, n, full, kind, XT, sq, offset, degree):
 _NO_ROWS = np.zeros(1, dtype=np.int64)
 
 
-def _column(out, i, kind, X, sq, offset, degree):
+def _column(out, i, kind, X, sq, offset, degree, ind, ptr, work):
     """Column ``i`` of the kernel matrix into ``out`` (contiguous, ``m`` entries); False
     if a value is not finite."""
+    if kind > SPARSE:           # sparse dot products over every row
+        return _entries(out, i, _NO_ROWS, ptr.size - 1, True, kind, X, sq, offset, degree, ind,
+                        ptr, work)
     if kind > ROWS:             # X x_i: one BLAS matrix-vector product
         np.dot(X, X[i], out)
         return _formula(out, i, _NO_ROWS, X.shape[0], True, kind - ROWS, sq, offset,
                         degree)
-    return _entries(out, i, _NO_ROWS, X.shape[1], True, kind, X, sq, offset, degree)
+    return _entries(out, i, _NO_ROWS, X.shape[1], True, kind, X, sq, offset, degree, ind,
+                    ptr, work)
 
 
-def column_at(out, i, rows, n, kind, X, sq, offset, degree):
+def column_at(out, i, rows, n, kind, X, sq, offset, degree, ind, ptr, work):
     """The entries ``k(x_rows[k], x_i)``, ``k < n``, of column ``i`` into ``out[:n]`` (on
-    few features the same numbers as :func:`_column` gives there, on many features the
-    same to round-off); False if one is not finite."""
-    return _entries(out, i, rows, n, False, kind, X, sq, offset, degree)
+    few features and in CSR form the same numbers as :func:`_column` gives there, on
+    many features the same to round-off); False if one is not finite."""
+    return _entries(out, i, rows, n, False, kind, X, sq, offset, degree, ind, ptr, work)
 
 
 def take_slot(slot, owner, stamp, used, capacity):
@@ -298,7 +369,8 @@ def take_slot(slot, owner, stamp, used, capacity):
     return s
 
 
-def fill_slot(i, data, slot, owner, stamp, clock, ust, kind, X, sq, offset, degree):
+def fill_slot(i, data, slot, owner, stamp, clock, ust, kind, X, sq, offset, degree, ind, ptr,
+              work):
     """Compute column ``i`` into a slot of ``data`` (``ust = [used, filled]``); returns the
     slot, or -1 when the column has a value that is not finite (Python then fills it
     through the Gram's checked columns, which raise the package's error)."""
@@ -307,7 +379,7 @@ def fill_slot(i, data, slot, owner, stamp, clock, ust, kind, X, sq, offset, degr
     s = take_slot(slot, owner, stamp, used, capacity)
     if used < capacity:
         ust[0] = used + 1
-    if not _column(data[s], i, kind, X, sq, offset, degree):
+    if not _column(data[s], i, kind, X, sq, offset, degree, ind, ptr, work):
         if used < capacity:
             ust[0] = used               # the fresh slot stays unused
         owner[s] = -1                   # an evicted slot stays empty (stamp kept)
@@ -329,6 +401,7 @@ if HAVE_NUMBA:
     _rowdot = _njit(cache=True, nogil=True, boundscheck=False,
                     fastmath={"reassoc", "contract"})(_rowdot)
     _row_dots = _njit(**_o)(_row_dots)
+    _sparse_dots = _njit(**_o)(_sparse_dots)
     _formula = _njit(**_o)(_formula)
     _entries = _njit(**_o)(_entries)
     _column = _njit(cache=True, nogil=True, inline="always")(_column)

@@ -82,7 +82,7 @@ Layout = namedtuple("Layout", "act pos Fl al upl lowl Kdl rl ql sl Cl grpl keep 
 #: filled, entries, limit]``: compiled whole columns are made while ``filled < limit``),
 #: compacted columns, and the compiled kernel (``kind``...)
 Cache = namedtuple("Cache", "data slot owner stamp clock ust cflat cslot cowner cstamp cst "
-                            "kind X sq offset degree")
+                            "kind X sq offset degree ind ptr work")
 # the counters st and the values fst kept between calls
 IT, COUNTER, N, RESUME, UNSHRUNK, STALE, LOADED, REC, FINAL = range(9)
 GAP, BEST = range(2)
@@ -130,13 +130,15 @@ def _forget(Cc):
     Cc.cst[0] = 0
 
 
-def _whole(u, data, slot, owner, stamp, clock, ust, kind, X, sq, offset, degree):
+def _whole(u, data, slot, owner, stamp, clock, ust, kind, X, sq, offset, degree, ind, ptr,
+           work):
     """The slot of the whole column ``u``, computed if the kernel is compiled (the
     arguments of :func:`kernelclf.kernels.native_columns.fill_slot`), stamped as used;
     -1 when Python must fill it."""
     c = slot[u]
     if c < 0 and kind != NONE and ust[1] < ust[3]:
-        c = fill_slot(u, data, slot, owner, stamp, clock, ust, kind, X, sq, offset, degree)
+        c = fill_slot(u, data, slot, owner, stamp, clock, ust, kind, X, sq, offset, degree,
+                      ind, ptr, work)
     if c >= 0:
         clock[0] += 1
         stamp[c] = clock[0]
@@ -146,7 +148,7 @@ def _whole(u, data, slot, owner, stamp, clock, ust, kind, X, sq, offset, degree)
 def _whole_of(Cc, u):
     """:func:`_whole` on the cache ``Cc`` (off the loop's hot path)."""
     return _whole(u, Cc.data, Cc.slot, Cc.owner, Cc.stamp, Cc.clock, Cc.ust, Cc.kind, Cc.X,
-                  Cc.sq, Cc.offset, Cc.degree)
+                  Cc.sq, Cc.offset, Cc.degree, Cc.ind, Cc.ptr, Cc.work)
 
 
 def _fetch(pt, act, Cc, g, n, mapped):
@@ -177,7 +179,8 @@ def _fetch(pt, act, Cc, g, n, mapped):
             for k in range(n):
                 out[k] = col[act[k]]
     else:                       # the active rows of a compiled column: n kernel values
-        if not column_at(out, g, act, n, Cc.kind, Cc.X, Cc.sq, Cc.offset, Cc.degree):
+        if not column_at(out, g, act, n, Cc.kind, Cc.X, Cc.sq, Cc.offset, Cc.degree, Cc.ind,
+                         Cc.ptr, Cc.work):
             Cc.cowner[c] = -1
             return cflat[:0], g
         Cc.ust[2] += n
@@ -305,12 +308,14 @@ def _continue_rec(P, L, Cc, st, shifted, mapped):
     data, slot, owner, stamp, clock, ust = Cc.data, Cc.slot, Cc.owner, Cc.stamp, Cc.clock, \
         Cc.ust
     kind, X, sq, offset, degree = Cc.kind, Cc.X, Cc.sq, Cc.offset, Cc.degree
+    ind, ptr, work = Cc.ind, Cc.ptr, Cc.work
     miss = P.miss
     for k in range(st[REC], m):
         d = alpha[k] - a0[k]
         if d == 0.0:
             continue
-        w = _whole(pt[k], data, slot, owner, stamp, clock, ust, kind, X, sq, offset, degree)
+        w = _whole(pt[k], data, slot, owner, stamp, clock, ust, kind, X, sq, offset, degree,
+                   ind, ptr, work)
         if w < 0:
             st[REC] = k
             return pt[k]
@@ -396,6 +401,7 @@ def _pairs(P, L, Cc, st, fst, tol, max_iter, shrinking, alpha_bound, every, shif
     slot, data, stamp, clock, owner, ust = Cc.slot, Cc.data, Cc.stamp, Cc.clock, Cc.owner, \
         Cc.ust
     kind, X, sq, offset, degree = Cc.kind, Cc.X, Cc.sq, Cc.offset, Cc.degree
+    ind, ptr, work = Cc.ind, Cc.ptr, Cc.work
     cslot, cflat, cstamp, pt = Cc.cslot, Cc.cflat, Cc.cstamp, P.pt
     while True:
         if st[REC] >= 0:
@@ -465,7 +471,7 @@ def _pairs(P, L, Cc, st, fst, tol, max_iter, shrinking, alpha_bound, every, shif
                     Ki = cflat[c * n:(c + 1) * n]
             elif direct:        # (a whole column, made here: a call with the cache's
                 c = _whole(u, data, slot, owner, stamp, clock, ust, kind, X, sq, offset,
-                           degree)  # arrays costs less than one with the cache)
+                           degree, ind, ptr, work)  # arrays costs less than one with the cache)
                 if c < 0:
                     return NEED, u
                 Ki = data[c]
@@ -513,7 +519,7 @@ def _pairs(P, L, Cc, st, fst, tol, max_iter, shrinking, alpha_bound, every, shif
                     col = cflat[c * n:(c + 1) * n]
             elif direct:
                 c = _whole(u, data, slot, owner, stamp, clock, ust, kind, X, sq, offset,
-                           degree)
+                           degree, ind, ptr, work)
                 if c < 0:
                     return NEED, u
                 col = data[c]
@@ -576,6 +582,7 @@ def _coords(P, Cc, Kds, st, fst, tol, max_iter, every, alpha_bound, signed, shif
     data, slot, owner, stamp, clock, ust = Cc.data, Cc.slot, Cc.owner, Cc.stamp, Cc.clock, \
         Cc.ust
     kind, X, sq, offset, degree = Cc.kind, Cc.X, Cc.sq, Cc.offset, Cc.degree
+    ind, ptr, work = Cc.ind, Cc.ptr, Cc.work
     m = F.size
     while st[IT] < max_iter:
         if st[RESUME] == 0:
@@ -612,7 +619,8 @@ def _coords(P, Cc, Kds, st, fst, tol, max_iter, every, alpha_bound, signed, shif
         if not best > 0:
             return DONE, -1          # no decrease possible (flat direction at round-off)
         t = tb
-        w = _whole(t, data, slot, owner, stamp, clock, ust, kind, X, sq, offset, degree)
+        w = _whole(t, data, slot, owner, stamp, clock, ust, kind, X, sq, offset, degree,
+                   ind, ptr, work)
         if w < 0:
             return NEED, t
         Kt = data[w]
