@@ -437,8 +437,9 @@ def _subtract_start(F, alpha, s, q, shift, gram, getcol):
     ``q * (K' v) + (ridge + shift) s alpha`` with ``v = q s alpha`` (the columns as
     ``getcol`` reads them: rows of the stored matrix); else one column per non-zero
     ``alpha_k`` (a matrix computed on demand keeps them cached for the solver). The two
-    agree to round-off; the sparse starts of the other machines (the nu-SVM's, a warm
-    start) keep the column sum, whose last bits their tol-accurate fits would feel."""
+    agree to round-off. The sparse starts of the other machines (the nu-SVM's, a warm
+    start) keep the column sum: a fit stopped at ``tol`` may end at another point within
+    ``tol`` when the last bits of ``F`` change."""
     nz = np.flatnonzero(alpha)
     K = gram.stored() if isinstance(gram, Gram) else None
     if K is not None and nz.size == alpha.size:

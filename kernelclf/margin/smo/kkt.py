@@ -58,7 +58,8 @@ def _polish(res, p, C, s, gmask, getcol, max_free=1000, getcols=None, bias=True)
     violation is not larger than ``res.gap``, which must be the KKT violation
     (:func:`_kkt_gap`) at ``res``'s point, as :func:`kernelclf.margin.smo._result` sets it.
     ``getcols(idx)``, when given, returns the block ``K[:, idx]`` at once
-    (:meth:`kernelclf.kernels.gram.ColumnSlots.columns`). ``bias=False`` leaves
+    (:meth:`kernelclf.kernels.gram.ColumnSlots.columns`, or a view of rows of a stored
+    matrix). ``bias=False`` leaves
     ``res.bias`` (and ``res.rho``) as they are.
     """
     alpha = res.alpha
