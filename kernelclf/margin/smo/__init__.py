@@ -316,6 +316,7 @@ def _solve(p, C, gram, *, s, groups=None, equality=True, alpha0=None, tol=1e-3,
         if np.any(r < 0):
             raise ValueError("diag_shift must be >= 0 (the matrix must stay positive "
                              "semi-definite)")
+    shift = r                                   # (r may take the Gram's ridge below)
     q = np.ones(m) if kernel_signs is None else _signs(kernel_signs, m, "kernel_signs")
     Kd = Kd + r
     points = gram.points if isinstance(gram, Replicated) else None
@@ -339,8 +340,8 @@ def _solve(p, C, gram, *, s, groups=None, equality=True, alpha0=None, tol=1e-3,
         getcol = _wrap_columns(column, q, r, kernel_signs is not None)
     else:
         getter = getattr(gram, "column_getter", None)
-        getcol = _wrap_columns(getter() if getter is not None else gram.column, q, r,
-                               kernel_signs is not None)
+        column = getter() if getter is not None else gram.column
+        getcol = _wrap_columns(column, q, r, kernel_signs is not None)
     if max_iter is None:
         max_iter = default_max_iter(m)
     alpha = np.zeros(m)
@@ -354,8 +355,7 @@ def _solve(p, C, gram, *, s, groups=None, equality=True, alpha0=None, tol=1e-3,
     # F_t = -s_t G_t with G = Q a - p, built from the non-zero starting values
     F = s * p
     if alpha0 is not None:
-        for k in np.flatnonzero(alpha):
-            F -= getcol(k) * (s[k] * alpha[k])
+        _subtract_start(F, alpha, s, q, shift, gram, getcol)
     if not equality:
         every = max(20, m)
         if slots is not None:
@@ -368,7 +368,9 @@ def _solve(p, C, gram, *, s, groups=None, equality=True, alpha0=None, tol=1e-3,
                                        alpha_bound)
         res = _result(p, C, s, None, alpha, F, it, how, alpha_bound)
         if polish and res.converged:
-            _polish(res, p, C, s, None, getcol, bias=bias)
+            _polish(res, p, C, s, None, getcol, bias=bias,
+                    getcols=_blocks(gram, slots) if points is None and getcol is column
+                    else None)
         return res
     if groups is None:                          # one group: every variable
         gmask = [np.ones(m, dtype=bool)]
@@ -410,8 +412,8 @@ def _solve(p, C, gram, *, s, groups=None, equality=True, alpha0=None, tol=1e-3,
     exact = finish and res.gap <= 1e-12 * max(1.0, float(np.abs(F).max()))
     if polish and res.converged and not exact:
         _polish(res, p, C, s, gmask, getcol,
-                getcols=slots.columns if slots is not None and points is None
-                and getcol is column else None, bias=bias)
+                getcols=_blocks(gram, slots) if points is None and getcol is column
+                else None, bias=bias)
     return res
 
 
@@ -452,6 +454,38 @@ def _wrap_columns(getcol, q, r, signed):
             col[i] += r[i]
         return col
     return column
+
+
+def _subtract_start(F, alpha, s, q, shift, gram, getcol):
+    """``F -= s * (Q alpha)`` for a starting point ``alpha`` (``Q = diag(q s) (K + ridge I)
+    diag(q s) + diag(shift)``, ``getcol`` its signed columns). On a stored matrix, when
+    every ``alpha_k`` is non-zero (the margin bounds' start,
+    :func:`kernelclf.margin.separability.hard_margin_bounds`), as one product,
+    ``q * (K' v) + (ridge + shift) s alpha`` with ``v = q s alpha`` (the columns as
+    ``getcol`` reads them: rows of the stored matrix); else one column per non-zero
+    ``alpha_k`` (a matrix computed on demand keeps them cached for the solver). The two
+    agree to round-off. The sparse starts of the other machines (the nu-SVM's, a warm
+    start) keep the column sum: a fit stopped at ``tol`` may end at another point within
+    ``tol`` when the last bits of ``F`` change."""
+    nz = np.flatnonzero(alpha)
+    K = gram.stored() if isinstance(gram, Gram) else None
+    if K is not None and nz.size == alpha.size:
+        sa = s * alpha
+        F -= q * ((q * sa) @ K) + (shift + gram.ridge) * sa
+        return
+    for k in nz:
+        F -= getcol(k) * (s[k] * alpha[k])
+
+
+def _blocks(gram, slots):
+    """``idx -> K[:, idx]`` for the polish, where the solver reads the plain columns of
+    ``gram`` (no signs, no shift): rows of a stored matrix without ridge (the columns as
+    the solver reads them; a transposed view, no copy of the block), or the compiled
+    engine's cached columns; None (one column at a time) otherwise."""
+    K = gram.stored() if isinstance(gram, Gram) and not gram.ridge else None
+    if K is not None:
+        return lambda idx: K[idx].T
+    return None if slots is None else slots.columns
 
 
 def _replicated_columns(slots, gram):

@@ -33,6 +33,9 @@ def _kkt_gap(F, alpha, C, s, gmask, up_low=None):
                       np.where(alpha >= C, np.maximum(G, 0.0), G))
         return float(np.abs(pg).max(initial=0.0))
     up, low = _up_low(alpha, C, s) if up_low is None else up_low
+    if len(gmask) == 1:         # one group holds every variable (solve_smo's groups)
+        return float(max(-np.inf, np.max(F, where=up, initial=-np.inf)
+                         - np.min(F, where=low, initial=np.inf)))
     gap = -np.inf
     for gm in gmask:
         gap = max(gap, np.max(F, where=up & gm, initial=-np.inf)
@@ -55,7 +58,8 @@ def _polish(res, p, C, s, gmask, getcol, max_free=1000, getcols=None, bias=True)
     violation is not larger than ``res.gap``, which must be the KKT violation
     (:func:`_kkt_gap`) at ``res``'s point, as :func:`kernelclf.margin.smo._result` sets it.
     ``getcols(idx)``, when given, returns the block ``K[:, idx]`` at once
-    (:meth:`kernelclf.kernels.gram.ColumnSlots.columns`). ``bias=False`` leaves
+    (:meth:`kernelclf.kernels.gram.ColumnSlots.columns`, or a view of rows of a stored
+    matrix). ``bias=False`` leaves
     ``res.bias`` (and ``res.rho``) as they are.
     """
     alpha = res.alpha
@@ -71,19 +75,25 @@ def _polish(res, p, C, s, gmask, getcol, max_free=1000, getcols=None, bias=True)
         for r, i in enumerate(idx):
             cols[:, r] = getcol(i)
     KFF = cols[idx]
-    A = np.empty((0, n)) if gmask is None else \
-        np.array([sF * gm[idx] for gm in gmask if gm[idx].any()]).reshape(-1, n)
+    if gmask is None:
+        A = np.empty((0, n))
+    elif len(gmask) == 1:                       # (one group holds every variable)
+        A = sF[None, :]
+    else:
+        A = np.array([sF * gm[idx] for gm in gmask if gm[idx].any()]).reshape(-1, n)
     k = A.shape[0]
     M = np.zeros((n + k, n + k))
-    M[:n, :n] = KFF * np.outer(sF, sF)
+    M[:n, :n] = KFF * sF[:, None] * sF
     M[:n, n:] = A.T
     M[n:, :n] = A
     rhs = np.zeros(n + k)
     rhs[:n] = -res.gradient[idx]
 
+    CF = C[idx]
+
     def in_box(x):
         new = alpha[idx] + x[:n]
-        return bool(np.all(np.isfinite(new)) and np.all(new >= 0) and np.all(new <= C[idx]))
+        return bool((np.isfinite(new) & (new >= 0) & (new <= CF)).all())
 
     x, lu = _lu_factor_solve(M, rhs)
     if not in_box(x):
