@@ -193,3 +193,30 @@ def test_linear_svm_w_norm_from_the_gradient():
         s = SupportVectorMachine(Linear(), C=0.7, loss=loss, tol=1e-8).fit(X, y)
         w = s.alpha_ @ X
         assert s.w_norm_ == pytest.approx(np.linalg.norm(w), rel=1e-9)
+
+
+def test_without_numba_the_whole_matrix_where_it_is_cheaper(monkeypatch):
+    """The NumPy engine's Gram (``_whole_without_numba``): whole for m <= 500 and for
+    wide inputs up to m = 2000 within cache_mb, columns on demand for narrow inputs
+    above 500 and with numba above 200; the solution is the columns' to round-off."""
+    from kernelclf.margin import _dual
+
+    def gram_of(X, y, numba, **kw):
+        monkeypatch.setattr(_dual, "HAVE_NUMBA", numba)
+        est = SupportVectorMachine(RBF(4.0), C=10.0, tol=1e-8, **kw).fit(X, y)
+        return est, est._gram(est.X_fit_).precomputed
+
+    rng = np.random.default_rng(0)
+    X2, y2 = make_moons(600, noise=0.3, random_state=0)
+    Xw = rng.normal(size=(600, 30))
+    yw = np.where(Xw[:, 0] + 0.5 * Xw[:, 1] ** 2 > 0.5, 1, -1)
+    assert gram_of(X2[:400], y2[:400], False)[1]
+    assert not gram_of(X2[:400], y2[:400], True)[1]
+    assert not gram_of(X2, y2, False)[1]                    # 2 features, m = 600
+    whole, pre = gram_of(Xw, yw, False)
+    assert pre
+    assert not gram_of(Xw, yw, False, cache_mb=2.0)[1]     # 2.9 MB > 2 MiB
+    cols, pre = gram_of(Xw, yw, True)
+    assert not pre
+    assert whole.dual_objective_ == pytest.approx(cols.dual_objective_, rel=1e-9)
+    assert np.array_equal(whole.support_, cols.support_)

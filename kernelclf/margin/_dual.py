@@ -59,7 +59,7 @@ from ..kernels.gram import Gram
 from ..kernels.rows import is_sparse, n_rows, take_rows
 from ..kernels.vector import Linear
 from ._dual_problem import solve_dual
-from .smo import default_max_iter
+from .smo import HAVE_NUMBA, default_max_iter
 
 __all__ = ["DUAL_KERNEL_CONSTRAINT", "DualKernelMachine", "DualClassifier", "DualRegressor"]
 
@@ -71,6 +71,35 @@ DUAL_KERNEL_CONSTRAINT = [
 
 # the whole Gram matrix up to this many examples (else columns on demand, cached)
 _PRECOMPUTE_MAX = 200
+# ... and without numba (the NumPy engine: the in-browser lab, a bare install) up to
+# _PRECOMPUTE_MAX_NUMPY examples (2000: 32 MB) when the matrix fits in ``cache_mb`` and
+# either m <= _PRECOMPUTE_SMALL_NUMPY or the inputs are wide (see _whole_without_numba)
+_PRECOMPUTE_MAX_NUMPY = 2000
+_PRECOMPUTE_SMALL_NUMPY = 500
+# the fraction of the columns the NumPy SMO computes on the benchmark's cells (0.25-0.55)
+_COLUMNS_NEEDED = 0.3
+
+
+def _whole_without_numba(X, m, cache_mb):
+    """Whether the NumPy engine gets the whole Gram matrix of ``m`` inputs ``X``.
+
+    Without numba each kernel column costs a Python call, a matrix-vector product and a
+    finite check; the whole matrix is one kernel call (a matrix product through BLAS)
+    and one check. Measured on the benchmark's cells (NumPy engine, one thread): the
+    SMO computes 25-55 % of the columns; for 2-D inputs (two moons) the whole matrix
+    pays at m = 500 (the per-column Python cost dominates) but not at m = 2000 (35 ms
+    against 4-6 ms of columns), for 784 pixels (MNIST, m = 1250) it costs 56-70 ms
+    against 75-108 ms of columns. Rule: ``m <= 500``, or wide inputs, for which
+    :class:`kernelclf.kernels.gram.ColumnSlots`' cost model (``8 + n`` per column entry
+    against ``8 + n / 20`` per matrix entry, ``n`` features) makes the whole matrix
+    cheaper once 30 % of the columns are needed (``n >= 23``); always ``m <= 2000`` and
+    ``8 m^2`` bytes within ``cache_mb``."""
+    if m > _PRECOMPUTE_MAX_NUMPY or 8.0 * m * m > float(cache_mb) * 2 ** 20:
+        return False
+    if m <= _PRECOMPUTE_SMALL_NUMPY:
+        return True
+    n = X.shape[1] if X.ndim == 2 else 1
+    return (8.0 + n / 20.0) / (8.0 + n) <= _COLUMNS_NEEDED
 
 
 def _default_max_iter(m):
@@ -157,12 +186,15 @@ class DualKernelMachine(KernelMixin, BaseEstimator):
     # -- the fit ------------------------------------------------------------------
     def _gram(self, X):
         """The training Gram matrix: the given one (``kernel='precomputed'``), whole for
-        small samples or the quadratic program, else columns on demand from the cache
+        small samples (``m <= 200``; without numba see :func:`_whole_without_numba`) or
+        the quadratic program, else columns on demand from the cache
         (:class:`kernelclf.kernels.gram.Gram`)."""
         if self._precomputed():
             return Gram(G=X)
-        pre = self._route() == "qp" or n_rows(X) <= _PRECOMPUTE_MAX or \
-            not (isinstance(X, np.ndarray) or is_sparse(X))
+        m = n_rows(X)
+        pre = self._route() == "qp" or m <= _PRECOMPUTE_MAX or \
+            not (isinstance(X, np.ndarray) or is_sparse(X)) or \
+            (not HAVE_NUMBA and _whole_without_numba(X, m, self.cache_mb))
         return self._training_gram(X, precompute=pre, cache_mb=self.cache_mb)
 
     def _route(self):
