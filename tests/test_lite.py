@@ -198,6 +198,54 @@ def test_built_lab_ships_the_bytecode_of_the_first_import():
                                                                     len(sources))
 
 
+def test_start_kernel_early_adds_the_script_once(tmp_path):
+    page = tmp_path / "lab" / "index.html"
+    page.parent.mkdir()
+    page.write_text("<html><head><title>x</title></head><body></body></html>")
+    lite._start_kernel_early(tmp_path)
+    lite._start_kernel_early(tmp_path)           # a rebuild does not add it twice
+    text = page.read_text()
+    assert text.count('id="kernelclf-early-kernel"') == 1
+    assert text.index("kernelclf-early-kernel") < text.index("</head>")
+    assert "sc.initialize()" in text and "specs.ready" in text
+    page.write_text("<html><body></body></html>")
+    with pytest.raises(ValueError, match="no </head>"):
+        lite._start_kernel_early(tmp_path)
+
+
+def test_sitecustomize_searches_the_working_directory_last(tmp_path):
+    """Run in CPython (whose ``-c`` puts ``''`` first, as Pyodide does): after the next
+    import ``''`` is last on ``sys.path``, and a module in the working directory still
+    imports."""
+    import subprocess
+    import sys
+
+    (tmp_path / "reader_module.py").write_text("X = 7\n")
+    code = (lite.SITECUSTOMIZE + "\nassert sys.path[0] == ''\n"
+            "import reader_module, json\n"
+            "assert sys.path[-1] == '' and '' not in sys.path[:-1], sys.path\n"
+            "sys.path.insert(0, '')\nimport csv\n"    # moved once only: a reader's choice stays
+            "assert sys.path[0] == ''\nprint(reader_module.X)\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                         text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "7"
+
+
+def test_add_sitecustomize_to_the_stdlib_zip(tmp_path):
+    stdlib = tmp_path / "python_stdlib.zip"
+    with zipfile.ZipFile(stdlib, "w") as zf:
+        zf.writestr("os.py", "# os\n")
+    stdlib.chmod(0o444)                          # a read-only copy of the shared file
+    lite.add_sitecustomize(stdlib)
+    with zipfile.ZipFile(stdlib) as zf:
+        assert zf.testzip() is None
+        assert zf.read("os.py") == b"# os\n"
+        assert zf.read("sitecustomize.py").decode() == lite.SITECUSTOMIZE
+    with pytest.raises(ValueError, match="already has"):
+        lite.add_sitecustomize(stdlib)
+
+
 def test_lite_config_names_pyodide_and_disables_pypi():
     cfg = lite.lite_config("./pyodide/pyodide.js")
     kernel = cfg["jupyter-config-data"]["litePluginSettings"][

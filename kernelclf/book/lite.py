@@ -59,7 +59,8 @@ from pathlib import Path
 
 __all__ = ["LITE_WHEELS", "PYODIDE_VERSION", "PYODIDE_CDN", "KERNEL_START_PACKAGES", "build",
            "build_wheel", "download_wheels", "extend_lock", "lite_config", "copy_data",
-           "precompile_wheels", "start_closure", "PRECOMPILED", "KERNEL_WHEELS"]
+           "precompile_wheels", "start_closure", "PRECOMPILED", "KERNEL_WHEELS",
+           "add_sitecustomize", "SITECUSTOMIZE"]
 
 PYODIDE_VERSION = "0.27.7"
 PYODIDE_CDN = f"https://cdn.jsdelivr.net/pyodide/v{PYODIDE_VERSION}/full/pyodide.js"
@@ -313,6 +314,50 @@ def precompile_wheels(pyodide_dir, wheels, node=None, work=None):
     return counts
 
 
+#: ``sitecustomize`` of the lab's Pyodide (run by ``site`` when the interpreter starts): the
+#: kernel's worker makes the lab's drive its working directory (``/drive``, whose every file
+#: operation is a synchronous request answered by the page) before it imports piplite, IPython
+#: and the kernel, and with ``''`` first on ``sys.path`` each of those ~80 top-level imports
+#: first asked the drive for its folder's attributes. Searched last, the folder still serves a
+#: reader's own module (one that no installed package shadows) and relative file reads
+SITECUSTOMIZE = """\
+# kernelclf lab: search the working directory (the lab's drive) after the installed packages.
+# Pyodide puts '' first on sys.path after this file has run, so the move happens at the next
+# import, by a finder that only looks at sys.path (and then does nothing).
+import sys
+
+
+class _WorkingDirectoryLast:
+    done = False
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if not cls.done and "" in sys.path:
+            cls.done = True
+            sys.path.remove("")
+            sys.path.append("")
+        return None
+
+
+sys.meta_path.insert(0, _WorkingDirectoryLast)
+"""
+
+
+def add_sitecustomize(stdlib_zip, source=SITECUSTOMIZE):
+    """Add ``sitecustomize.py`` (:data:`SITECUSTOMIZE`) to a copy of Pyodide's standard
+    library zip (rewritten as a new file: the copy may share the original's mode)."""
+    stdlib_zip = Path(stdlib_zip)
+    data = io.BytesIO(stdlib_zip.read_bytes())
+    with zipfile.ZipFile(data, "a", zipfile.ZIP_DEFLATED) as zf:
+        if "sitecustomize.py" in zf.namelist():
+            raise ValueError(f"{stdlib_zip} already has a sitecustomize.py")
+        zi = zipfile.ZipInfo("sitecustomize.py", date_time=(2020, 1, 1, 0, 0, 0))
+        zi.compress_type = zipfile.ZIP_DEFLATED
+        zf.writestr(zi, source)
+    stdlib_zip.unlink()
+    stdlib_zip.write_bytes(data.getvalue())
+
+
 def lite_config(pyodide_url, preload=()):
     """The ``jupyter-lite.json`` of the app: Pyodide's URL, no PyPI fallback."""
     kernel = {"pyodideUrl": pyodide_url, "disablePyPIFallback": True}
@@ -444,11 +489,13 @@ def build(html, book="book", pyodide=None, wheels_dir=DEFAULT_WHEELS, data_home=
             for e in start:
                 e["sha256"] = _sha256(target / e["file_name"])
         lock_path.write_text(json.dumps(lock))
+        add_sitecustomize(target / "python_stdlib.zip")
     else:
         (out / "wheels").mkdir()
         for w in wheels:
             shutil.copyfile(w, out / "wheels" / w.name)
     _drop_extensions(out)
+    _start_kernel_early(out)
     _fix_compressed_mimetypes(out)
     _drop_remote_fonts(out)
     log(f"JupyterLite lab in {out}: {len(_chapters(book))} notebooks, {n_data} data files, "
@@ -465,6 +512,49 @@ def _drop_extensions(out):
     config_path.write_text(json.dumps(config, indent=2))
     for name in DROP_EXTENSIONS:
         shutil.rmtree(out / "extensions" / name, ignore_errors=True)
+
+
+#: added to the lab's page: when the page opens a notebook (``?path=x.ipynb``), start its
+#: kernel as soon as the notebook's panel exists. JupyterLab starts it only once the notebook is
+#: loaded, rendered and checkpointed (``Context._populate``), which under load kept the kernel's
+#: worker waiting about 7 s; ``SessionContext.initialize`` runs once, so the context's own call
+#: later finds it started and connects to the same kernel
+EARLY_KERNEL_JS = """<script id="kernelclf-early-kernel">
+(function () {
+  var path = new URLSearchParams(window.location.search).get("path");
+  if (!path || !/\\.ipynb$/.test(path)) { return; }
+  var t0 = Date.now();
+  var timer = setInterval(function () {
+    if (Date.now() - t0 > 120000) { clearInterval(timer); return; }
+    var app = window.jupyterapp;
+    var w = app && app.shell && app.shell.currentWidget;
+    var sc = w && w.sessionContext;
+    if (!sc || !w.context || w.context.path !== path) { return; }
+    clearInterval(timer);
+    var specs = app.serviceManager.kernelspecs;
+    specs.ready.then(function () {
+      if (sc.isDisposed || sc.session || !specs.specs) { return; }
+      var pref = sc.kernelPreference;
+      if (!pref.name) {
+        sc.kernelPreference = Object.assign({}, pref, {name: specs.specs["default"]});
+      }
+      window.kernelclfEarlyKernel = performance.now();
+      return sc.initialize();
+    }).catch(function (err) { console.warn("kernelclf: early kernel start", err); });
+  }, 50);
+})();
+</script>"""
+
+
+def _start_kernel_early(out):
+    """Add :data:`EARLY_KERNEL_JS` to the lab's page (before ``</head>``)."""
+    page = out / "lab" / "index.html"
+    text = page.read_text(encoding="utf-8")
+    if "kernelclf-early-kernel" not in text:
+        if "</head>" not in text:
+            raise ValueError(f"{page} has no </head>")
+        page.write_text(text.replace("</head>", EARLY_KERNEL_JS + "\n  </head>", 1),
+                        encoding="utf-8")
 
 
 def _fix_compressed_mimetypes(out):
