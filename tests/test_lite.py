@@ -31,6 +31,7 @@ import functools
 import hashlib
 import http.server
 import io
+import json
 import os
 import re
 import threading
@@ -244,6 +245,33 @@ def test_add_sitecustomize_to_the_stdlib_zip(tmp_path):
         assert zf.read("sitecustomize.py").decode() == lite.SITECUSTOMIZE
     with pytest.raises(ValueError, match="already has"):
         lite.add_sitecustomize(stdlib)
+
+
+def test_built_lab_pyodide_searches_the_drive_last(tmp_path):
+    """The built lab's Pyodide (``make book`` with a local Pyodide), run under Node.js: after
+    start-up and one import, ``''`` (the working directory: the lab's drive in the kernel) is
+    last on ``sys.path``, and a module in the working directory still imports."""
+    import shutil
+    import subprocess
+
+    target = SITE / "lite" / "pyodide"
+    node = shutil.which("node") or shutil.which("nodejs")
+    if not (target / "pyodide.mjs").is_file() or not node:
+        pytest.skip(f"needs Node.js and a lab with a local Pyodide in {SITE}")
+    script = tmp_path / "check.mjs"
+    script.write_text(f"""
+const {{ loadPyodide }} = await import({json.dumps((target / "pyodide.mjs").as_uri())});
+const py = await loadPyodide({{ indexURL: {json.dumps(str(target) + "/")} }});
+py.FS.mkdirTree("/drive/sub");
+py.FS.writeFile("/drive/sub/reader_module.py", "X = 7\\n");
+py.FS.chdir("/drive/sub");
+console.log(py.runPython("import sys, json, reader_module; json.dumps([sys.path, reader_module.X])"));
+""")
+    out = subprocess.run([node, str(script)], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    path, x = json.loads(out.stdout.strip().splitlines()[-1])
+    assert path[-1] == "" and "" not in path[:-1], path
+    assert x == 7
 
 
 def test_lite_config_names_pyodide_and_disables_pypi():

@@ -32,6 +32,13 @@ own wheels ship sources only: the bytecode makes what a reader downloads before 
 has run about 81 MB instead of 66 MB, and that cell no longer compiles SciPy, scikit-learn and
 matplotlib in the browser.
 
+Two additions shorten the first kernel's start: the lab's page starts the kernel of the
+notebook it opens as soon as the notebook's panel exists (:data:`EARLY_KERNEL_JS`; JupyterLab
+itself waits until the notebook is loaded, rendered and checkpointed), and, with a local
+Pyodide, a ``sitecustomize`` in its standard library (:data:`SITECUSTOMIZE`) moves the working
+directory, the lab's drive, to the end of ``sys.path``, so the kernel's imports do not each
+ask the page for the drive folder's attributes (about 80 synchronous requests before).
+
 ``jupyter-lite.json`` sets ``pyodideUrl`` explicitly and ``disablePyPIFallback`` (an
 incremental rebuild could otherwise fall back to the CDN or PyPI). The app must be served
 over HTTP (``make serve``), not opened as ``file://``.
