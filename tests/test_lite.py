@@ -199,21 +199,6 @@ def test_built_lab_ships_the_bytecode_of_the_first_import():
                                                                     len(sources))
 
 
-def test_start_kernel_early_adds_the_script_once(tmp_path):
-    page = tmp_path / "lab" / "index.html"
-    page.parent.mkdir()
-    page.write_text("<html><head><title>x</title></head><body></body></html>")
-    lite._start_kernel_early(tmp_path)
-    lite._start_kernel_early(tmp_path)           # a rebuild does not add it twice
-    text = page.read_text()
-    assert text.count('id="kernelclf-early-kernel"') == 1
-    assert text.index("kernelclf-early-kernel") < text.index("</head>")
-    assert "sc.initialize()" in text and "specs.ready" in text
-    page.write_text("<html><body></body></html>")
-    with pytest.raises(ValueError, match="no </head>"):
-        lite._start_kernel_early(tmp_path)
-
-
 def test_sitecustomize_searches_the_working_directory_last(tmp_path):
     """Run in CPython (whose ``-c`` puts ``''`` first, as Pyodide does): after the next
     import ``''`` is last on ``sys.path``, and a module in the working directory still

@@ -32,12 +32,11 @@ own wheels ship sources only: the bytecode makes what a reader downloads before 
 has run about 81 MB instead of 66 MB, and that cell no longer compiles SciPy, scikit-learn and
 matplotlib in the browser.
 
-Two additions shorten the first kernel's start: the lab's page starts the kernel of the
-notebook it opens as soon as the notebook's panel exists (:data:`EARLY_KERNEL_JS`; JupyterLab
-itself waits until the notebook is loaded, rendered and checkpointed), and, with a local
-Pyodide, a ``sitecustomize`` in its standard library (:data:`SITECUSTOMIZE`) moves the working
-directory, the lab's drive, to the end of ``sys.path``, so the kernel's imports do not each
-ask the page for the drive folder's attributes (about 80 synchronous requests before).
+With a local Pyodide, a ``sitecustomize`` in its standard library (:data:`SITECUSTOMIZE`)
+moves the working directory, which in the kernel is the lab's drive, to the end of
+``sys.path``: the kernel's start and the first ``import kernelclf`` no longer ask the page
+for the drive folder's attributes at every top-level import (147 synchronous drive requests
+before the first cell was done, 62 after).
 
 ``jupyter-lite.json`` sets ``pyodideUrl`` explicitly and ``disablePyPIFallback`` (an
 incremental rebuild could otherwise fall back to the CDN or PyPI). The app must be served
@@ -502,7 +501,6 @@ def build(html, book="book", pyodide=None, wheels_dir=DEFAULT_WHEELS, data_home=
         for w in wheels:
             shutil.copyfile(w, out / "wheels" / w.name)
     _drop_extensions(out)
-    _start_kernel_early(out)
     _fix_compressed_mimetypes(out)
     _drop_remote_fonts(out)
     log(f"JupyterLite lab in {out}: {len(_chapters(book))} notebooks, {n_data} data files, "
@@ -519,49 +517,6 @@ def _drop_extensions(out):
     config_path.write_text(json.dumps(config, indent=2))
     for name in DROP_EXTENSIONS:
         shutil.rmtree(out / "extensions" / name, ignore_errors=True)
-
-
-#: added to the lab's page: when the page opens a notebook (``?path=x.ipynb``), start its
-#: kernel as soon as the notebook's panel exists. JupyterLab starts it only once the notebook is
-#: loaded, rendered and checkpointed (``Context._populate``), which under load kept the kernel's
-#: worker waiting about 7 s; ``SessionContext.initialize`` runs once, so the context's own call
-#: later finds it started and connects to the same kernel
-EARLY_KERNEL_JS = """<script id="kernelclf-early-kernel">
-(function () {
-  var path = new URLSearchParams(window.location.search).get("path");
-  if (!path || !/\\.ipynb$/.test(path)) { return; }
-  var t0 = Date.now();
-  var timer = setInterval(function () {
-    if (Date.now() - t0 > 120000) { clearInterval(timer); return; }
-    var app = window.jupyterapp;
-    var w = app && app.shell && app.shell.currentWidget;
-    var sc = w && w.sessionContext;
-    if (!sc || !w.context || w.context.path !== path) { return; }
-    clearInterval(timer);
-    var specs = app.serviceManager.kernelspecs;
-    specs.ready.then(function () {
-      if (sc.isDisposed || sc.session || !specs.specs) { return; }
-      var pref = sc.kernelPreference;
-      if (!pref.name) {
-        sc.kernelPreference = Object.assign({}, pref, {name: specs.specs["default"]});
-      }
-      window.kernelclfEarlyKernel = performance.now();
-      return sc.initialize();
-    }).catch(function (err) { console.warn("kernelclf: early kernel start", err); });
-  }, 50);
-})();
-</script>"""
-
-
-def _start_kernel_early(out):
-    """Add :data:`EARLY_KERNEL_JS` to the lab's page (before ``</head>``)."""
-    page = out / "lab" / "index.html"
-    text = page.read_text(encoding="utf-8")
-    if "kernelclf-early-kernel" not in text:
-        if "</head>" not in text:
-            raise ValueError(f"{page} has no </head>")
-        page.write_text(text.replace("</head>", EARLY_KERNEL_JS + "\n  </head>", 1),
-                        encoding="utf-8")
 
 
 def _fix_compressed_mimetypes(out):
