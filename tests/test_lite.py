@@ -53,7 +53,9 @@ KERNEL_TIMEOUT, RUN_TIMEOUT, WIDGET_TIMEOUT = 300, 900, 120
 #: cores), and seconds the first kernel of a page may take to start, page load included. The
 #: second is a guard against gross regressions, not the issue's goal (about 15 s on an idle
 #: machine): two lanes on a 2-core machine at load 8-14 took 32-45 s (median 35) with the
-#: kernel's packages installed one by one, 26-40 s (median 30) preloaded with their bytecode
+#: kernel's packages installed one by one, 26-40 s (median 30) preloaded with their bytecode;
+#: at load 6-9, 13.5-26 s (median 17.6, against 13.9-30.7 s, median 21.8, interleaved) with the
+#: working directory searched last on sys.path (:data:`lite.SITECUSTOMIZE`)
 RUN_BUDGET = float(os.environ.get("KERNELCLF_LITE_RUN_BUDGET", "60"))
 KERNEL_BUDGET = float(os.environ.get("KERNELCLF_LITE_KERNEL_BUDGET", "45"))
 #: MyST markup a reader must never see (directives, roles, labels, directive options)
