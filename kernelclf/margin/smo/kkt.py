@@ -359,7 +359,7 @@ def _active_set(alpha, F, C, s, gmask, getcol, tol, max_rounds, release=16, max_
     """
     m = alpha.size
     inW = (alpha > 0) & (alpha < C)
-    grp = np.zeros(m, dtype=np.int64)
+    grp = np.zeros(m, dtype=np.intp)
     for g, gm in enumerate(gmask):
         grp[gm] = g
     k = len(gmask)
