@@ -21,6 +21,22 @@ def _inputs(sparse, m=90, n=60, seed=0):
     return X
 
 
+def _fill_seven_columns(g, spec, K, m):
+    """``fill_slot`` for columns 0-6 into a cache of three slots (evictions happen): each
+    column equals the kernel matrix's row to 1e-12; returns the slots."""
+    from kernelclf.kernels.gram import ColumnSlots
+
+    slots = ColumnSlots(g, cache_mb=3 * 8 * m / 2 ** 20)
+    slots.reserve()
+    ust = np.array([slots.used, slots.filled])
+    for i in range(7):
+        s = nc.fill_slot(i, slots.data, slots.slot, slots.owner, slots.stamp, slots.clock,
+                         ust, *spec)
+        assert s >= 0 and slots.slot[i] == s
+        np.testing.assert_allclose(slots.data[s], K[i], rtol=1e-12, atol=1e-12)
+    return slots
+
+
 @pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize("kernel", KERNELS, ids=["rbf", "poly", "linear"])
 def test_columns_on_many_features_equal_the_kernel_matrix(kernel, sparse):
@@ -48,16 +64,7 @@ def test_columns_on_many_features_equal_the_kernel_matrix(kernel, sparse):
         assert nc.column_at(part, i, rows, rows.size, *spec)
         np.testing.assert_allclose(part[:rows.size], K[rows, i], rtol=1e-12, atol=1e-12)
         assert np.isnan(part[rows.size:]).all()            # only ``n`` entries written
-    from kernelclf.kernels.gram import ColumnSlots
-
-    slots = ColumnSlots(g, cache_mb=3 * 8 * m / 2 ** 20)  # three slots: evictions
-    slots.reserve()
-    ust = np.array([slots.used, slots.filled])
-    for i in range(7):
-        s = nc.fill_slot(i, slots.data, slots.slot, slots.owner, slots.stamp, slots.clock,
-                         ust, *spec)
-        assert s >= 0 and slots.slot[i] == s
-        np.testing.assert_allclose(slots.data[s], K[i], rtol=1e-12, atol=1e-12)
+    slots = _fill_seven_columns(g, spec, K, m)
     assert (slots.slot >= 0).sum() == 3
 
 
@@ -172,16 +179,7 @@ def test_sparse_columns_in_csr_form_equal_the_kernel_matrix(kernel, monkeypatch)
         np.testing.assert_allclose(part[:rows.size], K[rows, i], rtol=1e-12, atol=1e-12)
         assert np.isnan(part[rows.size:]).all()
         assert not spec[7].any()                  # the work vector is zeros again
-    from kernelclf.kernels.gram import ColumnSlots
-
-    slots = ColumnSlots(g, cache_mb=3 * 8 * m / 2 ** 20)  # three slots: evictions
-    slots.reserve()
-    ust = np.array([slots.used, slots.filled])
-    for i in range(7):
-        s = nc.fill_slot(i, slots.data, slots.slot, slots.owner, slots.stamp, slots.clock,
-                         ust, *spec)
-        assert s >= 0 and slots.slot[i] == s
-        np.testing.assert_allclose(slots.data[s], K[i], rtol=1e-12, atol=1e-12)
+    _fill_seven_columns(g, spec, K, m)
     # a non-canonical matrix: duplicate entries are summed, as scipy's products do
     D = sp.csr_matrix((np.r_[X.data, 0.25, 0.5], np.r_[X.indices, 1, 1],
                        np.r_[X.indptr[:-1], X.nnz + 2]), shape=X.shape)
