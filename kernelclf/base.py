@@ -57,7 +57,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from .kernels.closure import Kernel, sparse_refusal
+from .kernels.closure import CachedParamNames, Kernel, sparse_refusal
 from .kernels.gram import Gram, cross_gram
 from .kernels.gram_guard import check_memory
 from .kernels.rows import n_rows
@@ -95,22 +95,31 @@ class Int(Interval):
 KERNEL_CONSTRAINT = [None, StrOptions({"linear", "rbf", "poly", "polynomial"}), callable]
 
 
-def _plain_binary(y):
-    """Whether ``y`` (1-D) is certainly a classification target with at most two labels
-    by scikit-learn's rules (``type_of_target`` 'binary'): booleans, integers, or floats
-    with at most two distinct values, whole numbers below 2^53. Then its check, which
-    costs more than the fit of a small SVM, is skipped; anything else gets it."""
+def _two_labels(y):
+    """The labels of ``y`` (1-D) as a sorted array, when they are certainly a
+    classification target with at most two labels by scikit-learn's rules
+    (``type_of_target`` 'binary'): booleans, integers, or floats with at most two
+    distinct values, whole numbers below 2^53; else None. Then scikit-learn's check,
+    which costs more than the fit of a small SVM, is skipped (and ``np.unique``: the
+    labels are known); anything else gets it."""
     if not isinstance(y, np.ndarray) or y.ndim != 1 or y.dtype.kind not in "biuf" \
             or y.size == 0:
-        return False
+        return None
     first = y[0]
     other = y[y != first]
     if other.size and np.any(other != other[0]):
-        return False                            # a third value
-    if y.dtype.kind != "f":
-        return True
-    two = np.array([first, other[0] if other.size else first])
-    return bool(np.all(np.abs(two) < 2.0 ** 53) and np.all(two == np.floor(two)))
+        return None                             # a third value
+    two = np.array([first, other[0]] if other.size else [first], dtype=y.dtype)
+    if y.dtype.kind == "f" and not (np.all(np.abs(two) < 2.0 ** 53)
+                                    and np.all(two == np.floor(two))):
+        return None
+    two.sort()
+    return two
+
+
+def _plain_binary(y):
+    """Whether scikit-learn's target check may be skipped for ``y`` (:func:`_two_labels`)."""
+    return _two_labels(y) is not None
 
 
 def labels_to_pm1(y):
@@ -120,7 +129,10 @@ def labels_to_pm1(y):
     """
     if not (isinstance(y, np.ndarray) and y.ndim == 1):     # (validated y: as it is)
         y = column_or_1d(y, warn=True)
-    if not _plain_binary(y):
+    classes = _two_labels(y)
+    if classes is not None and classes.size == 2:           # (np.unique's classes)
+        return classes, np.where(y == classes[1], 1.0, -1.0)
+    if classes is None:
         check_classification_targets(y)
     classes, y_idx = np.unique(y, return_inverse=True)
     if len(classes) == 1:
@@ -132,7 +144,6 @@ def labels_to_pm1(y):
             f"{type_of_target(y)} ({len(classes)} classes: {classes.tolist()[:5]}); wrap the "
             "estimator in kernelclf.multiclass (one-versus-one, DAG, one-versus-rest)")
     return classes, np.where(y_idx == 1, 1.0, -1.0)
-
 
 
 def _check_strings(X):
@@ -151,11 +162,13 @@ def _check_strings(X):
     return X
 
 
-class KernelMixin:
+class KernelMixin(CachedParamNames):
     """The fit preamble and input validation of a kernel estimator.
 
     Subclasses define ``kernel`` in ``__init__`` (or nothing, for estimators
-    without a kernel) and may set ``_default_kernel``.
+    without a kernel) and may set ``_default_kernel``. The parameter names that
+    scikit-learn's ``get_params`` reads from ``__init__`` are kept per class
+    (:class:`kernelclf.kernels.closure.CachedParamNames`).
     """
 
     _default_kernel = Linear

@@ -40,8 +40,8 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_array
 
 __all__ = [
-    "Kernel", "Constant", "Sum", "Product", "Scaled", "Normalized", "Exponential", "InducedRBF",
-    "CallableKernel",
+    "CachedParamNames", "Kernel", "Constant", "Sum", "Product", "Scaled", "Normalized",
+    "Exponential", "InducedRBF", "CallableKernel",
 ]
 
 
@@ -102,7 +102,27 @@ def _check_positive(value, name, strict=True):
         raise ValueError(f"{name} must be >= 0, got {value!r}")
 
 
-class Kernel(BaseEstimator):
+class CachedParamNames:
+    """scikit-learn's ``_get_param_names`` (the parameters read from ``__init__``'s
+    signature by ``inspect``), computed once per class.
+
+    ``get_params`` asks for the names on every call, and a fit calls it several times
+    (the parameter validation, the clone of the kernel, resolving its data-driven
+    parameters): reading the signature each time costs about 10-30 microseconds, a
+    noticeable part of a small fit. A class's ``__init__`` does not change, so the names
+    are kept in the class's own ``__dict__`` (a subclass reads its own signature).
+    """
+
+    @classmethod
+    def _get_param_names(cls):
+        names = cls.__dict__.get("_param_names_cache")
+        if names is None:
+            names = tuple(super(CachedParamNames, cls)._get_param_names())
+            cls._param_names_cache = names
+        return list(names)
+
+
+class Kernel(CachedParamNames, BaseEstimator):
     """Base class: ``k(X, Y=None) -> Gram matrix``; supports ``+``, ``*`` and scaling.
 
     Subclasses implement ``_gram(X, Y)`` on validated inputs and may override

@@ -328,6 +328,15 @@ def _degeneracy_sample(m, random_state=0):
     return rows, cols
 
 
+def _block(G, rows, cols):
+    """``G[rows][:, cols]`` for the sample of :func:`_degeneracy_sample` (read only): the
+    rows alone when ``cols`` are all columns (one gather instead of ``np.ix_``'s), ``G``
+    itself when ``rows`` are all rows too."""
+    if cols.size != G.shape[1]:
+        return G[np.ix_(rows, cols)]
+    return G if rows.size == G.shape[0] else G[rows]
+
+
 def _typical_closeness(R, rows, cols, ir, ic, most=64):
     """The median over pairs ``i != j`` of the block of ``1 - k_ij / sqrt(k_ii k_jj)`` (at
     most ``most`` columns of it): how far typical pairs are from looking identical.
@@ -450,11 +459,13 @@ def _psd_by_construction(kernel):
                                                                   False))
 
 
-def _check_range(G, kernel=None, X=None, mode=None):
+def _check_range(G, kernel=None, X=None, mode=None, scale=None):
     """The largest absolute value of ``G``; refuses values the solvers would under- or
-    overflow on (outside ``[1e-100, 1e100]``). Returns the scale (0 for a zero matrix)."""
+    overflow on (outside ``[1e-100, 1e100]``). Returns the scale (0 for a zero matrix).
+    ``scale``: that value when the caller has it."""
     mode = get_gram_checks() if mode is None else mode
-    scale = max(float(G.max()), -float(G.min())) if G.size else 0.0
+    if scale is None:
+        scale = max(float(G.max()), -float(G.min())) if G.size else 0.0
     if mode == "off" or scale == 0.0:
         return scale
     if not _RANGE[0] <= scale <= _RANGE[1]:
@@ -478,18 +489,24 @@ def check_gram(G, kernel=None, X=None, mode=None, random_state=0, degenerate=Tru
     """
     mode = get_gram_checks() if mode is None else mode
     G = np.asarray(G, dtype=float)
-    _check_finite(G, kernel, X)
-    if mode == "off" or G.size == 0:
+    if G.size == 0:
+        return 0.0
+    # finite exactly when the largest and the smallest entry are (NaN propagates through
+    # max and min); the message comes from _check_finite
+    hi, lo = float(G.max()), float(G.min())
+    if not (np.isfinite(hi) and np.isfinite(lo)):
+        _check_finite(G, kernel, X)
+    if mode == "off":
         return 0.0
     name = _LazyName(kernel)            # the repr is built only for a message
-    scale = _check_range(G, kernel, X, mode)
+    scale = _check_range(G, kernel, X, mode, scale=max(hi, -lo))
     if scale == 0.0:        # zero inputs with a linear kernel, centred constant inputs...
         return 0.0
     if _psd_by_construction(kernel):     # symmetric and PSD by a theorem
         if degenerate:
             rows, cols = _degeneracy_sample(G.shape[0], random_state)
             d = np.diag(G)
-            _check_degenerate(G[np.ix_(rows, cols)], rows, cols, d[rows], d[cols],
+            _check_degenerate(_block(G, rows, cols), rows, cols, d[rows], d[cols],
                               G.shape[0], kernel, X)
         return 0.0
     if _asymmetry(G) > 1e-8 * scale:
@@ -500,7 +517,7 @@ def check_gram(G, kernel=None, X=None, mode=None, random_state=0, degenerate=Tru
     if degenerate:
         rows, cols = _degeneracy_sample(m, random_state)
         d = np.diag(G)
-        _check_degenerate(G[np.ix_(rows, cols)], rows, cols, d[rows], d[cols], m, kernel, X)
+        _check_degenerate(_block(G, rows, cols), rows, cols, d[rows], d[cols], m, kernel, X)
     if m > _SAMPLE:
         idx = np.sort(np.random.default_rng(random_state).choice(m, _SAMPLE, replace=False))
         G = G[np.ix_(idx, idx)]

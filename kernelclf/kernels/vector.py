@@ -153,7 +153,9 @@ class Polynomial(Kernel):
         return G
 
     def _gram(self, X, Y):
-        return _int_power(self._inner(X, Y) + self.offset, int(self.degree))
+        G = self._inner(X, Y)               # (a new array: the offset is added in place)
+        G += self.offset
+        return _int_power(G, int(self.degree))
 
     def column_function(self, X):
         """One column ``(gamma X x_i + offset) ** degree``, the inputs validated once."""
