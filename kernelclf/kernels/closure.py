@@ -40,8 +40,8 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_array
 
 __all__ = [
-    "CachedParamNames", "Kernel", "Constant", "Sum", "Product", "Scaled", "Normalized",
-    "Exponential", "InducedRBF", "CallableKernel",
+    "Kernel", "Constant", "Sum", "Product", "Scaled", "Normalized", "Exponential", "InducedRBF",
+    "CallableKernel",
 ]
 
 
