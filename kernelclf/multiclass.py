@@ -545,6 +545,10 @@ class _PairwiseBase(_MulticlassBase):
         bufs = [np.empty(size) for _ in range(3)]
         template = clone(base)
         labels = self.classes_.tolist()
+        if psd and sw is None and (cw is None or np.all(cw > 0)) \
+                and template._batch_pairs():
+            return self._fit_batched(template, X, y_idx, cw, G, members, rank, starts,
+                                     kernel, labels)
         out = []
         for i, j in pairs(K):
             idx = np.flatnonzero((y_idx == i) | (y_idx == j))
@@ -567,6 +571,58 @@ class _PairwiseBase(_MulticlassBase):
                     est.class_weight = {0: cw[i], 1: cw[j]}
                 est._fit_on_gram(Xp, in_j.astype(int), Gram(kernel, Xp, G=Gp, check=False),
                                  None if sw is None else sw[idx])
+            except ValueError as exc:
+                if hasattr(exc, "add_note"):
+                    exc.add_note(f"(raised by the binary machine of the classes "
+                                 f"{labels[i]!r} and {labels[j]!r}, labelled 0 and 1)")
+                raise
+            out.append(est)
+        return out
+
+    def _fit_batched(self, template, X, y_idx, cw, G, members, rank, starts, kernel,
+                     labels):
+        """The pairwise machines of :meth:`_fit_on_shared_gram` with every pair's dual
+        solved in one compiled call (:func:`kernelclf.margin.smo.compiled.solve_pairs_on_blocks`:
+        the pair loop of the binary SVM on each pair's rows and columns of ``G``, read in
+        place, from the start the binary fit takes); each machine then gets its polish, its
+        threshold and its attributes as in :meth:`SupportVectorMachine._fit_on_gram`. For
+        the C-SVM of positive weights, with numba (``SupportVectorMachine._batch_pairs``)."""
+        import copy
+
+        from .margin.smo import compiled as _cc
+
+        C = float(template.C)
+        plist = pairs(len(self.classes_))
+        idxs, pos, signs, boxes, max_iters = [], [], [], [], []
+        for i, j in plist:
+            idx = np.flatnonzero((y_idx == i) | (y_idx == j))
+            in_j = y_idx[idx] == j
+            idxs.append((idx, in_j))
+            pos.append(np.where(in_j, starts[j], starts[i]) + rank[idx])
+            signs.append(np.where(in_j, 1.0, -1.0))
+            boxes.append(np.full(idx.size, C) if cw is None else
+                         C * np.where(in_j, cw[j], cw[i]))
+            max_iters.append(template._max_iter(idx.size))
+        offsets = np.concatenate([[0], np.cumsum([idx.size for idx, _ in idxs])])
+        pos_all = np.concatenate(pos).astype(np.int64)
+        s_all, C_all = np.concatenate(signs), np.concatenate(boxes)
+        alpha_all, F_all, codes, iters = _cc.solve_pairs_on_blocks(
+            G, pos_all, offsets.astype(np.int64), s_all, C_all, float(template.tol),
+            np.asarray(max_iters, dtype=np.int64))
+        out = []
+        for p, (i, j) in enumerate(plist):
+            idx, in_j = idxs[p]
+            a, b = offsets[p], offsets[p + 1]
+            est = copy.copy(template)        # (a clone without re-validating params)
+            est.kernel = clone(template.kernel) \
+                if hasattr(template.kernel, "get_params") else template.kernel
+            if cw is not None:
+                est.class_weight = {0: cw[i], 1: cw[j]}
+            try:
+                sol = est._pair_solution(G, pos[p], s_all[a:b], C_all[a:b],
+                                         alpha_all[a:b].copy(), F_all[a:b].copy(),
+                                         int(codes[p]), int(iters[p]))
+                est._fit_on_gram(X[idx], in_j.astype(int), None, solution=sol)
             except ValueError as exc:
                 if hasattr(exc, "add_note"):
                     exc.add_note(f"(raised by the binary machine of the classes "

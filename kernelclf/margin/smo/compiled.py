@@ -750,6 +750,100 @@ def _run_pairwise(slots, Kd, r, q, s, grp, ng, C, alpha, F, tol, max_iter, shrin
         return (CALLBACK if stopped else code), int(st[IT])
 
 
+def _pairs_on_blocks(G, pos, offsets, s_all, C_all, tol, max_iters, alpha_all, F_all,
+                     codes, iters):
+    """The pair loop :func:`_pairs` run on many problems of one stored matrix in one call:
+    problem ``k`` has the variables ``offsets[k]:offsets[k + 1]``, its matrix is
+    ``G[pos[v], pos[w]]`` for its variables ``v, w`` (gathered into one buffer, reused),
+    its signs ``s_all``, its box ``C_all``, ``p = 1``, one equality group, shrinking, no
+    diagonal shift, no kernel signs: the C-SVM dual of the pairwise machines of
+    :class:`kernelclf.multiclass.OneVsOneClassifier`. Each starts from ``alpha = 0`` with
+    the state :func:`run_pairwise` sets up for a stored matrix, so it takes the steps that
+    :func:`run_pairwise` takes on that problem's matrix. Writes each problem's ``alpha``,
+    ``F`` (exact), code and iterations."""
+    npb = offsets.size - 1
+    big = 0
+    for k in range(npb):
+        big = max(big, offsets[k + 1] - offsets[k])
+    gbuf = np.empty(big * big)
+    spec_X = np.zeros((1, 1))
+    spec_sq = np.zeros(1)
+    no_index = np.zeros(1, dtype=np.int64)
+    work = np.zeros(1)
+    for k in range(npb):
+        o = offsets[k]
+        n = offsets[k + 1] - o
+        Gp = gbuf[:n * n].reshape((n, n))
+        for a in range(n):
+            ra = pos[o + a]
+            for b in range(n):
+                Gp[a, b] = G[ra, pos[o + b]]
+        s = s_all[o:o + n].copy()
+        C = C_all[o:o + n].copy()
+        alpha = np.zeros(n)
+        F = s * 1.0
+        Kd = np.empty(n)
+        for a in range(n):
+            Kd[a] = Gp[a, a] + 0.0
+        r = np.zeros(n)
+        q = np.ones(n)
+        grp = np.zeros(n, dtype=np.int64)
+        up = np.empty(n, dtype=np.bool_)
+        low = np.empty(n, dtype=np.bool_)
+        for a in range(n):
+            below = alpha[a] < C[a]
+            above = alpha[a] > 0
+            up[a] = below if s[a] > 0 else above
+            low[a] = above if s[a] > 0 else below
+        pt = np.arange(n)
+        P = Problem(F, alpha, up, low, Kd, r, q, s, C, grp, pt, F.copy(), alpha.copy(),
+                    np.zeros(n, dtype=np.bool_))
+        L = Layout(np.arange(n), np.empty(n, dtype=np.int64), np.empty(n), np.empty(n),
+                   np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.bool_), np.empty(n),
+                   np.empty(n), np.empty(n), np.empty(n), np.empty(n),
+                   np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(n))
+        st = np.zeros(9, dtype=np.int64)
+        st[COUNTER] = min(n, 1000)
+        st[N] = n
+        st[REC] = -1
+        fst = np.array([np.inf, np.inf])
+        ust = np.array([n, 0, 0, np.iinfo(np.int64).max], dtype=np.int64)
+        cflat = np.empty(max(2 * n, n * n // 4, min(n * n, 64 * n)))
+        Cc = Cache(Gp, np.arange(n), np.arange(n), np.zeros(n, dtype=np.int64),
+                   np.zeros(1, dtype=np.int64), ust, cflat, np.full(n, -1, dtype=np.int64),
+                   np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=np.int64),
+                   np.zeros(1, dtype=np.int64), NONE, spec_X, spec_sq, 0.0, 1, no_index,
+                   no_index, work)
+        code, need = _pairs(P, L, Cc, st, fst, tol, max_iters[k], True, np.inf, 0, False,
+                            False)
+        codes[k] = code
+        iters[k] = st[IT]
+        for a in range(n):
+            alpha_all[o + a] = alpha[a]
+            F_all[o + a] = F[a]
+
+
+def solve_pairs_on_blocks(G, pos, offsets, s_all, C_all, tol, max_iters):
+    """:func:`_pairs_on_blocks` (compiled with the pair loop of one group, unsigned):
+    returns ``(alpha, F, codes, iterations)`` over all problems' variables."""
+    key = "blocks"
+    if key not in _VARIANTS:
+        _variant(False, False)
+        space = _VARIANTS[(False, False)]
+        copy = types.FunctionType(_pairs_on_blocks.__code__, space, "_pairs_on_blocks")
+        copy.__qualname__ = "_pairs_on_blocks"
+        if HAVE_NUMBA:
+            copy = _njit(cache=True, nogil=True, error_model="numpy")(copy)
+        _VARIANTS[key] = copy
+    total = int(offsets[-1])
+    alpha, F = np.empty(total), np.empty(total)
+    codes = np.empty(offsets.size - 1, dtype=np.int64)
+    iters = np.empty(offsets.size - 1, dtype=np.int64)
+    _VARIANTS[key](np.ascontiguousarray(G, dtype=float), pos, offsets, s_all, C_all,
+                   float(tol), max_iters, alpha, F, codes, iters)
+    return alpha, F, codes, iters
+
+
 def run_coordinate(slots, Kd, Kds, r, q, s, C, alpha, F, tol, max_iter, every, alpha_bound,
                    newton):
     """Drive :func:`_coords`; ``newton()`` runs the Newton step on the free variables in
