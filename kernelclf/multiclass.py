@@ -606,9 +606,10 @@ class _PairwiseBase(_MulticlassBase):
         offsets = np.concatenate([[0], np.cumsum([idx.size for idx, _ in idxs])])
         pos_all = np.concatenate(pos).astype(np.int64)
         s_all, C_all = np.concatenate(signs), np.concatenate(boxes)
-        alpha_all, F_all, codes, iters = _cc.solve_pairs_on_blocks(
-            G, pos_all, offsets.astype(np.int64), s_all, C_all, float(template.tol),
-            np.asarray(max_iters, dtype=np.int64))
+        alpha_all, F_all, codes, iters, gaps, objectives, polished = \
+            _cc.solve_pairs_on_blocks(G, pos_all, offsets.astype(np.int64), s_all, C_all,
+                                      float(template.tol), np.asarray(max_iters, dtype=np.int64),
+                                      template._polish)
         out = []
         for p, (i, j) in enumerate(plist):
             idx, in_j = idxs[p]
@@ -621,7 +622,8 @@ class _PairwiseBase(_MulticlassBase):
             try:
                 sol = est._pair_solution(G, pos[p], s_all[a:b], C_all[a:b],
                                          alpha_all[a:b].copy(), F_all[a:b].copy(),
-                                         int(codes[p]), int(iters[p]))
+                                         int(codes[p]), int(iters[p]), float(gaps[p]),
+                                         float(objectives[p]), int(polished[p]))
                 est._fit_on_gram(X[idx], in_j.astype(int), None, solution=sol)
             except ValueError as exc:
                 if hasattr(exc, "add_note"):

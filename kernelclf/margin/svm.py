@@ -276,32 +276,38 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
         return bool(HAVE_NUMBA and self.solver == "smo" and self.loss == "hinge"
                     and not self._hard() and self.fit_bias and not self.probability)
 
-    def _pair_solution(self, G, pos, s, box, alpha, F, code, iterations):
-        """The dual's solution from the compiled pair loop's end point (``alpha``, ``F``,
-        its code and steps; :func:`kernelclf.margin.smo.compiled.solve_pairs_on_blocks` on
-        the matrix ``G[pos][:, pos]``): the rest of what :func:`kernelclf.margin.smo.solve_smo`
-        and :func:`kernelclf.margin._dual_problem.solve_dual` do after the loop (the KKT
-        gap, the polish on the free variables, libsvm's threshold), in the same
-        operations, so that the machine is the one :meth:`_fit_on_gram` gives."""
+    def _pair_solution(self, G, pos, s, box, alpha, F, code, iterations, gap, objective,
+                       polished):
+        """The dual's solution from the compiled pair loop's end point and polish
+        (:func:`kernelclf.margin.smo.compiled.solve_pairs_on_blocks` on the matrix
+        ``G[pos][:, pos]``: ``alpha``, ``F``, the loop's code and steps, the KKT gap and
+        objective, the polish status): libsvm's threshold from it, as
+        :func:`kernelclf.margin._dual_problem.solve_dual` computes it; where the compiled
+        polish left the decision to Python (status 2: a singular system, or a solution
+        outside the box), the polish of :func:`kernelclf.margin.smo.solve_smo` from the
+        loop's end point. The machine is then the one :meth:`_fit_on_gram` gives (up to
+        the round-off of the sums)."""
         from . import smo
         from ._dual_problem import DualSolution, equality_multipliers
 
-        n = s.size
-        p = np.ones(n)
-        gmask = [np.ones(n, dtype=bool)]
-        res = smo._result(p, box, s, gmask, alpha, F, iterations, smo._HOW[code], np.inf,
-                          bias=False)
-        if self._polish and res.converged:
+        converged = code == smo._cc.DONE
+        if polished == 2:
+            n = s.size
+            p, gmask = np.ones(n), [np.ones(n, dtype=bool)]
+            res = smo._result(p, box, s, gmask, alpha, F, iterations, smo._HOW[code],
+                              np.inf, bias=False)
             smo._polish(res, p, box, s, gmask, None,
                         getcols=lambda idx: G[np.ix_(pos[idx], pos)].T, bias=False)
-        if not np.all(np.isfinite(res.alpha)):
+            alpha, grad, gap, objective = res.alpha, res.gradient, res.gap, res.objective
+        else:
+            grad = -s * F
+        if not np.all(np.isfinite(alpha)):
             raise ValueError("the dual problem is unbounded (the SMO took an infinite step); "
                              "check that the kernel is positive semi-definite")
-        a, grad = res.alpha, res.gradient
-        return DualSolution(alpha=a, gradient=grad, objective=float(res.objective),
-                            multipliers=equality_multipliers(-s * grad, a, box, s, None),
-                            iterations=int(res.iterations), converged=bool(res.converged),
-                            route="smo", gap=float(res.gap))
+        return DualSolution(alpha=alpha, gradient=grad, objective=float(objective),
+                            multipliers=equality_multipliers(-s * grad, alpha, box, s, None),
+                            iterations=int(iterations), converged=bool(converged),
+                            route="smo", gap=float(gap))
 
     def _gram(self, X):
         """The Gram matrix given to :meth:`_fit_on_gram` (for its sample ``X``), else the

@@ -750,8 +750,104 @@ def _run_pairwise(slots, Kd, r, q, s, grp, ng, C, alpha, F, tol, max_iter, shrin
         return (CALLBACK if stopped else code), int(st[IT])
 
 
-def _pairs_on_blocks(G, pos, offsets, s_all, C_all, tol, max_iters, alpha_all, F_all,
-                     codes, iters):
+def _gap_one(F, alpha, C, s):
+    """The KKT gap ``max F(up) - min F(low)`` of one equality group (the operations of
+    :func:`kernelclf.margin.smo.kkt._kkt_gap`)."""
+    fmax = -np.inf
+    fmin = np.inf
+    for t in range(F.size):
+        below = alpha[t] < C[t]
+        above = alpha[t] > 0
+        up = below if s[t] > 0 else above
+        low = above if s[t] > 0 else below
+        if up and F[t] > fmax:
+            fmax = F[t]
+        if low and F[t] < fmin:
+            fmin = F[t]
+    return max(-np.inf, fmax - fmin)
+
+
+def _objective_one(alpha, F, s):
+    """``1/2 a'(G - p)`` with ``G = -s F``, ``p = 1``."""
+    out = 0.0
+    for t in range(F.size):
+        out += alpha[t] * (-s[t] * F[t] - 1.0)
+    return 0.5 * out
+
+
+def _polish_one(Gp, alpha, F, C, s, gap, max_free):
+    """:func:`kernelclf.margin.smo.kkt._polish` for one equality group on the stored
+    matrix ``Gp`` (``p = 1``, no signs, no shift): the bordered KKT system of the free
+    variables solved by LU; kept, in place, when the point stays in the box and its KKT
+    gap is not larger than ``gap``. Returns ``(status, gap)``: 0 nothing to do or not
+    kept, 1 kept, 2 the LU solution failed or left the box (Python's polish decides: it
+    tries the minimum-norm solution when the system is singular)."""
+    n = F.size
+    nf = 0
+    for t in range(n):
+        if alpha[t] > 0 and alpha[t] < C[t]:
+            nf += 1
+    if nf == 0 or nf > max_free:
+        return 0, gap
+    idx = np.empty(nf, dtype=np.int64)
+    k = 0
+    for t in range(n):
+        if alpha[t] > 0 and alpha[t] < C[t]:
+            idx[k] = t
+            k += 1
+    M = np.zeros((nf + 1, nf + 1))
+    rhs = np.zeros(nf + 1)
+    for a in range(nf):
+        sa = s[idx[a]]
+        for c in range(nf):
+            M[a, c] = Gp[idx[c], idx[a]] * sa * s[idx[c]]
+        M[a, nf] = sa
+        M[nf, a] = sa
+        rhs[a] = -(-s[idx[a]] * F[idx[a]])
+    ok = True
+    x = rhs
+    try:
+        x = np.linalg.solve(M, rhs)
+    except Exception:
+        ok = False
+    if not ok:
+        return 2, gap
+    for a in range(nf):
+        v = alpha[idx[a]] + x[a]
+        if not (np.isfinite(v) and v >= 0 and v <= C[idx[a]]):
+            return 2, gap
+    w = np.empty(nf)
+    for c in range(nf):
+        w[c] = s[idx[c]] * x[c]
+    acc = np.zeros(n)
+    for c in range(nf):
+        row = Gp[idx[c]]
+        wc = w[c]
+        for t in range(n):
+            acc[t] += row[t] * wc
+    Fn = np.empty(n)
+    for t in range(n):
+        Fn[t] = F[t] - acc[t]
+    an = alpha.copy()
+    for a in range(nf):
+        an[idx[a]] = alpha[idx[a]] + x[a]
+    g2 = _gap_one(Fn, an, C, s)
+    if not g2 <= gap:
+        return 0, gap
+    for t in range(n):
+        alpha[t] = an[t]
+        F[t] = Fn[t]
+    return 1, g2
+
+
+if HAVE_NUMBA:
+    _gap_one = _njit(**_o)(_gap_one)
+    _objective_one = _njit(**_o)(_objective_one)
+    _polish_one = _njit(**_o)(_polish_one)
+
+
+def _pairs_on_blocks(G, pos, offsets, s_all, C_all, tol, max_iters, polish, alpha_all,
+                     F_all, codes, iters, gaps, objectives, polished):
     """The pair loop :func:`_pairs` run on many problems of one stored matrix in one call:
     problem ``k`` has the variables ``offsets[k]:offsets[k + 1]``, its matrix is
     ``G[pos[v], pos[w]]`` for its variables ``v, w`` (gathered into one buffer, reused),
@@ -759,8 +855,11 @@ def _pairs_on_blocks(G, pos, offsets, s_all, C_all, tol, max_iters, alpha_all, F
     diagonal shift, no kernel signs: the C-SVM dual of the pairwise machines of
     :class:`kernelclf.multiclass.OneVsOneClassifier`. Each starts from ``alpha = 0`` with
     the state :func:`run_pairwise` sets up for a stored matrix, so it takes the steps that
-    :func:`run_pairwise` takes on that problem's matrix. Writes each problem's ``alpha``,
-    ``F`` (exact), code and iterations."""
+    :func:`run_pairwise` takes on that problem's matrix; a converged problem is then
+    polished (``polish``; :func:`_polish_one`, at most 1000 free variables, as
+    :func:`kernelclf.margin.smo.kkt._polish`). Writes each problem's ``alpha``, ``F``
+    (exact), code, iterations, KKT gap, objective and polish status (``2``: for Python's
+    polish, from the point the pair loop left)."""
     npb = offsets.size - 1
     big = 0
     for k in range(npb):
@@ -818,14 +917,22 @@ def _pairs_on_blocks(G, pos, offsets, s_all, C_all, tol, max_iters, alpha_all, F
                             False)
         codes[k] = code
         iters[k] = st[IT]
+        gap = _gap_one(F, alpha, C, s)
+        status = 0
+        if polish and code == DONE:
+            status, gap = _polish_one(Gp, alpha, F, C, s, gap, 1000)
+        gaps[k] = gap
+        objectives[k] = _objective_one(alpha, F, s)
+        polished[k] = status
         for a in range(n):
             alpha_all[o + a] = alpha[a]
             F_all[o + a] = F[a]
 
 
-def solve_pairs_on_blocks(G, pos, offsets, s_all, C_all, tol, max_iters):
+def solve_pairs_on_blocks(G, pos, offsets, s_all, C_all, tol, max_iters, polish=True):
     """:func:`_pairs_on_blocks` (compiled with the pair loop of one group, unsigned):
-    returns ``(alpha, F, codes, iterations)`` over all problems' variables."""
+    returns ``(alpha, F, codes, iterations, gaps, objectives, polished)`` over all
+    problems (the first two over their variables)."""
     key = "blocks"
     if key not in _VARIANTS:
         _variant(False, False)
@@ -835,13 +942,14 @@ def solve_pairs_on_blocks(G, pos, offsets, s_all, C_all, tol, max_iters):
         if HAVE_NUMBA:
             copy = _njit(cache=True, nogil=True, error_model="numpy")(copy)
         _VARIANTS[key] = copy
-    total = int(offsets[-1])
+    total, npb = int(offsets[-1]), offsets.size - 1
     alpha, F = np.empty(total), np.empty(total)
-    codes = np.empty(offsets.size - 1, dtype=np.int64)
-    iters = np.empty(offsets.size - 1, dtype=np.int64)
+    codes, iters, polished = (np.empty(npb, dtype=np.int64) for _ in range(3))
+    gaps, objectives = np.empty(npb), np.empty(npb)
     _VARIANTS[key](np.ascontiguousarray(G, dtype=float), pos, offsets, s_all, C_all,
-                   float(tol), max_iters, alpha, F, codes, iters)
-    return alpha, F, codes, iters
+                   float(tol), max_iters, bool(polish), alpha, F, codes, iters, gaps,
+                   objectives, polished)
+    return alpha, F, codes, iters, gaps, objectives, polished
 
 
 def run_coordinate(slots, Kd, Kds, r, q, s, C, alpha, F, tol, max_iter, every, alpha_bound,
