@@ -610,13 +610,24 @@ class _PairwiseBase(_MulticlassBase):
             _cc.solve_pairs_on_blocks(G, pos_all, offsets.astype(np.int64), s_all, C_all,
                                       float(template.tol), np.asarray(max_iters, dtype=np.int64),
                                       template._polish)
+        # the kernel objects of each machine (``kernel`` and the fitted ``kernel_``): copies
+        # of one clone when its parameters are plain numbers or strings (what a clone per
+        # machine would hold), else a clone per machine
+        kparam = template.kernel
+        kfit = copy.copy(template)._fit_kernel()
+        plain = cw is None and all(
+            isinstance(v, (str, bool, int, float, type(None))) or np.isscalar(v)
+            for k in (kparam, kfit) if hasattr(k, "get_params")
+            for v in k.get_params(deep=False).values())
         out = []
         for p, (i, j) in enumerate(plist):
             idx, in_j = idxs[p]
             a, b = offsets[p], offsets[p + 1]
             est = copy.copy(template)        # (a clone without re-validating params)
-            est.kernel = clone(template.kernel) \
-                if hasattr(template.kernel, "get_params") else template.kernel
+            if plain:
+                est.kernel = copy.copy(kparam)
+            else:
+                est.kernel = clone(kparam) if hasattr(kparam, "get_params") else kparam
             if cw is not None:
                 est.class_weight = {0: cw[i], 1: cw[j]}
             try:
@@ -624,7 +635,10 @@ class _PairwiseBase(_MulticlassBase):
                                          alpha_all[a:b].copy(), F_all[a:b].copy(),
                                          int(codes[p]), int(iters[p]), float(gaps[p]),
                                          float(objectives[p]), int(polished[p]))
-                est._fit_on_gram(X[idx], in_j.astype(int), None, solution=sol)
+                if plain:
+                    est._fit_on_solution(X[idx], in_j.astype(int), copy.copy(kfit), sol)
+                else:
+                    est._fit_on_gram(X[idx], in_j.astype(int), None, solution=sol)
             except ValueError as exc:
                 if hasattr(exc, "add_note"):
                     exc.add_note(f"(raised by the binary machine of the classes "

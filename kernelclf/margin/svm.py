@@ -267,6 +267,18 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
             self._fit_probability(X, self.classes_[(y > 0).astype(int)], w)
         return self
 
+    def _fit_on_solution(self, X, y, kernel, solution):
+        """:meth:`_fit_on_gram` without weights, the dual already solved
+        (:meth:`_pair_solution`) and ``kernel_`` given (this estimator's kernel, fixed and
+        resolved by the wrapper; a kernel object of its own)."""
+        self.kernel_ = kernel
+        self.n_features_in_ = X.shape[1]
+        self.classes_ = np.arange(2)      # (np.unique of the labels 0 and 1)
+        y = np.where(y == 1, 1.0, -1.0)
+        w = self._example_weights(X, y, None)
+        self._store(X, y, self._dual_problem(None, y, w), solution)
+        return self
+
     def _batch_pairs(self):
         """Whether the pairwise machines of a one-versus-one wrapper may have their duals
         solved together in compiled code (:meth:`_pair_solution`): the C-SVM with bias
