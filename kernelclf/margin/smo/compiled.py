@@ -775,13 +775,13 @@ def _objective_one(alpha, F, s):
     return 0.5 * out
 
 
-def _polish_one(Gp, alpha, F, C, s, gap, max_free):
-    """:func:`kernelclf.margin.smo.kkt._polish` for one equality group on the stored
-    matrix ``Gp`` (``p = 1``, no signs, no shift): the bordered KKT system of the free
-    variables solved by LU; kept, in place, when the point stays in the box and its KKT
-    gap is not larger than ``gap``. Returns ``(status, gap)``: 0 nothing to do or not
-    kept, 1 kept, 2 the LU solution failed or left the box (Python's polish decides: it
-    tries the minimum-norm solution when the system is singular)."""
+def _polish_one(G, pt, alpha, F, C, s, gap, max_free):
+    """:func:`kernelclf.margin.smo.kkt._polish` for one equality group on the matrix
+    ``G[pt][:, pt]`` (read in place; ``p = 1``, no signs, no shift): the bordered KKT
+    system of the free variables solved by LU; kept, in place, when the point stays in the
+    box and its KKT gap is not larger than ``gap``. Returns ``(status, gap)``: 0 nothing
+    to do or not kept, 1 kept, 2 the LU solution failed or left the box (Python's polish
+    decides: it tries the minimum-norm solution when the system is singular)."""
     n = F.size
     nf = 0
     for t in range(n):
@@ -800,7 +800,7 @@ def _polish_one(Gp, alpha, F, C, s, gap, max_free):
     for a in range(nf):
         sa = s[idx[a]]
         for c in range(nf):
-            M[a, c] = Gp[idx[c], idx[a]] * sa * s[idx[c]]
+            M[a, c] = G[pt[idx[c]], pt[idx[a]]] * sa * s[idx[c]]
         M[a, nf] = sa
         M[nf, a] = sa
         rhs[a] = -(-s[idx[a]] * F[idx[a]])
@@ -816,15 +816,12 @@ def _polish_one(Gp, alpha, F, C, s, gap, max_free):
         v = alpha[idx[a]] + x[a]
         if not (np.isfinite(v) and v >= 0 and v <= C[idx[a]]):
             return 2, gap
-    w = np.empty(nf)
-    for c in range(nf):
-        w[c] = s[idx[c]] * x[c]
     acc = np.zeros(n)
     for c in range(nf):
-        row = Gp[idx[c]]
-        wc = w[c]
+        row = G[pt[idx[c]]]
+        wc = s[idx[c]] * x[c]
         for t in range(n):
-            acc[t] += row[t] * wc
+            acc[t] += row[pt[t]] * wc
     Fn = np.empty(n)
     for t in range(n):
         Fn[t] = F[t] - acc[t]
@@ -850,40 +847,43 @@ def _pairs_on_blocks(G, pos, offsets, s_all, C_all, tol, max_iters, polish, alph
                      F_all, codes, iters, gaps, objectives, polished):
     """The pair loop :func:`_pairs` run on many problems of one stored matrix in one call:
     problem ``k`` has the variables ``offsets[k]:offsets[k + 1]``, its matrix is
-    ``G[pos[v], pos[w]]`` for its variables ``v, w`` (gathered into one buffer, reused),
-    its signs ``s_all``, its box ``C_all``, ``p = 1``, one equality group, shrinking, no
-    diagonal shift, no kernel signs: the C-SVM dual of the pairwise machines of
-    :class:`kernelclf.multiclass.OneVsOneClassifier`. Each starts from ``alpha = 0`` with
-    the state :func:`run_pairwise` sets up for a stored matrix, so it takes the steps that
-    :func:`run_pairwise` takes on that problem's matrix; a converged problem is then
-    polished (``polish``; :func:`_polish_one`, at most 1000 free variables, as
-    :func:`kernelclf.margin.smo.kkt._polish`). Writes each problem's ``alpha``, ``F``
-    (exact), code, iterations, KKT gap, objective and polish status (``2``: for Python's
-    polish, from the point the pair loop left)."""
+    ``G[pos[v], pos[w]]`` for its variables ``v, w``, its signs ``s_all``, its box
+    ``C_all``, ``p = 1``, one equality group, shrinking, no diagonal shift, no kernel
+    signs: the C-SVM dual of the pairwise machines of
+    :class:`kernelclf.multiclass.OneVsOneClassifier`. The loop reads ``G`` through the
+    map ``pos`` (as it reads a :class:`kernelclf.kernels.gram.Replicated` matrix): a
+    column is gathered when the loop first uses it, into the compacted columns, which
+    hold all of them. Each problem starts from ``alpha = 0`` with the state
+    :func:`run_pairwise` sets up, and the loop takes the steps :func:`run_pairwise`
+    takes on that problem's matrix stored (the same values, the same operations). A
+    converged problem is then polished (``polish``; :func:`_polish_one`, at most 1000
+    free variables, as :func:`kernelclf.margin.smo.kkt._polish`). Writes each problem's
+    ``alpha``, ``F`` (exact), code, iterations, KKT gap, objective and polish status
+    (``2``: for Python's polish, from the point the pair loop left)."""
     npb = offsets.size - 1
+    M = G.shape[0]
     big = 0
     for k in range(npb):
         big = max(big, offsets[k + 1] - offsets[k])
-    gbuf = np.empty(big * big)
+    cflat = np.empty(max(2 * big, big * big))
     spec_X = np.zeros((1, 1))
     spec_sq = np.zeros(1)
     no_index = np.zeros(1, dtype=np.int64)
     work = np.zeros(1)
+    slot = np.arange(M)
+    owner = np.arange(M)
+    stamp = np.zeros(M, dtype=np.int64)
     for k in range(npb):
         o = offsets[k]
         n = offsets[k + 1] - o
-        Gp = gbuf[:n * n].reshape((n, n))
-        for a in range(n):
-            ra = pos[o + a]
-            for b in range(n):
-                Gp[a, b] = G[ra, pos[o + b]]
+        pt = pos[o:o + n].copy()
         s = s_all[o:o + n].copy()
         C = C_all[o:o + n].copy()
         alpha = np.zeros(n)
         F = s * 1.0
         Kd = np.empty(n)
         for a in range(n):
-            Kd[a] = Gp[a, a] + 0.0
+            Kd[a] = G[pt[a], pt[a]] + 0.0
         r = np.zeros(n)
         q = np.ones(n)
         grp = np.zeros(n, dtype=np.int64)
@@ -894,7 +894,6 @@ def _pairs_on_blocks(G, pos, offsets, s_all, C_all, tol, max_iters, polish, alph
             above = alpha[a] > 0
             up[a] = below if s[a] > 0 else above
             low[a] = above if s[a] > 0 else below
-        pt = np.arange(n)
         P = Problem(F, alpha, up, low, Kd, r, q, s, C, grp, pt, F.copy(), alpha.copy(),
                     np.zeros(n, dtype=np.bool_))
         L = Layout(np.arange(n), np.empty(n, dtype=np.int64), np.empty(n), np.empty(n),
@@ -906,21 +905,19 @@ def _pairs_on_blocks(G, pos, offsets, s_all, C_all, tol, max_iters, polish, alph
         st[N] = n
         st[REC] = -1
         fst = np.array([np.inf, np.inf])
-        ust = np.array([n, 0, 0, np.iinfo(np.int64).max], dtype=np.int64)
-        cflat = np.empty(max(2 * n, n * n // 4, min(n * n, 64 * n)))
-        Cc = Cache(Gp, np.arange(n), np.arange(n), np.zeros(n, dtype=np.int64),
-                   np.zeros(1, dtype=np.int64), ust, cflat, np.full(n, -1, dtype=np.int64),
-                   np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=np.int64),
-                   np.zeros(1, dtype=np.int64), NONE, spec_X, spec_sq, 0.0, 1, no_index,
-                   no_index, work)
+        ust = np.array([M, 0, 0, np.iinfo(np.int64).max], dtype=np.int64)
+        Cc = Cache(G, slot, owner, stamp, np.zeros(1, dtype=np.int64), ust, cflat,
+                   np.full(n, -1, dtype=np.int64), np.full(n, -1, dtype=np.int64),
+                   np.zeros(n, dtype=np.int64), np.zeros(1, dtype=np.int64), NONE, spec_X,
+                   spec_sq, 0.0, 1, no_index, no_index, work)
         code, need = _pairs(P, L, Cc, st, fst, tol, max_iters[k], True, np.inf, 0, False,
-                            False)
+                            True)
         codes[k] = code
         iters[k] = st[IT]
         gap = _gap_one(F, alpha, C, s)
         status = 0
         if polish and code == DONE:
-            status, gap = _polish_one(Gp, alpha, F, C, s, gap, 1000)
+            status, gap = _polish_one(G, pt, alpha, F, C, s, gap, 1000)
         gaps[k] = gap
         objectives[k] = _objective_one(alpha, F, s)
         polished[k] = status
