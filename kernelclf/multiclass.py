@@ -249,6 +249,24 @@ def _fit_one(estimator, X, y, sample_weight=None, what=None):
         raise
 
 
+def _shallow_copy(obj):
+    """``copy.copy(obj)`` for an estimator of this package (its state is its ``__dict__``;
+    scikit-learn's ``__getstate__``/``__setstate__`` add and remove a version only for
+    scikit-learn's own classes), without the pickling protocol's cost; ``copy.copy``
+    for anything else."""
+    import copy
+
+    cls = type(obj)
+    if (isinstance(obj, BaseEstimator) and not cls.__module__.startswith("sklearn.")
+            and cls.__getstate__ is BaseEstimator.__getstate__
+            and cls.__setstate__ is BaseEstimator.__setstate__
+            and not hasattr(cls, "__copy__") and not hasattr(cls, "__slots__")):
+        new = object.__new__(cls)
+        new.__dict__.update(obj.__dict__)
+        return new
+    return copy.copy(obj)
+
+
 def _takes_sample_weight(estimator):
     import inspect
 
@@ -587,8 +605,6 @@ class _PairwiseBase(_MulticlassBase):
         place, from the start the binary fit takes); each machine then gets its polish, its
         threshold and its attributes as in :meth:`SupportVectorMachine._fit_on_gram`. For
         the C-SVM of positive weights, with numba (``SupportVectorMachine._batch_pairs``)."""
-        import copy
-
         from .margin.smo import compiled as _cc
 
         C = float(template.C)
@@ -614,7 +630,7 @@ class _PairwiseBase(_MulticlassBase):
         # of one clone when its parameters are plain numbers or strings (what a clone per
         # machine would hold), else a clone per machine
         kparam = template.kernel
-        kfit = copy.copy(template)._fit_kernel()
+        kfit = _shallow_copy(template)._fit_kernel()
         plain = cw is None and all(
             isinstance(v, (str, bool, int, float, type(None))) or np.isscalar(v)
             for k in (kparam, kfit) if hasattr(k, "get_params")
@@ -623,9 +639,9 @@ class _PairwiseBase(_MulticlassBase):
         for p, (i, j) in enumerate(plist):
             idx, in_j = idxs[p]
             a, b = offsets[p], offsets[p + 1]
-            est = copy.copy(template)        # (a clone without re-validating params)
+            est = _shallow_copy(template)    # (a clone without re-validating params)
             if plain:
-                est.kernel = copy.copy(kparam)
+                est.kernel = _shallow_copy(kparam)
             else:
                 est.kernel = clone(kparam) if hasattr(kparam, "get_params") else kparam
             if cw is not None:
@@ -636,7 +652,7 @@ class _PairwiseBase(_MulticlassBase):
                                          int(codes[p]), int(iters[p]), float(gaps[p]),
                                          float(objectives[p]), int(polished[p]))
                 if plain:
-                    est._fit_on_solution(X[idx], in_j.astype(int), copy.copy(kfit), sol)
+                    est._fit_on_solution(X[idx], in_j.astype(int), _shallow_copy(kfit), sol)
                 else:
                     est._fit_on_gram(X[idx], in_j.astype(int), None, solution=sol)
             except ValueError as exc:
