@@ -313,13 +313,18 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
             alpha, grad, gap, objective = res.alpha, res.gradient, res.gap, res.objective
         else:
             grad = -s * F
-        if not np.all(np.isfinite(alpha)):
+        if not np.isfinite(alpha).all():
             raise ValueError("the dual problem is unbounded (the SMO took an infinite step); "
                              "check that the kernel is positive semi-definite")
+        Fs = -s * grad
+        free = (alpha > 0) & (alpha < box)
+        # libsvm's threshold: the mean over the free variables (equality_multipliers'
+        # first case, without its general set-up), else the rule for none free
+        mult = [float(Fs[free].mean())] if free.any() else \
+            equality_multipliers(Fs, alpha, box, s, None)
         return DualSolution(alpha=alpha, gradient=grad, objective=float(objective),
-                            multipliers=equality_multipliers(-s * grad, alpha, box, s, None),
-                            iterations=int(iterations), converged=bool(converged),
-                            route="smo", gap=float(gap))
+                            multipliers=mult, iterations=int(iterations),
+                            converged=bool(converged), route="smo", gap=float(gap))
 
     def _gram(self, X):
         """The Gram matrix given to :meth:`_fit_on_gram` (for its sample ``X``), else the
