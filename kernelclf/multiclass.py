@@ -69,11 +69,12 @@ fitted on each pair's examples (up to the round-off of the kernel values;
 ``tests/test_multiclass_shared_gram.py`` compares the two); the kernel guard
 (:mod:`kernelclf.kernels.gram_guard`) checks the whole matrix once (and each pair's for
 kernels that are not positive semi-definite by construction). With numba, for the
-C-SVM with bias and positive weights (no Platt scaling) and a kernel positive semi-definite
-by construction, the pairs' duals are solved in one compiled call
-(:func:`kernelclf.margin.smo.compiled.solve_pairs_on_blocks`): the binary machine's own pair
-loop and polish on each pair's rows and columns of the whole matrix, read in place, then
-each machine's attributes from its solution, as libsvm solves its pairwise problems one
+C-SVM with bias (hinge loss, no Platt scaling), positive class weights, no
+``sample_weight`` and a kernel positive semi-definite by construction, the pairs' duals
+are solved in one compiled call (``solve_pairs_on_blocks`` of
+:mod:`kernelclf.margin.smo.compiled`): the binary machine's own pair loop and polish on
+each pair's rows and columns of the whole matrix, read in place, then each machine's
+attributes from its solution, as libsvm solves its pairwise problems one
 after another in compiled code. Any other estimator, or a
 larger sample, gets a clone fitted per pair (whose SMO computes the kernel columns it
 needs, as libsvm's does). Machines fitted that way are also evaluated together:

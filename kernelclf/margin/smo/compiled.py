@@ -22,7 +22,7 @@ groups (``TWO``) are global constants of a copy of :func:`_pairs` made for each 
 (:func:`_variant`), which numba folds at compile time; diagonal shifts, a map to the
 columns of a :class:`kernelclf.kernels.gram.Replicated` matrix and compiled kernel
 columns are plain arguments (they act outside the passes).
-:func:`solve_pairs_on_blocks` runs that loop, and the polish, on many C-SVM duals whose
+``solve_pairs_on_blocks`` runs that loop, and the polish, on many C-SVM duals whose
 matrices are rows and columns of one stored matrix, in one call (the pairwise machines of
 :class:`kernelclf.multiclass.OneVsOneClassifier`).
 
