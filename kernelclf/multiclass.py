@@ -68,7 +68,14 @@ sample among its pairwise problems in the same way). The machines are those of a
 fitted on each pair's examples (up to the round-off of the kernel values;
 ``tests/test_multiclass_shared_gram.py`` compares the two); the kernel guard
 (:mod:`kernelclf.kernels.gram_guard`) checks the whole matrix once (and each pair's for
-kernels that are not positive semi-definite by construction). Any other estimator, or a
+kernels that are not positive semi-definite by construction). With numba, for the
+C-SVM with bias (hinge loss, no Platt scaling), positive class weights, no
+``sample_weight`` and a kernel positive semi-definite by construction, the pairs' duals
+are solved in one compiled call (``solve_pairs_on_blocks`` of
+:mod:`kernelclf.margin.smo.compiled`): the binary machine's own pair loop and polish on
+each pair's rows and columns of the whole matrix, read in place, then each machine's
+attributes from its solution, as libsvm solves its pairwise problems one
+after another in compiled code. Any other estimator, or a
 larger sample, gets a clone fitted per pair (whose SMO computes the kernel columns it
 needs, as libsvm's does). Machines fitted that way are also evaluated together:
 ``predict``, ``decision_function``, ``vote_counts`` and ``pairwise_winners`` compute one
@@ -247,6 +254,24 @@ def _fit_one(estimator, X, y, sample_weight=None, what=None):
         if what is not None and hasattr(exc, "add_note"):
             exc.add_note(f"(raised by the binary machine of {what})")
         raise
+
+
+def _shallow_copy(obj):
+    """``copy.copy(obj)`` for an estimator of this package (its state is its ``__dict__``;
+    scikit-learn's ``__getstate__``/``__setstate__`` add and remove a version only for
+    scikit-learn's own classes), without the pickling protocol's cost; ``copy.copy``
+    for anything else."""
+    import copy
+
+    cls = type(obj)
+    if (isinstance(obj, BaseEstimator) and not cls.__module__.startswith("sklearn.")
+            and cls.__getstate__ is BaseEstimator.__getstate__
+            and cls.__setstate__ is BaseEstimator.__setstate__
+            and not hasattr(cls, "__copy__") and not hasattr(cls, "__slots__")):
+        new = object.__new__(cls)
+        new.__dict__.update(obj.__dict__)
+        return new
+    return copy.copy(obj)
 
 
 def _takes_sample_weight(estimator):
@@ -545,6 +570,10 @@ class _PairwiseBase(_MulticlassBase):
         bufs = [np.empty(size) for _ in range(3)]
         template = clone(base)
         labels = self.classes_.tolist()
+        if psd and sw is None and (cw is None or np.all(cw > 0)) \
+                and template._batch_pairs():
+            return self._fit_batched(template, X, y_idx, cw, G, members, rank, starts,
+                                     kernel, labels)
         out = []
         for i, j in pairs(K):
             idx = np.flatnonzero((y_idx == i) | (y_idx == j))
@@ -567,6 +596,72 @@ class _PairwiseBase(_MulticlassBase):
                     est.class_weight = {0: cw[i], 1: cw[j]}
                 est._fit_on_gram(Xp, in_j.astype(int), Gram(kernel, Xp, G=Gp, check=False),
                                  None if sw is None else sw[idx])
+            except ValueError as exc:
+                if hasattr(exc, "add_note"):
+                    exc.add_note(f"(raised by the binary machine of the classes "
+                                 f"{labels[i]!r} and {labels[j]!r}, labelled 0 and 1)")
+                raise
+            out.append(est)
+        return out
+
+    def _fit_batched(self, template, X, y_idx, cw, G, members, rank, starts, kernel,
+                     labels):
+        """The pairwise machines of :meth:`_fit_on_shared_gram` with every pair's dual
+        solved in one compiled call (:func:`kernelclf.margin.smo.compiled.solve_pairs_on_blocks`:
+        the pair loop of the binary SVM on each pair's rows and columns of ``G``, read in
+        place, from the start the binary fit takes); each machine then gets its polish, its
+        threshold and its attributes as in :meth:`SupportVectorMachine._fit_on_gram`. For
+        the C-SVM of positive weights, with numba (``SupportVectorMachine._batch_pairs``)."""
+        from .margin.smo import compiled as _cc
+
+        C = float(template.C)
+        plist = pairs(len(self.classes_))
+        idxs, pos, signs, boxes, max_iters = [], [], [], [], []
+        for i, j in plist:
+            idx = np.flatnonzero((y_idx == i) | (y_idx == j))
+            in_j = y_idx[idx] == j
+            idxs.append((idx, in_j))
+            pos.append(np.where(in_j, starts[j], starts[i]) + rank[idx])
+            signs.append(np.where(in_j, 1.0, -1.0))
+            boxes.append(np.full(idx.size, C) if cw is None else
+                         C * np.where(in_j, cw[j], cw[i]))
+            max_iters.append(template._max_iter(idx.size))
+        offsets = np.concatenate([[0], np.cumsum([idx.size for idx, _ in idxs])])
+        pos_all = np.concatenate(pos).astype(np.int64)
+        s_all, C_all = np.concatenate(signs), np.concatenate(boxes)
+        alpha_all, F_all, codes, iters, gaps, objectives, polished = \
+            _cc.solve_pairs_on_blocks(G, pos_all, offsets.astype(np.int64), s_all, C_all,
+                                      float(template.tol), np.asarray(max_iters, dtype=np.int64),
+                                      template._polish)
+        # the kernel objects of each machine (``kernel`` and the fitted ``kernel_``): copies
+        # of one clone when its parameters are plain numbers or strings (what a clone per
+        # machine would hold), else a clone per machine
+        kparam = template.kernel
+        kfit = _shallow_copy(template)._fit_kernel()
+        plain = cw is None and all(
+            isinstance(v, (str, bool, int, float, type(None))) or np.isscalar(v)
+            for k in (kparam, kfit) if hasattr(k, "get_params")
+            for v in k.get_params(deep=False).values())
+        out = []
+        for p, (i, j) in enumerate(plist):
+            idx, in_j = idxs[p]
+            a, b = offsets[p], offsets[p + 1]
+            est = _shallow_copy(template)    # (a clone without re-validating params)
+            if plain:
+                est.kernel = _shallow_copy(kparam)
+            else:
+                est.kernel = clone(kparam) if hasattr(kparam, "get_params") else kparam
+            if cw is not None:
+                est.class_weight = {0: cw[i], 1: cw[j]}
+            try:
+                sol = est._pair_solution(G, pos[p], s_all[a:b], C_all[a:b],
+                                         alpha_all[a:b].copy(), F_all[a:b].copy(),
+                                         int(codes[p]), int(iters[p]), float(gaps[p]),
+                                         float(objectives[p]), int(polished[p]))
+                if plain:
+                    est._fit_on_solution(X[idx], in_j.astype(int), _shallow_copy(kfit), sol)
+                else:
+                    est._fit_on_gram(X[idx], in_j.astype(int), None, solution=sol)
             except ValueError as exc:
                 if hasattr(exc, "add_note"):
                     exc.add_note(f"(raised by the binary machine of the classes "

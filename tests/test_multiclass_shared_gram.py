@@ -169,3 +169,36 @@ def test_shared_gram_pairs_solve_svcs_dual(C):
         assert est.dual_objective_ == pytest.approx(d_sk, rel=1e-3 * 1e-2)
     sk = SVC(C=C, gamma=0.05).fit(X, y)
     assert np.mean(ours.predict(Xt) == sk.predict(Xt)) >= 0.99
+
+
+@pytest.mark.parametrize("case", ["rbf-C1", "rbf-C100", "rbf-balanced", "linear-default"])
+def test_batched_pairs_are_the_pair_by_pair_machines(monkeypatch, case):
+    """With numba the pairs' duals are solved in one compiled call (the binary machine's
+    pair loop and polish on each pair's rows and columns of the shared matrix): the same
+    steps as solving the pairs one by one on their matrices, so the same multipliers bit
+    for bit (the threshold and the objective up to the round-off of their sums)."""
+    from kernelclf.margin.smo import HAVE_NUMBA
+    from kernelclf.margin.smo import compiled as cc
+
+    if not HAVE_NUMBA:
+        pytest.skip("the batched solve is the compiled engine's")
+    X, y, _, _ = _digits(250)
+    params = CASES[case]
+    calls = []
+    real = cc.solve_pairs_on_blocks
+    with monkeypatch.context() as mp:
+        mp.setattr(cc, "solve_pairs_on_blocks", lambda *a, **k: calls.append(1) or real(*a, **k))
+        fast = OneVsOneClassifier(SupportVectorMachine(**params), tie_break="first").fit(X, y)
+    assert calls == [1]
+    with monkeypatch.context() as mp:
+        mp.setattr(SupportVectorMachine, "_batch_pairs", lambda self: False)
+        one = OneVsOneClassifier(SupportVectorMachine(**params), tie_break="first").fit(X, y)
+    for ea, eb in zip(fast.estimators_, one.estimators_):
+        assert sorted(vars(ea)) == sorted(vars(eb))
+        np.testing.assert_array_equal(ea.alpha_, eb.alpha_)
+        np.testing.assert_array_equal(ea.support_, eb.support_)
+        assert ea.n_iter_ == eb.n_iter_ and ea.converged_ == eb.converged_
+        assert ea.intercept_ == pytest.approx(eb.intercept_, rel=1e-12, abs=1e-12)
+        assert ea.dual_objective_ == pytest.approx(eb.dual_objective_, rel=1e-12)
+        assert repr(ea.kernel_) == repr(eb.kernel_) and ea.kernel_ is not eb.kernel_
+    assert fast.estimators_[0].kernel_ is not fast.estimators_[1].kernel_

@@ -236,7 +236,7 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
         """
         return self._fit(X, y, sample_weight)
 
-    def _fit_on_gram(self, X, y, gram, sample_weight=None):
+    def _fit_on_gram(self, X, y, gram, sample_weight=None, solution=None):
         """Fit on inputs validated by a wrapper, with their training Gram matrix given.
 
         For :class:`kernelclf.multiclass.OneVsOneClassifier`, whose pairwise machines read
@@ -247,7 +247,9 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
         array of the labels 0 and 1, both present (``classes_`` is ``[0, 1]``); ``gram``: a
         :class:`kernelclf.kernels.gram.Gram` of this estimator's kernel on ``X`` (its
         data-driven parameters already fixed, as the wrapper fixes them). Examples of weight
-        0 are left out and the others' matrix is computed as in :meth:`fit`.
+        0 are left out and the others' matrix is computed as in :meth:`fit`. ``solution``:
+        the dual's solution when the wrapper has solved it (:meth:`_pair_solution`; no
+        weight 0, ``gram`` then unused).
         """
         self._fit_kernel()              # (the parameters: validated by the wrapper)
         self._resolve_kernel(X)
@@ -256,13 +258,73 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
         y = np.where(y == 1, 1.0, -1.0)
         w = self._example_weights(X, y, sample_weight)
         self._given_gram = gram
+        self._given_solution = solution
         try:
             self._fit_validated(X, y, w)
         finally:
-            del self._given_gram
+            del self._given_gram, self._given_solution
         if self.probability:            # Platt scaling (its fold machines fit as usual)
             self._fit_probability(X, self.classes_[(y > 0).astype(int)], w)
         return self
+
+    def _fit_on_solution(self, X, y, kernel, solution):
+        """:meth:`_fit_on_gram` without weights, the dual already solved
+        (:meth:`_pair_solution`) and ``kernel_`` given (this estimator's kernel, fixed and
+        resolved by the wrapper; a kernel object of its own)."""
+        self.kernel_ = kernel
+        self.n_features_in_ = X.shape[1]
+        self.classes_ = np.arange(2)      # (np.unique of the labels 0 and 1)
+        y = np.where(y == 1, 1.0, -1.0)
+        w = self._example_weights(X, y, None)
+        self._store(X, y, self._dual_problem(None, y, w), solution)
+        return self
+
+    def _batch_pairs(self):
+        """Whether the pairwise machines of a one-versus-one wrapper may have their duals
+        solved together in compiled code (:meth:`_pair_solution`): the C-SVM with bias
+        (hinge loss, soft margin), SMO, no Platt scaling, numba installed."""
+        from .smo import HAVE_NUMBA
+
+        return bool(HAVE_NUMBA and self.solver == "smo" and self.loss == "hinge"
+                    and not self._hard() and self.fit_bias and not self.probability)
+
+    def _pair_solution(self, G, pos, s, box, alpha, F, code, iterations, gap, objective,
+                       polished):
+        """The dual's solution from the compiled pair loop's end point and polish
+        (:func:`kernelclf.margin.smo.compiled.solve_pairs_on_blocks` on the matrix
+        ``G[pos][:, pos]``: ``alpha``, ``F``, the loop's code and steps, the KKT gap and
+        objective, the polish status): libsvm's threshold from it, as
+        :func:`kernelclf.margin._dual_problem.solve_dual` computes it; where the compiled
+        polish left the decision to Python (status 2: a singular system, or a solution
+        outside the box), the polish of :func:`kernelclf.margin.smo.solve_smo` from the
+        loop's end point. The machine is then the one :meth:`_fit_on_gram` gives (up to
+        the round-off of the sums)."""
+        from . import smo
+        from ._dual_problem import DualSolution, equality_multipliers
+
+        converged = code == smo._cc.DONE
+        if polished == 2:
+            n = s.size
+            p, gmask = np.ones(n), [np.ones(n, dtype=bool)]
+            res = smo._result(p, box, s, gmask, alpha, F, iterations, smo._HOW[code],
+                              np.inf, bias=False)
+            smo._polish(res, p, box, s, gmask, None,
+                        getcols=lambda idx: G[np.ix_(pos[idx], pos)].T, bias=False)
+            alpha, grad, gap, objective = res.alpha, res.gradient, res.gap, res.objective
+        else:
+            grad = -s * F
+        if not np.isfinite(alpha).all():
+            raise ValueError("the dual problem is unbounded (the SMO took an infinite step); "
+                             "check that the kernel is positive semi-definite")
+        Fs = -s * grad
+        free = (alpha > 0) & (alpha < box)
+        # libsvm's threshold: the mean over the free variables (equality_multipliers'
+        # first case, without its general set-up), else the rule for none free
+        mult = [float(Fs[free].mean())] if free.any() else \
+            equality_multipliers(Fs, alpha, box, s, None)
+        return DualSolution(alpha=alpha, gradient=grad, objective=float(objective),
+                            multipliers=mult, iterations=int(iterations),
+                            converged=bool(converged), route="smo", gap=float(gap))
 
     def _gram(self, X):
         """The Gram matrix given to :meth:`_fit_on_gram` (for its sample ``X``), else the
@@ -305,6 +367,9 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
         """The dual of ``(X, y)`` with weights ``w`` (None or all > 0); the hard margin is
         first given a short run, after which an LP decides whether the sample is separable
         before the remaining budget is spent."""
+        given = self.__dict__.get("_given_solution")
+        if given is not None:           # (solved by the wrapper: _pair_solution)
+            return self._dual_problem(None, y, w), given
         gram = self._gram(X)
         problem = self._dual_problem(gram, y, w)
         if not self._hard():

@@ -22,6 +22,9 @@ groups (``TWO``) are global constants of a copy of :func:`_pairs` made for each 
 (:func:`_variant`), which numba folds at compile time; diagonal shifts, a map to the
 columns of a :class:`kernelclf.kernels.gram.Replicated` matrix and compiled kernel
 columns are plain arguments (they act outside the passes).
+``solve_pairs_on_blocks`` runs that loop, and the polish, on many C-SVM duals whose
+matrices are rows and columns of one stored matrix, in one call (the pairwise machines of
+:class:`kernelclf.multiclass.OneVsOneClassifier`).
 
 Columns come from a :class:`kernelclf.kernels.gram.ColumnSlots`. For the linear,
 polynomial and RBF kernels on dense inputs the loop computes a missing column itself
@@ -748,6 +751,205 @@ def _run_pairwise(slots, Kd, r, q, s, grp, ng, C, alpha, F, tol, max_iter, shrin
             ust[0], ust[1] = slots.used, slots.filled
             continue
         return (CALLBACK if stopped else code), int(st[IT])
+
+
+def _gap_one(F, alpha, C, s):
+    """The KKT gap ``max F(up) - min F(low)`` of one equality group (the operations of
+    :func:`kernelclf.margin.smo.kkt._kkt_gap`)."""
+    fmax = -np.inf
+    fmin = np.inf
+    for t in range(F.size):
+        below = alpha[t] < C[t]
+        above = alpha[t] > 0
+        up = below if s[t] > 0 else above
+        low = above if s[t] > 0 else below
+        if up and F[t] > fmax:
+            fmax = F[t]
+        if low and F[t] < fmin:
+            fmin = F[t]
+    return max(-np.inf, fmax - fmin)
+
+
+def _objective_one(alpha, F, s):
+    """``1/2 a'(G - p)`` with ``G = -s F``, ``p = 1``."""
+    out = 0.0
+    for t in range(F.size):
+        out += alpha[t] * (-s[t] * F[t] - 1.0)
+    return 0.5 * out
+
+
+def _polish_one(G, pt, alpha, F, C, s, gap, max_free):
+    """:func:`kernelclf.margin.smo.kkt._polish` for one equality group on the matrix
+    ``G[pt][:, pt]`` (read in place; ``p = 1``, no signs, no shift): the bordered KKT
+    system of the free variables solved by LU; kept, in place, when the point stays in the
+    box and its KKT gap is not larger than ``gap``. Returns ``(status, gap)``: 0 nothing
+    to do or not kept, 1 kept, 2 the LU solution failed or left the box (Python's polish
+    decides: it tries the minimum-norm solution when the system is singular)."""
+    n = F.size
+    nf = 0
+    for t in range(n):
+        if alpha[t] > 0 and alpha[t] < C[t]:
+            nf += 1
+    if nf == 0 or nf > max_free:
+        return 0, gap
+    idx = np.empty(nf, dtype=np.int64)
+    k = 0
+    for t in range(n):
+        if alpha[t] > 0 and alpha[t] < C[t]:
+            idx[k] = t
+            k += 1
+    M = np.zeros((nf + 1, nf + 1))
+    rhs = np.zeros(nf + 1)
+    for a in range(nf):
+        sa = s[idx[a]]
+        for c in range(nf):
+            M[a, c] = G[pt[idx[c]], pt[idx[a]]] * sa * s[idx[c]]
+        M[a, nf] = sa
+        M[nf, a] = sa
+        rhs[a] = -(-s[idx[a]] * F[idx[a]])
+    ok = True
+    x = rhs
+    try:
+        x = np.linalg.solve(M, rhs)
+    except Exception:
+        ok = False
+    if not ok:
+        return 2, gap
+    for a in range(nf):
+        v = alpha[idx[a]] + x[a]
+        if not (np.isfinite(v) and v >= 0 and v <= C[idx[a]]):
+            return 2, gap
+    acc = np.zeros(n)
+    for c in range(nf):
+        row = G[pt[idx[c]]]
+        wc = s[idx[c]] * x[c]
+        for t in range(n):
+            acc[t] += row[pt[t]] * wc
+    Fn = np.empty(n)
+    for t in range(n):
+        Fn[t] = F[t] - acc[t]
+    an = alpha.copy()
+    for a in range(nf):
+        an[idx[a]] = alpha[idx[a]] + x[a]
+    g2 = _gap_one(Fn, an, C, s)
+    if not g2 <= gap:
+        return 0, gap
+    for t in range(n):
+        alpha[t] = an[t]
+        F[t] = Fn[t]
+    return 1, g2
+
+
+if HAVE_NUMBA:
+    _gap_one = _njit(**_o)(_gap_one)
+    _objective_one = _njit(**_o)(_objective_one)
+    _polish_one = _njit(**_o)(_polish_one)
+
+
+def _pairs_on_blocks(G, pos, offsets, s_all, C_all, tol, max_iters, polish, alpha_all,
+                     F_all, codes, iters, gaps, objectives, polished):
+    """The pair loop :func:`_pairs` run on many problems of one stored matrix in one call:
+    problem ``k`` has the variables ``offsets[k]:offsets[k + 1]``, its matrix is
+    ``G[pos[v], pos[w]]`` for its variables ``v, w``, its signs ``s_all``, its box
+    ``C_all``, ``p = 1``, one equality group, shrinking, no diagonal shift, no kernel
+    signs: the C-SVM dual of the pairwise machines of
+    :class:`kernelclf.multiclass.OneVsOneClassifier`. The loop reads ``G`` through the
+    map ``pos`` (as it reads a :class:`kernelclf.kernels.gram.Replicated` matrix): a
+    column is gathered when the loop first uses it, into the compacted columns, which
+    hold all of them. Each problem starts from ``alpha = 0`` with the state
+    :func:`run_pairwise` sets up, and the loop takes the steps :func:`run_pairwise`
+    takes on that problem's matrix stored (the same values, the same operations). A
+    converged problem is then polished (``polish``; :func:`_polish_one`, at most 1000
+    free variables, as :func:`kernelclf.margin.smo.kkt._polish`). Writes each problem's
+    ``alpha``, ``F`` (exact), code, iterations, KKT gap, objective and polish status
+    (``2``: for Python's polish, from the point the pair loop left)."""
+    npb = offsets.size - 1
+    M = G.shape[0]
+    big = 0
+    for k in range(npb):
+        big = max(big, offsets[k + 1] - offsets[k])
+    cflat = np.empty(max(2 * big, big * big))
+    spec_X = np.zeros((1, 1))
+    spec_sq = np.zeros(1)
+    no_index = np.zeros(1, dtype=np.int64)
+    work = np.zeros(1)
+    slot = np.arange(M)
+    owner = np.arange(M)
+    stamp = np.zeros(M, dtype=np.int64)
+    for k in range(npb):
+        o = offsets[k]
+        n = offsets[k + 1] - o
+        pt = pos[o:o + n].copy()
+        s = s_all[o:o + n].copy()
+        C = C_all[o:o + n].copy()
+        alpha = np.zeros(n)
+        F = s * 1.0
+        Kd = np.empty(n)
+        for a in range(n):
+            Kd[a] = G[pt[a], pt[a]] + 0.0
+        r = np.zeros(n)
+        q = np.ones(n)
+        grp = np.zeros(n, dtype=np.int64)
+        up = np.empty(n, dtype=np.bool_)
+        low = np.empty(n, dtype=np.bool_)
+        for a in range(n):
+            below = alpha[a] < C[a]
+            above = alpha[a] > 0
+            up[a] = below if s[a] > 0 else above
+            low[a] = above if s[a] > 0 else below
+        P = Problem(F, alpha, up, low, Kd, r, q, s, C, grp, pt, F.copy(), alpha.copy(),
+                    np.zeros(n, dtype=np.bool_))
+        L = Layout(np.arange(n), np.empty(n, dtype=np.int64), np.empty(n), np.empty(n),
+                   np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.bool_), np.empty(n),
+                   np.empty(n), np.empty(n), np.empty(n), np.empty(n),
+                   np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(n))
+        st = np.zeros(9, dtype=np.int64)
+        st[COUNTER] = min(n, 1000)
+        st[N] = n
+        st[REC] = -1
+        fst = np.array([np.inf, np.inf])
+        ust = np.array([M, 0, 0, np.iinfo(np.int64).max], dtype=np.int64)
+        Cc = Cache(G, slot, owner, stamp, np.zeros(1, dtype=np.int64), ust, cflat,
+                   np.full(n, -1, dtype=np.int64), np.full(n, -1, dtype=np.int64),
+                   np.zeros(n, dtype=np.int64), np.zeros(1, dtype=np.int64), NONE, spec_X,
+                   spec_sq, 0.0, 1, no_index, no_index, work)
+        code, need = _pairs(P, L, Cc, st, fst, tol, max_iters[k], True, np.inf, 0, False,
+                            True)
+        codes[k] = code
+        iters[k] = st[IT]
+        gap = _gap_one(F, alpha, C, s)
+        status = 0
+        if polish and code == DONE:
+            status, gap = _polish_one(G, pt, alpha, F, C, s, gap, 1000)
+        gaps[k] = gap
+        objectives[k] = _objective_one(alpha, F, s)
+        polished[k] = status
+        for a in range(n):
+            alpha_all[o + a] = alpha[a]
+            F_all[o + a] = F[a]
+
+
+def solve_pairs_on_blocks(G, pos, offsets, s_all, C_all, tol, max_iters, polish=True):
+    """:func:`_pairs_on_blocks` (compiled with the pair loop of one group, unsigned):
+    returns ``(alpha, F, codes, iterations, gaps, objectives, polished)`` over all
+    problems (the first two over their variables)."""
+    key = "blocks"
+    if key not in _VARIANTS:
+        _variant(False, False)
+        space = _VARIANTS[(False, False)]
+        copy = types.FunctionType(_pairs_on_blocks.__code__, space, "_pairs_on_blocks")
+        copy.__qualname__ = "_pairs_on_blocks"
+        if HAVE_NUMBA:
+            copy = _njit(cache=True, nogil=True, error_model="numpy")(copy)
+        _VARIANTS[key] = copy
+    total, npb = int(offsets[-1]), offsets.size - 1
+    alpha, F = np.empty(total), np.empty(total)
+    codes, iters, polished = (np.empty(npb, dtype=np.int64) for _ in range(3))
+    gaps, objectives = np.empty(npb), np.empty(npb)
+    _VARIANTS[key](np.ascontiguousarray(G, dtype=float), pos, offsets, s_all, C_all,
+                   float(tol), max_iters, bool(polish), alpha, F, codes, iters, gaps,
+                   objectives, polished)
+    return alpha, F, codes, iters, gaps, objectives, polished
 
 
 def run_coordinate(slots, Kd, Kds, r, q, s, C, alpha, F, tol, max_iter, every, alpha_bound,
