@@ -32,7 +32,7 @@ except ImportError:  # pragma: no cover - numba is a dependency; Pyodide has non
         return f
     HAVE_NUMBA = False
 
-__all__ = ["HAVE_NUMBA", "perceptron_epoch"]
+__all__ = ["HAVE_NUMBA", "perceptron_epoch", "epoch_runner"]
 
 
 @_jit
@@ -72,6 +72,26 @@ def _epoch_np(column, y, perm, gamma, out):
         mistakes += 1
         k += j + 1
     return mistakes
+
+
+def epoch_runner(G, y):
+    """``run(perm, gamma, out)``: :func:`perceptron_epoch` on ``G, y`` with the choice of twin
+    and the matrix looked up once (for a loop of epochs; same results, same counts)."""
+    if isinstance(G, np.ndarray):
+        stored, ridge, gram = G.T, 0.0, None
+    else:
+        stored = G.stored() if hasattr(G, "stored") else None
+        ridge, gram = getattr(G, "ridge", 0.0), G
+    if HAVE_NUMBA and stored is not None and stored.dtype == np.float64:
+        ridge = float(ridge)
+
+        def run(perm, gamma, out):
+            k = _epoch(stored, ridge, y, np.asarray(perm, dtype=np.int64), gamma, out)
+            if gram is not None:
+                gram.n_evaluations += k * gram.m
+            return k
+        return run
+    return lambda perm, gamma, out: perceptron_epoch(G, y, perm, gamma, out)
 
 
 def perceptron_epoch(G, y, perm, gamma, out):

@@ -76,7 +76,7 @@ def find_version_space_point(G, y, max_epochs=100, random_state=None, use_lp=Tru
     """
     from sklearn.utils import check_random_state
 
-    from .perceptron_epochs import perceptron_epoch
+    from .perceptron_epochs import epoch_runner
 
     rng = check_random_state(random_state)
     if not hasattr(G, "column"):
@@ -85,10 +85,11 @@ def find_version_space_point(G, y, max_epochs=100, random_state=None, use_lp=Tru
     y = np.ascontiguousarray(_check_labels(y, m), dtype=float)
     gamma = np.zeros(m)
     out = np.zeros(m)
+    epoch = epoch_runner(G, y)
     for _ in range(int(max_epochs)):
         # one epoch on a fresh permutation (compiled, or NumPy that jumps from mistake
         # to mistake: the same updates in the same order as a loop over the examples)
-        if perceptron_epoch(G, y, rng.permutation(m), gamma, out) == 0:
+        if epoch(rng.permutation(m), gamma, out) == 0:
             return gamma, out
     if not use_lp:
         raise NotSeparableError(
