@@ -55,9 +55,15 @@ accuracy on 2000 fresh points (seed 1). Fit times are the best of interleaved ru
 Table 1 section), after a warm-up fit; ratios are BPM / SVM and BPM / SVC. Test accuracies are also
 averaged over ``NOISY_SEEDS`` training sets (same test set).
 
+Stopping threshold study (``--tol-study 1e-2 2e-2 --splits 100``): the test error and bounces
+of the default ``BayesPointMachine`` at each ``tol`` on the Table 1 protocol's splits, paired
+with the first ``tol``, next to the mean BPM error of the committed Table 1 results file
+(:func:`run_tol_study`).
+
 Run: ``python -m benchmarks.bpm`` (``--help`` lists the options: ``--table1-only`` skips the
 two-moons part, ``--noisy-moons-only`` runs only the noisy two-moons section); writes
-``benchmarks/results/bpm.json`` (``bpm_noisy_moons.json`` for ``--noisy-moons-only``).
+``benchmarks/results/bpm.json`` (``bpm_noisy_moons.json`` for ``--noisy-moons-only``,
+``bpm_tol_study.json`` for ``--tol-study``).
 """
 import os
 
@@ -455,6 +461,67 @@ def noisy_moons_table(rows):
     return "\n".join(lines)
 
 
+def run_tol_study(tols=(1e-2, 2e-2), n_splits=100, seed_offset=0, datasets=None):
+    """Test error and bounces of the default ``BayesPointMachine`` at each ``tol`` (the
+    first is the reference), on the splits of the BPM Table 1 protocol
+    (:func:`kernelclf.experiments.bpm.table1_tasks`: standardised inputs, the table's RBF
+    width; the billiard of split ``s`` seeded ``s + seed_offset``), against the mean BPM
+    error of the committed Table 1 results file (``tol=1e-3``, ``lam=0`` with its fallback,
+    so not the same machine for the data sets where ``lam='auto'`` chooses soft
+    boundaries). Per data set: mean errors, the mean paired difference to the first ``tol``
+    with its standard error, median bounces."""
+    from kernelclf.experiments import TABLE1_SIGMA
+    from kernelclf.experiments.bpm import _standardise, table1_tasks
+    from kernelclf.experiments.results import load_results
+
+    ref = {}
+    for r in load_results("bpm_table1.jsonl").records:
+        ref.setdefault(r["dataset"], []).append(r["result"]["bpm_error"])
+    rows = []
+    for name in datasets or TABLE1_SIGMA:
+        err = {t: [] for t in tols}
+        bounces = {t: [] for t in tols}
+        for task in table1_tasks([name], n_splits):
+            Xtr, ytr, Xte, yte, sigma, _, seed = task.args
+            Xs, Xt = _standardise(Xtr, Xte)
+            for t in tols:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    b = BayesPointMachine(RBF(sigma), tol=t, random_state=seed + seed_offset)
+                    b.fit(Xs, ytr)
+                err[t].append(float(np.mean(b.predict(Xt) != yte)))
+                bounces[t].append(int(b.n_bounces_))
+        row = {"dataset": name, "n_splits": len(err[tols[0]]), "seed_offset": seed_offset,
+               "table1_file_bpm_error": float(np.mean(ref[name])) if name in ref else None}
+        for t in tols:
+            d = np.subtract(err[t], err[tols[0]])
+            row[f"error_{t:g}"] = float(np.mean(err[t]))
+            row[f"bounces_median_{t:g}"] = float(np.median(bounces[t]))
+            row[f"diff_{t:g}"] = float(d.mean())
+            row[f"diff_sem_{t:g}"] = float(d.std(ddof=1) / np.sqrt(len(d))) if len(d) > 1 else 0.0
+        rows.append(row)
+        print(f"tol study: {name} done", flush=True)
+    return rows
+
+
+def tol_study_table(rows, tols):
+    head = " | ".join(f"err tol={t:g} (bounces)" for t in tols)
+    lines = [f"| data | splits | {head} | " + " | ".join(
+        f"{t:g} - {tols[0]:g} (± s.e.)" for t in tols[1:]) + " | Table 1 file BPM err |",
+        "|---" * (3 + 2 * len(tols) - 1) + "|"]
+    for r in rows:
+        errs = " | ".join(f"{r[f'error_{t:g}']:.4f} ({r[f'bounces_median_{t:g}']:.0f})"
+                          for t in tols)
+        diffs = " | ".join(f"{r[f'diff_{t:g}']:+.4f} ± {r[f'diff_sem_{t:g}']:.4f}"
+                           for t in tols[1:])
+        f = r["table1_file_bpm_error"]
+        lines.append(f"| {r['dataset']} | {r['n_splits']} | {errs} | {diffs} | "
+                     f"{'-' if f is None else f'{f:.4f}'} |")
+    lines.append("\nDefault BayesPointMachine (lam='auto'); bounces are medians; ± is the "
+                 "standard error of the mean paired difference over the splits.")
+    return "\n".join(lines)
+
+
 def _versions():
     import sklearn
 
@@ -475,6 +542,11 @@ def main(argv=None):
                            "bounce timing")
     part.add_argument("--noisy-moons-only", action="store_true",
                       help="only the noisy two-moons section (default BPM vs SVM and SVC)")
+    part.add_argument("--tol-study", type=float, nargs="+", metavar="TOL", default=None,
+                      help="only the accuracy of the default BPM at these tol values (the "
+                           "first the reference) on --splits splits of each Table 1 data set")
+    ap.add_argument("--seed-offset", type=int, default=0,
+                    help="--tol-study: the billiard of split s is seeded s + this")
     ap.add_argument("--datasets", nargs="+", choices=sorted(TABLE1_SIGMA), default=None,
                     help="Table 1 data sets to time (default: all)")
     ap.add_argument("--splits", type=int, default=1,
@@ -488,6 +560,16 @@ def main(argv=None):
     ap.add_argument("--out", type=Path, default=None, help="JSON file to write")
     args = ap.parse_args(argv)
     results = Path(__file__).resolve().parent / "results"
+    if args.tol_study:
+        tols = tuple(args.tol_study)
+        rows = run_tol_study(tols, args.splits, args.seed_offset, args.datasets)
+        print(tol_study_table(rows, tols))
+        out = args.out or results / "bpm_tol_study.json"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps({"versions": _versions(), "tols": tols, "rows": rows},
+                                  indent=2))
+        print(f"\nwritten {out}")
+        return
     if args.noisy_moons_only:
         rows = run_noisy_moons(repeats=args.repeats)
         print(noisy_moons_table(rows))
