@@ -551,3 +551,16 @@ def test_integer_seeds_give_check_random_states_stream():
     assert _random_state(rs) is rs
     with pytest.raises(ValueError):
         _random_state(-1)
+    # a generator in use is not handed out again (a fit nested in another gets its own)
+    from kernelclf.bayespoint.bpm import _release
+
+    outer = _random_state(0)
+    inner = _random_state(0)
+    assert inner is not outer
+    inner.standard_normal(3)
+    _release(inner)
+    np.testing.assert_array_equal(outer.standard_normal(4),
+                                  check_random_state(0).standard_normal(4))
+    _release(outer)
+    _release(rs)                            # a caller's generator is never kept
+    assert _random_state(1) is outer
