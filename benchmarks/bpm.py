@@ -31,7 +31,8 @@ hard-margin SVM without bias that chapter 12 compares it with (SMO; the QP solve
 stops at its cap or its coefficients diverge; C = 1e6 with squared slacks when the QP does
 not separate, as ``experiments._one_split`` does) and against scikit-learn's ``SVC`` with the
 same kernel (``gamma = 1 / (2 sigma^2)``, its default C = 1, or ``--svc-C``: a large C comes
-closer to the hard margin of the machines compared). The three fits are timed
+closer to the hard margin of the machines compared; ``--bpm-tol`` sets the BPM's ``tol``,
+to time another stopping threshold than the default). The three fits are timed
 interleaved (BPM, SVM, SVC, then again), best of ``--repeats`` runs each after one warm-up
 fit that loads the compiled code (a fit is repeated further until its runs add up to
 ``BUDGET_S`` seconds, at most ``MAX_REPEATS`` runs); "BPM/SVM" and "BPM/SVC" are ratios of
@@ -42,8 +43,9 @@ of a few-millisecond fit's wall-clock time on a loaded machine. "split s" is the
 time of one whole split of the Table 1 protocol (both fits and predictions) on split 0, from
 which the 100-split run is estimated (Heart has 10 splits). A second table gives, per
 split, the BPM's and SVC's best fit times and the parts of the BPM's fit, each timed on
-its own (interleaved best, as the fits): the Gram matrix, ``lam='auto'``'s margin bounds, the
-perceptron start and the billiard with its bounces.
+its own (interleaved best, as the fits): the validation of the parameters and the sample, the
+Gram matrix, ``lam='auto'``'s margin bounds, the perceptron start and the billiard with its
+bounces.
 
 Noisy two moons ("safe by default", issue 27): the default ``BayesPointMachine(RBF(0.5),
 random_state=0)`` (``lam='auto'``) against ``SupportVectorMachine(RBF(0.5), C=1)`` and
@@ -53,9 +55,15 @@ accuracy on 2000 fresh points (seed 1). Fit times are the best of interleaved ru
 Table 1 section), after a warm-up fit; ratios are BPM / SVM and BPM / SVC. Test accuracies are also
 averaged over ``NOISY_SEEDS`` training sets (same test set).
 
+Stopping threshold study (``--tol-study 1e-2 2e-2 --splits 100``): the test error and bounces
+of the default ``BayesPointMachine`` at each ``tol`` on the Table 1 protocol's splits, paired
+with the first ``tol``, next to the mean BPM error of the committed Table 1 results file
+(:func:`run_tol_study`).
+
 Run: ``python -m benchmarks.bpm`` (``--help`` lists the options: ``--table1-only`` skips the
 two-moons part, ``--noisy-moons-only`` runs only the noisy two-moons section); writes
-``benchmarks/results/bpm.json`` (``bpm_noisy_moons.json`` for ``--noisy-moons-only``).
+``benchmarks/results/bpm.json`` (``bpm_noisy_moons.json`` for ``--noisy-moons-only``,
+``bpm_tol_study.json`` for ``--tol-study``).
 """
 import os
 
@@ -206,32 +214,42 @@ def _svc_fit(sigma, X, y, C=1.0):
     return SVC(kernel="rbf", gamma=1.0 / (2.0 * sigma ** 2), C=C).fit(X, y)
 
 
-def _bpm_phases(kernel, X, y, repeats=REPEATS):
+def _bpm_phases(kernel, X, y, repeats=REPEATS, tol=None):
     """Best wall-clock times (s) of the parts of a default ``BayesPointMachine`` fit, each
-    run on its own (interleaved, as the fits): ``gram`` (the training Gram matrix, with its guard), ``ridge``
-    (``lam='auto'``: the nearest-point bounds on the margin), ``start`` (the point in
-    version space: the kernel perceptron) and ``billiard`` (the flights to the stopping
-    rule, from that start with the fit's random generator); the rest of the fit (input
-    validation, attributes) is not timed here."""
-    import copy
+    run on its own (interleaved, as the fits): ``validate`` (parameters, inputs, labels),
+    ``gram`` (the training Gram matrix, with its guard), ``ridge`` (``lam='auto'``: the
+    nearest-point bounds on the margin), ``start`` (the point in version space: the kernel
+    perceptron, with the fit's seeding of its generator) and ``billiard`` (the flights to
+    the stopping rule, from that start with the generator as the start leaves it, as in the
+    fit; the time to restore the generator's state before each run, timed alike, is
+    subtracted); the rest of the fit (attributes) is not timed here."""
+    from kernelclf.bayespoint.bpm import _random_state
 
-    from sklearn.utils import check_random_state
-
-    est = BayesPointMachine(kernel, random_state=0)
+    est = BayesPointMachine(kernel, random_state=0, **_tol_kw(tol))
     Xv, yv = est._fit_binary(X, y)
     gram = est._training_gram(Xv, 0.0, precompute=None)
     lam, hint = est._choose_ridge(Xv, gram, yv)
     g = gram.with_ridge(lam) if lam else gram
-    rng = check_random_state(0)
-    start = est._start(g, yv, rng, hint)         # the generator as the fit leaves it
-    (t_gram, t_ridge, t_start, t_bill), _, (_, _, _, res) = _interleaved_best([
-        lambda: est._training_gram(Xv, 0.0, precompute=None),
-        lambda: est._choose_ridge(Xv, gram, yv),
-        lambda: est._start(g, yv, check_random_state(0), hint),
-        lambda: kernel_billiard(g, yv, start=start, tol=est.tol,
-                                random_state=copy.deepcopy(rng))], repeats)
-    return {"gram_s": t_gram, "ridge_s": t_ridge, "start_s": t_start, "billiard_s": t_bill,
-            "billiard_bounces": int(res.n_bounces)}
+    rng = _random_state(0)
+    start = est._start(g, yv, rng, hint)
+    state = rng.get_state()                      # the generator as the fit leaves it
+    rng_b = np.random.RandomState()
+
+    def billiard():
+        rng_b.set_state(state)
+        return kernel_billiard(g, yv, start=start, tol=est.tol, random_state=rng_b,
+                               trace=False)
+
+    (t_val, t_gram, t_ridge, t_start, t_bill, t_set), _, (_, _, _, _, res, _) = \
+        _interleaved_best([
+            lambda: est._fit_binary(X, y),
+            lambda: est._training_gram(Xv, 0.0, precompute=None),
+            lambda: est._choose_ridge(Xv, gram, yv),
+            lambda: est._start(g, yv, _random_state(0), hint),
+            billiard,
+            lambda: rng_b.set_state(state)], repeats)
+    return {"validate_s": t_val, "gram_s": t_gram, "ridge_s": t_ridge, "start_s": t_start,
+            "billiard_s": max(t_bill - t_set, 0.0), "billiard_bounces": int(res.n_bounces)}
 
 
 def _svm_solver(svm):
@@ -239,9 +257,13 @@ def _svm_solver(svm):
     return "C=1e6" if p.get("C") == 1e6 else str(p.get("solver"))
 
 
-def run_table1(datasets=None, n_splits=1, repeats=REPEATS, svc_C=1.0):
+def _tol_kw(tol):
+    return {} if tol is None else {"tol": float(tol)}
+
+
+def run_table1(datasets=None, n_splits=1, repeats=REPEATS, svc_C=1.0, bpm_tol=None):
     """BPM vs SVM vs SVC fit time per Table 1 data set (first ``n_splits`` splits), and the
-    time of one split."""
+    time of one split. ``bpm_tol``: the BPM's ``tol`` (``None``: its default)."""
     from kernelclf.experiments import TABLE1_SIGMA, table1_splits
     from kernelclf.experiments.bpm import _one_split, _standardise
 
@@ -259,7 +281,8 @@ def run_table1(datasets=None, n_splits=1, repeats=REPEATS, svc_C=1.0):
                 # sigma = 1 on 60 standardised features): said once, not once per fit
                 warnings.simplefilter("always", DegenerateKernelWarning)
                 (t_bpm, t_svm, t_svc), (c_bpm, c_svm, c_svc), (bpm, svm, svc) = _interleaved_best([
-                    lambda: BayesPointMachine(kernel, random_state=0).fit(Xs, ytr),
+                    lambda: BayesPointMachine(kernel, random_state=0,
+                                              **_tol_kw(bpm_tol)).fit(Xs, ytr),
                     lambda: _svm_fit(kernel, Xs, ytr),
                     lambda: _svc_fit(sigma, Xs, ytr, svc_C)], repeats)
             degenerate = [w for w in caught if issubclass(w.category, DegenerateKernelWarning)]
@@ -271,7 +294,7 @@ def run_table1(datasets=None, n_splits=1, repeats=REPEATS, svc_C=1.0):
                       flush=True)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", DegenerateKernelWarning)   # said above
-                phases = _bpm_phases(kernel, Xs, ytr, repeats)
+                phases = _bpm_phases(kernel, Xs, ytr, repeats, bpm_tol)
             per.append({**phases, "bpm_fit_s": t_bpm, "svm_fit_s": t_svm, "svc_fit_s": t_svc,
                         "bpm_svm": t_bpm / t_svm, "bpm_svc": t_bpm / t_svc,
                         "bpm_cpu_s": c_bpm, "svm_cpu_s": c_svm, "svc_cpu_s": c_svc,
@@ -288,6 +311,7 @@ def run_table1(datasets=None, n_splits=1, repeats=REPEATS, svc_C=1.0):
         n_total = 10 if name == "heart" else 100
         first = per[0]
         rows.append({"dataset": name, "m": len(splits[0][1]), "sigma": sigma, "svc_C": svc_C,
+                     "bpm_tol": bpm_tol,
                      "n_splits_timed": len(per), "splits": per,
                      "bpm_fit_s": first["bpm_fit_s"], "svm_fit_s": first["svm_fit_s"],
                      "svc_fit_s": first["svc_fit_s"],
@@ -335,19 +359,22 @@ def table1_table(rows):
 def table1_split_table(rows):
     """Per split: the BPM's and SVC's fit times, their ratio, and the parts of the BPM's fit
     (:func:`_bpm_phases`, each timed on its own), in milliseconds."""
-    lines = ["| data | split | BPM ms | SVC ms | BPM/SVC | gram ms | ridge ms | start ms | "
-             "billiard ms (bounces) | BPM err | SVC err |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| data | split | BPM ms | SVC ms | BPM/SVC | validate ms | gram ms | ridge ms | "
+             "start ms | billiard ms (bounces) | BPM err | SVC err |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         for k, sp in enumerate(r["splits"]):
             lines.append(f"| {r['dataset']} | {k} | {1e3 * sp['bpm_fit_s']:.2f} | "
                          f"{1e3 * sp['svc_fit_s']:.2f} | {sp['bpm_svc']:.2f} | "
-                         f"{1e3 * sp['gram_s']:.2f} | {1e3 * sp['ridge_s']:.2f} | "
+                         f"{1e3 * sp['validate_s']:.2f} | {1e3 * sp['gram_s']:.2f} | "
+                         f"{1e3 * sp['ridge_s']:.2f} | "
                          f"{1e3 * sp['start_s']:.2f} | {1e3 * sp['billiard_s']:.2f} "
                          f"({sp['billiard_bounces']}) | {sp['bpm_test_error']:.4f} | "
                          f"{sp['svc_test_error']:.4f} |")
     lines.append("\nThe parts of the BPM's fit are timed on their own (best of the runs), after "
-                 "the interleaved fits; 'ridge' is lam='auto''s margin bounds (the nearest-point "
-                 "pair steps of the package's SMO), 'start' the kernel perceptron.")
+                 "the interleaved fits; 'validate' is the checks of the parameters, inputs "
+                 "and labels, 'ridge' lam='auto''s margin bounds (the nearest-point pair steps "
+                 "of the package's SMO), 'start' the kernel perceptron.")
     return "\n".join(lines)
 
 
@@ -434,6 +461,67 @@ def noisy_moons_table(rows):
     return "\n".join(lines)
 
 
+def run_tol_study(tols=(1e-2, 2e-2), n_splits=100, seed_offset=0, datasets=None):
+    """Test error and bounces of the default ``BayesPointMachine`` at each ``tol`` (the
+    first is the reference), on the splits of the BPM Table 1 protocol
+    (:func:`kernelclf.experiments.bpm.table1_tasks`: standardised inputs, the table's RBF
+    width; the billiard of split ``s`` seeded ``s + seed_offset``), against the mean BPM
+    error of the committed Table 1 results file (``tol=1e-3``, ``lam=0`` with its fallback,
+    so not the same machine for the data sets where ``lam='auto'`` chooses soft
+    boundaries). Per data set: mean errors, the mean paired difference to the first ``tol``
+    with its standard error, median bounces."""
+    from kernelclf.experiments import TABLE1_SIGMA
+    from kernelclf.experiments.bpm import _standardise, table1_tasks
+    from kernelclf.experiments.results import load_results
+
+    ref = {}
+    for r in load_results("bpm_table1.jsonl").records:
+        ref.setdefault(r["dataset"], []).append(r["result"]["bpm_error"])
+    rows = []
+    for name in datasets or TABLE1_SIGMA:
+        err = {t: [] for t in tols}
+        bounces = {t: [] for t in tols}
+        for task in table1_tasks([name], n_splits):
+            Xtr, ytr, Xte, yte, sigma, _, seed = task.args
+            Xs, Xt = _standardise(Xtr, Xte)
+            for t in tols:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    b = BayesPointMachine(RBF(sigma), tol=t, random_state=seed + seed_offset)
+                    b.fit(Xs, ytr)
+                err[t].append(float(np.mean(b.predict(Xt) != yte)))
+                bounces[t].append(int(b.n_bounces_))
+        row = {"dataset": name, "n_splits": len(err[tols[0]]), "seed_offset": seed_offset,
+               "table1_file_bpm_error": float(np.mean(ref[name])) if name in ref else None}
+        for t in tols:
+            d = np.subtract(err[t], err[tols[0]])
+            row[f"error_{t:g}"] = float(np.mean(err[t]))
+            row[f"bounces_median_{t:g}"] = float(np.median(bounces[t]))
+            row[f"diff_{t:g}"] = float(d.mean())
+            row[f"diff_sem_{t:g}"] = float(d.std(ddof=1) / np.sqrt(len(d))) if len(d) > 1 else 0.0
+        rows.append(row)
+        print(f"tol study: {name} done", flush=True)
+    return rows
+
+
+def tol_study_table(rows, tols):
+    head = " | ".join(f"err tol={t:g} (bounces)" for t in tols)
+    lines = [f"| data | splits | {head} | " + " | ".join(
+        f"{t:g} - {tols[0]:g} (± s.e.)" for t in tols[1:]) + " | Table 1 file BPM err |",
+        "|---" * (3 + 2 * len(tols) - 1) + "|"]
+    for r in rows:
+        errs = " | ".join(f"{r[f'error_{t:g}']:.4f} ({r[f'bounces_median_{t:g}']:.0f})"
+                          for t in tols)
+        diffs = " | ".join(f"{r[f'diff_{t:g}']:+.4f} ± {r[f'diff_sem_{t:g}']:.4f}"
+                           for t in tols[1:])
+        f = r["table1_file_bpm_error"]
+        lines.append(f"| {r['dataset']} | {r['n_splits']} | {errs} | {diffs} | "
+                     f"{'-' if f is None else f'{f:.4f}'} |")
+    lines.append("\nDefault BayesPointMachine (lam='auto'); bounces are medians; ± is the "
+                 "standard error of the mean paired difference over the splits.")
+    return "\n".join(lines)
+
+
 def _versions():
     import sklearn
 
@@ -454,6 +542,11 @@ def main(argv=None):
                            "bounce timing")
     part.add_argument("--noisy-moons-only", action="store_true",
                       help="only the noisy two-moons section (default BPM vs SVM and SVC)")
+    part.add_argument("--tol-study", type=float, nargs="+", metavar="TOL", default=None,
+                      help="only the accuracy of the default BPM at these tol values (the "
+                           "first the reference) on --splits splits of each Table 1 data set")
+    ap.add_argument("--seed-offset", type=int, default=0,
+                    help="--tol-study: the billiard of split s is seeded s + this")
     ap.add_argument("--datasets", nargs="+", choices=sorted(TABLE1_SIGMA), default=None,
                     help="Table 1 data sets to time (default: all)")
     ap.add_argument("--splits", type=int, default=1,
@@ -462,9 +555,21 @@ def main(argv=None):
                     help=f"timed runs per fit, best kept (default {REPEATS})")
     ap.add_argument("--svc-C", type=float, default=1.0,
                     help="C of scikit-learn's SVC in the Table 1 section (default 1)")
+    ap.add_argument("--bpm-tol", type=float, default=None,
+                    help="tol of the BPM in the Table 1 section (default: its default)")
     ap.add_argument("--out", type=Path, default=None, help="JSON file to write")
     args = ap.parse_args(argv)
     results = Path(__file__).resolve().parent / "results"
+    if args.tol_study:
+        tols = tuple(args.tol_study)
+        rows = run_tol_study(tols, args.splits, args.seed_offset, args.datasets)
+        print(tol_study_table(rows, tols))
+        out = args.out or results / "bpm_tol_study.json"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps({"versions": _versions(), "tols": tols, "rows": rows},
+                                  indent=2))
+        print(f"\nwritten {out}")
+        return
     if args.noisy_moons_only:
         rows = run_noisy_moons(repeats=args.repeats)
         print(noisy_moons_table(rows))
@@ -473,7 +578,7 @@ def main(argv=None):
         out.write_text(json.dumps({"versions": _versions(), "noisy_moons": rows}, indent=2))
         print(f"\nwritten {out}")
         return
-    t1 = run_table1(args.datasets, args.splits, args.repeats, args.svc_C)
+    t1 = run_table1(args.datasets, args.splits, args.repeats, args.svc_C, args.bpm_tol)
     print(table1_table(t1))
     print(table1_split_table(t1))
     if args.table1_only:

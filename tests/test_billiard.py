@@ -172,6 +172,11 @@ def test_compiled_and_python_engines_fly_the_same_trajectory():
     assert runs[0].kernel_evaluations["bounces"] == 50 * runs[0].n_bounces  # one column each
     a = runs[0].alpha
     assert a @ G @ a == pytest.approx(1.0, abs=1e-9) and np.min(y * (G @ a)) > 0
+    # trace=False (the BPM's fit) flies the same run and only leaves the per-flight lists empty
+    quiet = kernel_billiard(G, y, start=start, tol=2e-3, random_state=3, trace=False)
+    assert quiet.n_bounces == runs[0].n_bounces and not quiet.chords and not quiet.rho2
+    assert len(runs[0].chords) == len(runs[0].rho2) == runs[0].n_flights
+    np.testing.assert_array_equal(quiet.alpha, runs[0].alpha)
 
 
 def test_rho2_is_at_least_one_minus_mu_so_the_printed_rule_needs_1_over_tol_flights():

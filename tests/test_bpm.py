@@ -534,3 +534,33 @@ def test_fig9_usps_committed_file_reruns():
     assert np.all(np.abs(scores[idx, 1] - mean_cos / w_norm) > 0.05 * np.abs(mean_cos))
     with pytest.raises(ValueError, match="one record per digit"):
         fig9_usps_scores(res.records[:9])
+
+
+def test_integer_seeds_give_check_random_states_stream():
+    """The fit's cheaper seeding (one reseeded RandomState per thread) gives the stream of
+    ``check_random_state(seed)``; other random states are passed through."""
+    from sklearn.utils import check_random_state
+
+    from kernelclf.bayespoint.bpm import _random_state
+
+    for seed in (0, 1, np.int64(12345), 2 ** 32 - 1):
+        a, b = _random_state(seed), check_random_state(seed)
+        np.testing.assert_array_equal(a.standard_normal(5), b.standard_normal(5))
+        np.testing.assert_array_equal(a.permutation(50), b.permutation(50))
+    rs = np.random.RandomState(3)
+    assert _random_state(rs) is rs
+    with pytest.raises(ValueError):
+        _random_state(-1)
+    # a generator in use is not handed out again (a fit nested in another gets its own)
+    from kernelclf.bayespoint.bpm import _release
+
+    outer = _random_state(0)
+    inner = _random_state(0)
+    assert inner is not outer
+    inner.standard_normal(3)
+    _release(inner)
+    np.testing.assert_array_equal(outer.standard_normal(4),
+                                  check_random_state(0).standard_normal(4))
+    _release(outer)
+    _release(rs)                            # a caller's generator is never kept
+    assert _random_state(1) is outer

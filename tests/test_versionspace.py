@@ -624,3 +624,36 @@ def test_check_separability_refuses_bad_input(kw, message):
     y = np.array([1.0, -1.0, 1.0])
     with pytest.raises((ValueError, TypeError), match=message):
         check_separability(X @ X.T, y, **kw)
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 17, 140, 700])
+def test_compiled_epochs_draw_numpys_permutations_and_leave_its_state(m):
+    """The compiled epochs draw their permutations from the generator's own Mersenne
+    Twister state: the same permutations as rng.permutation(m) (so the same coefficients and
+    outputs, bit for bit), and the generator continues as after those draws (past a refill of
+    its 624 words at m = 700)."""
+    from kernelclf.bayespoint.perceptron_epochs import (
+        epoch_runner,
+        perceptron_epochs,
+    )
+
+    rs = np.random.RandomState(m)
+    X = rs.normal(size=(m, 2))
+    y = np.where(rs.normal(size=m) > 0, 1.0, -1.0)        # random labels: every epoch errs
+    G = RBF(0.7)(X)
+    for max_epochs in (1, 5):
+        r1, r2 = np.random.RandomState(7), np.random.RandomState(7)
+        g1, o1, g2, o2 = np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m)
+        done1 = perceptron_epochs(G, y, r1, g1, o1, max_epochs)
+        epoch, done2 = epoch_runner(G, y), False
+        for _ in range(max_epochs):
+            if epoch(r2.permutation(m), g2, o2) == 0:
+                done2 = True
+                break
+        assert done1 == done2
+        np.testing.assert_array_equal(g1, g2)
+        np.testing.assert_array_equal(o1, o2)
+        s1, s2 = r1.get_state(), r2.get_state()
+        np.testing.assert_array_equal(s1[1], s2[1])
+        assert s1[2:] == s2[2:]
+        assert r1.randint(1 << 30) == r2.randint(1 << 30)

@@ -315,7 +315,8 @@ _MAX_STUCK = 1000
 def kernel_billiard(G=None, y=None, *, kernel=None, X=None, lam=0.0, start=None,
                     tol=1e-3, tau_max=1.0, max_bounces=500_000, min_bounces=10,
                     max_restarts=None, restart="geodesic", refresh=0.0, record=False,
-                    random_state=None, weighting="chord", stopping="rho2", engine="auto"):
+                    random_state=None, weighting="chord", stopping="rho2", engine="auto",
+                    trace=True):
     """Kernel billiard: centre of mass of version space (LKC Algorithm 10).
 
     LKC §3.4.1, eq. 3.31–3.33, App. B.9, Algorithm 10 (p. 330); BPM §3.1,
@@ -427,6 +428,11 @@ def kernel_billiard(G=None, y=None, *, kernel=None, X=None, lam=0.0, start=None,
         when numba is installed and columns come on demand (``kernel`` and ``X``),
         ``'numpy'`` without numba (Pyodide); ``'python'`` without numba runs as
         ``'numpy'``.
+    trace : bool
+        Keep the chord and the stopping statistic of every flight (``chords``, ``rho2``);
+        ``False`` leaves both lists empty (the fit of
+        :class:`~kernelclf.bayespoint.bpm.BayesPointMachine`, which does not read them,
+        saves building two Python lists of one float per flight).
 
     Returns
     -------
@@ -514,8 +520,9 @@ def kernel_billiard(G=None, y=None, *, kernel=None, X=None, lam=0.0, start=None,
         event = fly(kcols, y, kdiag, gamma, u, beta, w, alpha, ga, z, uz, fs, ist, *batch,
                     chords, stats, hits, P, Z, *args)
         k = int(ist[_eng._NTRACE])
-        res.chords.extend(chords[:k].tolist())
-        res.rho2.extend(stats[:k].tolist())
+        if trace:
+            res.chords.extend(chords[:k].tolist())
+            res.rho2.extend(stats[:k].tolist())
         if record:
             res.hits.extend(hits[:k].tolist())
             res.positions.extend(P[:k].copy())

@@ -46,6 +46,7 @@ iteration cap), see :func:`~kernelclf.margin.separability.check_separability`.
 from __future__ import annotations
 
 import numbers
+import threading
 import warnings
 
 import numpy as np
@@ -73,6 +74,39 @@ __all__ = ["BayesPointMachine", "perceptron_samples", "NotSeparableError", "AUTO
 AUTO_MARGIN = 0.1
 # lam='auto' with kernel columns on demand: size of the subsample tried first
 _SUBSAMPLE = 1000
+
+
+_RNG = threading.local()
+
+
+class _ReusedRandomState(np.random.RandomState):
+    """A ``RandomState`` that :func:`_random_state` hands out and :func:`_release` keeps."""
+
+
+def _random_state(seed):
+    """``check_random_state(seed)``, without its cost for an integer seed.
+
+    ``numpy.random.RandomState(seed)`` first seeds a new Mersenne Twister from fresh
+    entropy through a ``SeedSequence`` and then replaces that state by the legacy seeding
+    of ``seed``: about 0.1 ms, a twentieth of a default fit on a Thyroid split. Reseeding a
+    kept generator (``RandomState.seed``, the same legacy seeding) gives the same stream.
+    One generator is kept per thread; a fit takes it (a fit nested in another, say inside a
+    kernel function, finds none and makes its own) and gives it back with :func:`_release`.
+    """
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, (bool, np.bool_)):
+        rng = getattr(_RNG, "rng", None)
+        _RNG.rng = None
+        if rng is None:
+            rng = _ReusedRandomState()
+        rng.seed(seed)
+        return rng
+    return check_random_state(seed)
+
+
+def _release(rng):
+    """Give a generator of :func:`_random_state` back for the thread's next fit."""
+    if isinstance(rng, _ReusedRandomState):
+        _RNG.rng = rng
 
 
 def _not_separable_message(extra=""):
@@ -364,7 +398,7 @@ class BayesPointMachine(BinaryKernelClassifier):
         self.X_fit_ = X
         auto = isinstance(self.lam, str)
         lam = 0.0 if auto else float(self.lam)
-        rng = check_random_state(self.random_state)
+        rng = _random_state(self.random_state)
         pre = None if self.precompute == "auto" else bool(self.precompute)
         self._check_zero_vectors(X, lam, pre)
         if self.method == "perceptron":
@@ -388,19 +422,22 @@ class BayesPointMachine(BinaryKernelClassifier):
             self.n_restarts_ = 0
             self.converged_ = True
             self.n_kernel_evaluations_ = {"start": len(G) ** 2, "bounces": 0, "restarts": 0}
+            _release(rng)
             return self
         ev0 = gram.n_evaluations
         start = self._start(gram, y_pm, rng, hint)
         ev_start = gram.n_evaluations - ev0
         res = kernel_billiard(gram, y_pm, start=start, random_state=rng, tol=float(self.tol),
                               stopping=self.stopping, tau_max=float(self.tau_max),
-                              max_bounces=int(self.max_bounces), refresh=float(self.refresh))
+                              max_bounces=int(self.max_bounces), refresh=float(self.refresh),
+                              trace=False)
         self.alpha_ = res.alpha
         self.n_bounces_ = res.n_bounces
         self.n_restarts_ = res.n_restarts
         self.converged_ = res.converged
         self.n_kernel_evaluations_ = dict(res.kernel_evaluations)
         self.n_kernel_evaluations_["start"] = self.n_kernel_evaluations_.get("start", 0) + ev_start
+        _release(rng)
         return self
 
     def normalized_decision_function(self, X):

@@ -76,7 +76,7 @@ def find_version_space_point(G, y, max_epochs=100, random_state=None, use_lp=Tru
     """
     from sklearn.utils import check_random_state
 
-    from .perceptron_epochs import perceptron_epoch
+    from .perceptron_epochs import perceptron_epochs
 
     rng = check_random_state(random_state)
     if not hasattr(G, "column"):
@@ -85,11 +85,11 @@ def find_version_space_point(G, y, max_epochs=100, random_state=None, use_lp=Tru
     y = np.ascontiguousarray(_check_labels(y, m), dtype=float)
     gamma = np.zeros(m)
     out = np.zeros(m)
-    for _ in range(int(max_epochs)):
-        # one epoch on a fresh permutation (compiled, or NumPy that jumps from mistake
-        # to mistake: the same updates in the same order as a loop over the examples)
-        if perceptron_epoch(G, y, rng.permutation(m), gamma, out) == 0:
-            return gamma, out
+    # epochs on fresh permutations rng.permutation(m) (with their draws in one compiled
+    # call, or NumPy that jumps from mistake to mistake: the same updates in the same
+    # order as a loop over the examples)
+    if perceptron_epochs(G, y, rng, gamma, out, max_epochs):
+        return gamma, out
     if not use_lp:
         raise NotSeparableError(
             f"the kernel perceptron made mistakes in each of {max_epochs} epochs: the sample "
