@@ -213,3 +213,23 @@ def test_compiled_smo_on_csr_inputs_reaches_the_dense_inputs_optimum(kernel, cac
     assert a.converged and b.converged and b.gap <= 1e-9
     assert abs(a.objective - b.objective) <= 1e-9 * abs(a.objective)
     assert np.max(np.abs(a.alpha - b.alpha)) < 1e-6
+
+
+@pytest.mark.skipif(not nc.HAVE_NUMBA, reason="needs numba (not installed, or hidden by "
+                    "KERNELCLF_NO_NUMBA)")
+@pytest.mark.parametrize("kernel", [RBF(gamma=0.3), Polynomial(3, 1.0)])
+def test_compiled_smo_with_few_whole_slots_reaches_the_numpy_engines_optimum(kernel):
+    """Few features, a cache of 24 columns of 400 (6 whole slots, far fewer than the
+    variables that move): the reconstruction computes the columns it cannot keep on the
+    shrunk rows only. The same optimum as the NumPy engine on Python's columns (dual
+    objectives within 1e-9, the same support vectors)."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(400, 6))
+    y = np.where(X[:, 0] + X[:, 1] ** 2 - 1 + 0.4 * rng.normal(size=400) > 0, 1.0, -1.0)
+    a = solve_smo(np.ones(400), 2.0, Gram(kernel, X, precompute=False), s=y, tol=1e-9,
+                  engine="numpy")
+    g = Gram(kernel, X, precompute=False, cache_mb=24 * 8 * 400 / 2 ** 20)
+    b = solve_smo(np.ones(400), 2.0, g, s=y, tol=1e-9, engine="compiled")
+    assert a.converged and b.converged and b.gap <= 1e-9
+    assert abs(a.objective - b.objective) <= 1e-9 * abs(a.objective)
+    assert np.array_equal(a.alpha > 1e-8, b.alpha > 1e-8)
