@@ -683,8 +683,9 @@ def _margin_test(F, alpha, s, grp, two, thr, stol):
     the gradient ``g = -s F`` (its ``_margin_of`` and ``_stop``) in compiled code: 1 stop,
     0 go on, -1 undecided. ``u'g`` is summed here in another order than NumPy's dot;
     the test is decided only when it gives the same answer for ``u'g`` moved by a
-    relative ``1e-12`` either way, far more than the two sums can differ (the sum of
-    ``|u_i g_i|`` is checked: at most ``1e10`` times ``|u'g|``), else Python decides."""
+    relative ``1e-9`` either way, ten times more than the two sums can differ (each is
+    within ``m eps sum_i |u_i g_i|`` of the exact sum, checked to be at most
+    ``1e-10 u'g``), else Python decides."""
     m = F.size
     wn2 = 0.0
     absum = 0.0
@@ -700,11 +701,11 @@ def _margin_test(F, alpha, s, grp, two, thr, stol):
                 gmin1 = g
         elif g < gmin0:
             gmin0 = g
-    if not wn2 > 0 or not absum <= 1e10 * wn2 or m > 10 ** 6:
+    if not wn2 > 0 or not m * 2.3e-16 * absum <= 1e-10 * wn2:
         return -1
     out = -2
     for k in range(3):
-        w2 = wn2 * (1.0 - 1e-12) if k == 0 else (wn2 if k == 1 else wn2 * (1.0 + 1e-12))
+        w2 = wn2 * (1.0 - 1e-9) if k == 0 else (wn2 if k == 1 else wn2 * (1.0 + 1e-9))
         wn = np.sqrt(w2)
         if two:
             low = (gmin0 + gmin1) / (2.0 * wn)
