@@ -35,7 +35,7 @@ from sklearn.utils import check_scalar
 
 from ..kernels.gram import as_gram
 from ..optim import InfeasibleProblemError, Solution, SolverStoppedError, solve_lp
-from .smo import solve_smo
+from .smo import _solve
 
 __all__ = ["NotSeparableError", "SeparabilityUndecidedError", "MarginBounds", "Separability",
            "hard_margin_bounds", "check_separability", "is_separable", "geometric_margin",
@@ -236,19 +236,25 @@ def hard_margin_bounds(K, y, fit_bias=False, *, threshold=None, max_iter=None, t
 
     def stop(alpha, grad):
         return _stop(*_margin_of(grad, float(alpha @ grad), groups, fit_bias), thr, tol)
+    # the compiled engine runs this test itself (the same decisions: it leaves to ``stop``
+    # those that round-off in ``u'g`` could change), without a return to Python per chunk
+    stop.margin_test = (thr, tol)
 
     # the pair steps are SMO's on min 1/2 u'Qu (p = 0, no upper bound, the sums of u fixed
     # by the start): kernel signs y, one equality per class with a threshold
-    kw = dict(kernel_signs=y, groups=y if fit_bias else None, shrinking=False,
-              tol=max(1e-13 * R * R, 1e-300), engine=engine, callback=stop,
-              callback_every=max(16, min(m, 1000) // 4))
+    # (solve_smo's own set-up, its argument checks skipped: they hold here, and the
+    # threshold it would compute is not used)
+    kw = dict(s=np.ones(m), kernel_signs=y, groups=y if fit_bias else None, shrinking=False,
+              tol=float(max(1e-13 * R * R, 1e-300)), engine=engine, callback=stop,
+              callback_every=max(16, min(m, 1000) // 4), bias=False)
+    p0, C0 = np.zeros(m), np.full(m, np.inf)
     g = y * np.asarray(gram.matvec(y * u), dtype=float)
     it, optimal = 0, False
     while True:
         low, up = _margin_of(g, float(u @ g), groups, fit_bias)
         if optimal or it >= max_iter or _stop(low, up, thr, tol):
             break
-        res = solve_smo(np.zeros(m), np.inf, gram, alpha0=u, max_iter=max_iter - it, **kw)
+        res = _solve(p0, C0, gram, alpha0=u, max_iter=max_iter - it, **kw)
         it += res.iterations
         u, g = res.alpha, res.gradient
         optimal = res.converged or res.stalled      # no pair step lowers u'Qu any more

@@ -399,9 +399,11 @@ def _solve(p, C, gram, *, s, groups=None, equality=True, alpha0=None, tol=1e-3,
         grp = np.zeros(m, dtype=np.int64)
         for k, gm in enumerate(gmask):
             grp[gm] = k
+        # (a callback that is the margin bounds' stopping test runs compiled)
+        test = getattr(callback, "margin_test", None) if not newton_every else None
         code, it = _cc.run_pairwise(slots, Kd, r, q, s, grp, len(gmask), C, alpha, F, tol,
                                     max_iter, shrinking, alpha_bound, points, every,
-                                    on_every)
+                                    on_every, test)
         how = _HOW[code]
     else:
         finish = engine == "auto" and points is None and not every

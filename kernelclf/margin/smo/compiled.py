@@ -715,25 +715,119 @@ def _variant(signed, two):
     return _VARIANTS[key]["_pairs"]
 
 
+def _margin_test(F, alpha, s, grp, two, thr, stol):
+    """The stopping test of :func:`kernelclf.margin.separability.hard_margin_bounds` on
+    the gradient ``g = -s F`` (its ``_margin_of`` and ``_stop``) in compiled code: 1 stop,
+    0 go on, -1 undecided. ``u'g`` is summed here in another order than NumPy's dot;
+    the test is decided only when it gives the same answer for ``u'g`` moved by a
+    relative ``1e-9`` either way, ten times more than the two sums can differ (each is
+    within ``m eps sum_i |u_i g_i|`` of the exact sum, checked to be at most
+    ``1e-10 u'g``), else Python decides."""
+    m = F.size
+    wn2 = 0.0
+    absum = 0.0
+    gmin0 = np.inf
+    gmin1 = np.inf
+    for t in range(m):
+        g = -s[t] * F[t]
+        v = alpha[t] * g
+        wn2 += v
+        absum += abs(v)
+        if two and grp[t] == 1:
+            if g < gmin1:
+                gmin1 = g
+        elif g < gmin0:
+            gmin0 = g
+    if not wn2 > 0 or not m * 2.3e-16 * absum <= 1e-10 * wn2:
+        return -1
+    out = -2
+    for k in range(3):
+        w2 = wn2 * (1.0 - 1e-9) if k == 0 else (wn2 if k == 1 else wn2 * (1.0 + 1e-9))
+        wn = np.sqrt(w2)
+        if two:
+            low = (gmin0 + gmin1) / (2.0 * wn)
+            up = wn / 2.0
+        else:
+            low = gmin0 / wn
+            up = wn
+        if up - low <= stol * up:
+            d = 1
+        elif thr == 0.0:
+            d = 1 if low > 0 else 0
+        else:
+            d = 1 if thr > 0 and (low >= thr or up < thr) else 0
+        if out == -2:
+            out = d
+        elif d != out:
+            return -1
+    return out
+
+
+#: a compiled loop stopped by :func:`_margin_test` (not a code of ``_pairs``)
+MARGIN_STOP = 100
+
+
+def _pairs_margin(P, L, Cc, st, fst, tol, max_iter, shrinking, alpha_bound, every,
+                  shifted, mapped, thr, stol):
+    """:func:`_pairs` with :func:`_margin_test` run every ``every`` steps in compiled
+    code (the callback of :func:`kernelclf.margin.separability.hard_margin_bounds`):
+    returns to Python only for a column, at the end, or when the test is undecided
+    (``CALLBACK``; Python then runs the callback). ``MARGIN_STOP``: the test said stop."""
+    while True:
+        code, need = _pairs(P, L, Cc, st, fst, tol, max_iter, shrinking, alpha_bound, every,
+                            shifted, mapped)
+        if code != CALLBACK:
+            return code, need
+        d = _margin_test(P.F, P.alpha, P.s, P.grp, TWO, thr, stol)
+        if d == 1:
+            return MARGIN_STOP, -1
+        if d < 0:
+            return CALLBACK, -1
+
+
+if HAVE_NUMBA:
+    _margin_test = _njit(**_o, error_model="numpy")(_margin_test)
+
+
+def _margin_variant(signed, two):
+    """:func:`_pairs_margin` compiled with the pair loop of :func:`_variant`."""
+    key = ("margin", bool(signed), bool(two))
+    if key not in _VARIANTS:
+        _variant(signed, two)
+        space = _VARIANTS[(bool(signed), bool(two))]
+        # (a name per variant: numba's disk cache tells functions apart by name, and the
+        # variants' argument types are the same)
+        name = "_pairs_margin" + ("_signed" if signed else "") + ("_two" if two else "")
+        copy = types.FunctionType(_pairs_margin.__code__, space, name)
+        copy.__qualname__ = name
+        if HAVE_NUMBA:
+            copy = _njit(cache=True, nogil=True, error_model="numpy")(copy)
+        _VARIANTS[key] = copy
+    return _VARIANTS[key]
+
+
 def run_pairwise(slots, Kd, r, q, s, grp, ng, C, alpha, F, tol, max_iter, shrinking,
-                 alpha_bound, points=None, every=0, on_every=None):
+                 alpha_bound, points=None, every=0, on_every=None, margin_test=None):
     """Drive :func:`_pairs` (filling the columns it asks for, calling
     ``on_every(iterations, up, low)`` every ``every`` steps: True stops). ``points``: the
     cached column of each variable (a :class:`kernelclf.kernels.gram.Replicated` matrix's
     ``points``; default its own). Returns ``(code, iterations)``; ``code`` ``CALLBACK``
-    means stopped by ``on_every``. ``alpha`` and ``F`` are updated in place and exact."""
+    means stopped by ``on_every``. ``alpha`` and ``F`` are updated in place and exact.
+    ``margin_test = (thr, tol)``: ``on_every`` is the stopping test of
+    :func:`kernelclf.margin.separability.hard_margin_bounds`, run in compiled code
+    (:func:`_pairs_margin`; ``on_every`` only where that one is undecided)."""
     if getattr(_SCRATCH, "busy", False):     # (a solve inside a callback: its own memory)
         _SCRATCH.__dict__.clear()
     _SCRATCH.busy = True
     try:
         return _run_pairwise(slots, Kd, r, q, s, grp, ng, C, alpha, F, tol, max_iter,
-                             shrinking, alpha_bound, points, every, on_every)
+                             shrinking, alpha_bound, points, every, on_every, margin_test)
     finally:
         _SCRATCH.busy = False
 
 
 def _run_pairwise(slots, Kd, r, q, s, grp, ng, C, alpha, F, tol, max_iter, shrinking,
-                  alpha_bound, points, every, on_every):
+                  alpha_bound, points, every, on_every, margin_test=None):
     m = F.size
     pos = s > 0
     below, above = alpha < C, alpha > 0
@@ -763,16 +857,25 @@ def _run_pairwise(slots, Kd, r, q, s, grp, ng, C, alpha, F, tol, max_iter, shrin
     i8[5:7] = -1
     i8[7:9] = 0
     compact = (cflat, i8[5], i8[6], i8[7], i8[8, :1])
-    loop = _variant(bool((q != 1.0).any()), ng == 2)    # (the method: np.any's dispatch
+    signed = bool((q != 1.0).any())                    # (the method: np.any's dispatch
     shifted = bool((r != 0.0).any())                   # costs more than the test)
+    loop = _variant(signed, ng == 2)
+    extra = ()
+    if margin_test is not None and every > 0:
+        loop = _margin_variant(signed, ng == 2)
+        extra = (float(margin_test[0]), float(margin_test[1]))
     stopped = False
     while True:
         cap = slots.capacity
         Cc = Cache(slots.data[:cap], slots.slot, slots.owner[:cap], slots.stamp[:cap],
                    slots.clock, ust, *compact, *spec)
         code, need = loop(P, L, Cc, st, fst, float(tol), int(max_iter), bool(shrinking),
-                          float(alpha_bound), int(every), shifted, mapped)
+                          float(alpha_bound), int(every), shifted, mapped, *extra)
         _sync(slots, ust)
+        if code == MARGIN_STOP:         # (as on_every returning True)
+            stopped, max_iter = True, int(st[IT])
+            ust[0], ust[1] = slots.used, slots.filled
+            continue
         if code == NEED:
             _fill(slots, need, ust)
             # a compiled column had a value that is not finite (unless the loop asked
