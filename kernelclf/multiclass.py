@@ -498,8 +498,9 @@ class _PairwiseBase(_MulticlassBase):
             self._pair_rows = [np.flatnonzero((y_idx == i) | (y_idx == j))
                                for i, j in self.pairs_]
             return self
-        if not pairwise and self._fixed_kernel(base, X) is not None:
-            self.estimators_ = self._fit_without_clones(base, X, y_idx, sw, cw)
+        fixed = None if pairwise else self._fixed_kernel(base, X)
+        if fixed is not None:
+            self.estimators_ = self._fit_without_clones(base, X, y_idx, sw, cw, fixed[0])
             self.pairs_ = pairs(len(self.classes_))
             self._train_rows = None
             self._pair_rows = [np.flatnonzero((y_idx == i) | (y_idx == j))
@@ -691,7 +692,7 @@ class _PairwiseBase(_MulticlassBase):
             out.append(est)
         return out
 
-    def _fit_without_clones(self, base, X, y_idx, sw, cw):
+    def _fit_without_clones(self, base, X, y_idx, sw, cw, kernel):
         """The pairwise machines when the whole kernel matrix does not fit ``cache_mb``
         (module docstring, "One kernel matrix"): each fitted on its pair's examples with its
         own kernel columns (:meth:`SupportVectorMachine._fit_on_gram` without a matrix:
@@ -702,21 +703,22 @@ class _PairwiseBase(_MulticlassBase):
         With numba and a kernel positive semi-definite by construction, the kernel guard's
         sample checks (finite, in range, not degenerate: :class:`kernelclf.kernels.gram.Gram`)
         run once on the whole sample instead of once per pair, and each pair's SMO gets its
-        columns unchecked by Python (the compiled columns refuse a value that is not
-        finite); pairs of at most ``_PRECOMPUTE_MAX`` examples, whose matrix is stored and
-        checked whole, keep their own."""
+        columns unchecked by Python (its compiled columns, which the kernel has, refuse a
+        value that is not finite); pairs of at most ``_PRECOMPUTE_MAX`` examples, whose matrix is stored and
+        checked whole, keep their own. ``kernel``: the machines' kernel, fixed
+        (:meth:`_fixed_kernel`)."""
         from .kernels.gram import Gram
         from .kernels.gram_guard import _psd_by_construction
+        from .kernels.native_columns import NONE, column_spec
         from .margin._dual import _PRECOMPUTE_MAX
         from .margin.smo import HAVE_NUMBA
 
         template = clone(base)
         labels = self.classes_.tolist()
         kparam = template.kernel
-        kernel = self._fixed_kernel(base, X)[0]
         once = HAVE_NUMBA and _psd_by_construction(kernel)
-        if once:
-            Gram(kernel, X, precompute=False, cache_mb=0.01)   # (the guard's checks)
+        if once:            # (the guard's checks; its columns compiled, as the pairs' are)
+            once = column_spec(Gram(kernel, X, precompute=False, cache_mb=0.01))[0] != NONE
         out = []
         for i, j in pairs(len(self.classes_)):
             idx = np.flatnonzero((y_idx == i) | (y_idx == j))
