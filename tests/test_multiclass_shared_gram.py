@@ -277,3 +277,22 @@ def test_beyond_the_budget_pairs_solve_svcs_dual(C):
         v = sk.dual_coef_[0]
         d_sk = np.abs(v).sum() - 0.5 * v @ kernel(X[idx][sk.support_]) @ v
         assert est.dual_objective_ == pytest.approx(d_sk, rel=1e-3 * 1e-2)
+
+
+@pytest.mark.parametrize("gamma", [1e5, 1e-9])
+def test_beyond_the_budget_the_guard_still_warns(monkeypatch, gamma):
+    """A kernel matrix numerically the identity (huge width) or constant (tiny width) past
+    the budget: the kernel guard warns as for the per-pair fits (once on the whole sample
+    with numba, once per pair without)."""
+    from kernelclf.kernels.gram_guard import DegenerateKernelWarning
+
+    X, y, _, _ = _digits(1200)                  # (pairs of more than 200 examples)
+    assert np.sort(np.bincount(y))[:2].sum() > 200
+    svm = SupportVectorMachine(kernel=RBF(gamma=gamma), C=1.0, cache_mb=5.0)
+    fast = OneVsOneClassifier(svm, tie_break="first")
+    assert fast._shared_gram(fast._base(), X, y) is None
+    with pytest.warns(DegenerateKernelWarning):
+        fast.fit(X, y)
+    assert fast._pair_rows is not None
+    with pytest.warns(DegenerateKernelWarning):
+        _general(monkeypatch, OneVsOneClassifier(svm, tie_break="first"), X, y)
