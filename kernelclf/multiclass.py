@@ -79,8 +79,9 @@ after another in compiled code. With a larger sample the machine of a pair is fi
 its examples with the SMO's own kernel columns (computed as needed, as libsvm's are), the
 machine a clone's ``fit`` gives, but without the clone and the re-validation of what the
 wrapper has validated; with numba and a kernel positive semi-definite by construction the
-guard's sample checks then run once on the whole sample. Any other estimator gets a
-clone fitted per pair. Machines fitted that way are also evaluated together:
+guard's sample checks then run once on the whole sample (these machines are evaluated
+one by one, as those of any other estimator, which gets a clone fitted per pair).
+Machines that read one kernel matrix are also evaluated together:
 ``predict``, ``decision_function``, ``vote_counts`` and ``pairwise_winners`` compute one
 kernel matrix between the test points and the union of the machines' support vectors
 (a support vector of several machines is evaluated once, as in libsvm's prediction) and
@@ -502,9 +503,7 @@ class _PairwiseBase(_MulticlassBase):
         if fixed is not None:
             self.estimators_ = self._fit_without_clones(base, X, y_idx, sw, cw, fixed[0])
             self.pairs_ = pairs(len(self.classes_))
-            self._train_rows = None
-            self._pair_rows = [np.flatnonzero((y_idx == i) | (y_idx == j))
-                               for i, j in self.pairs_]
+            self._train_rows = self._pair_rows = None    # (evaluated machine by machine)
             return self
         self._pair_rows = None
         jobs, rows = [], []

@@ -250,11 +250,16 @@ def test_beyond_the_budget_with_sample_weights(monkeypatch):
     w[::7] = 0.0
     svm = SupportVectorMachine(kernel=RBF(gamma=0.05), C=5.0, class_weight={3: 2.0},
                                cache_mb=0.1)
-    fast = OneVsOneClassifier(svm, tie_break="first").fit(X, y, sample_weight=w)
-    assert fast._pair_rows is not None            # (the path without clones)
+    fast = OneVsOneClassifier(svm, tie_break="first")
+
+    def refuse(self, X, y, sample_weight=None):
+        raise AssertionError("fit called")
+
+    with monkeypatch.context() as mp:              # (the path without clones)
+        mp.setattr(SupportVectorMachine, "fit", refuse)
+        fast.fit(X, y, sample_weight=w)
     ref = _general(monkeypatch, OneVsOneClassifier(svm, tie_break="first"), X, y,
                    sample_weight=w)
-    assert ref._pair_rows is None
     _same_machines(fast, ref, 10.0)
     for ea, eb in zip(fast.estimators_, ref.estimators_):
         np.testing.assert_array_equal(ea.alpha_, eb.alpha_)
@@ -291,8 +296,8 @@ def test_beyond_the_budget_the_guard_still_warns(monkeypatch, gamma):
     svm = SupportVectorMachine(kernel=RBF(gamma=gamma), C=1.0, cache_mb=5.0)
     fast = OneVsOneClassifier(svm, tie_break="first")
     assert fast._shared_gram(fast._base(), X, y) is None
+    assert fast._fixed_kernel(fast._base(), X) is not None     # (the path without clones)
     with pytest.warns(DegenerateKernelWarning):
         fast.fit(X, y)
-    assert fast._pair_rows is not None
     with pytest.warns(DegenerateKernelWarning):
         _general(monkeypatch, OneVsOneClassifier(svm, tie_break="first"), X, y)
