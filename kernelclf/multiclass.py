@@ -75,9 +75,13 @@ are solved in one compiled call (``solve_pairs_on_blocks`` of
 :mod:`kernelclf.margin.smo.compiled`): the binary machine's own pair loop and polish on
 each pair's rows and columns of the whole matrix, read in place, then each machine's
 attributes from its solution, as libsvm solves its pairwise problems one
-after another in compiled code. Any other estimator, or a
-larger sample, gets a clone fitted per pair (whose SMO computes the kernel columns it
-needs, as libsvm's does). Machines fitted that way are also evaluated together:
+after another in compiled code. With a larger sample the machine of a pair is fitted on
+its examples with the SMO's own kernel columns (computed as needed, as libsvm's are), the
+machine a clone's ``fit`` gives, but without the clone and the re-validation of what the
+wrapper has validated; with numba and a kernel positive semi-definite by construction the
+guard's sample checks then run once on the whole sample (these machines are evaluated
+one by one, as those of any other estimator, which gets a clone fitted per pair).
+Machines that read one kernel matrix are also evaluated together:
 ``predict``, ``decision_function``, ``vote_counts`` and ``pairwise_winners`` compute one
 kernel matrix between the test points and the union of the machines' support vectors
 (a support vector of several machines is evaluated once, as in libsvm's prediction) and
@@ -495,6 +499,12 @@ class _PairwiseBase(_MulticlassBase):
             self._pair_rows = [np.flatnonzero((y_idx == i) | (y_idx == j))
                                for i, j in self.pairs_]
             return self
+        fixed = None if pairwise else self._fixed_kernel(base, X)
+        if fixed is not None:
+            self.estimators_ = self._fit_without_clones(base, X, y_idx, sw, cw, fixed[0])
+            self.pairs_ = pairs(len(self.classes_))
+            self._train_rows = self._pair_rows = None    # (evaluated machine by machine)
+            return self
         self._pair_rows = None
         jobs, rows = [], []
         for i, j in pairs(len(self.classes_)):
@@ -516,6 +526,20 @@ class _PairwiseBase(_MulticlassBase):
         """The kernel of the pairwise machines when they read one kernel matrix of the
         whole sample (module docstring, "One kernel matrix"), or None when each computes
         its own."""
+        fixed = self._fixed_kernel(base, X)
+        if fixed is None:
+            return None
+        kernel, budget = fixed
+        m = X.shape[0]
+        largest = np.sort(np.bincount(y_idx))[-2:].sum()     # the examples of the largest pair
+        if 8.0 * (m * m + 3.0 * largest ** 2) > budget:
+            return None                  # too large
+        return kernel
+
+    def _fixed_kernel(self, base, X):
+        """``(kernel, budget in bytes)`` when the pairwise machines may share kernel values
+        (a :class:`kernelclf.margin.svm.SupportVectorMachine` with SMO, one job, an array
+        input, a kernel of fixed parameters), else None."""
         from .kernels.closure import Kernel
         from .margin.svm import SupportVectorMachine
 
@@ -533,12 +557,9 @@ class _PairwiseBase(_MulticlassBase):
             kernel = probe._fit_kernel()
         except (TypeError, ValueError):
             return None                  # refused by the estimator's own validation
-        m = X.shape[0]
-        largest = np.sort(np.bincount(y_idx))[-2:].sum()     # the examples of the largest pair
-        if 8.0 * (m * m + 3.0 * largest ** 2) > budget or not isinstance(kernel, Kernel) \
-                or repr(kernel.resolve(X)) != repr(kernel):
-            return None                  # too large, or a width each machine takes itself
-        return kernel
+        if not isinstance(kernel, Kernel) or repr(kernel.resolve(X)) != repr(kernel):
+            return None                  # a width each machine takes itself
+        return kernel, budget
 
     def _fit_on_shared_gram(self, base, X, y_idx, sw, cw, kernel):
         """The pairwise machines, each fitted on its rows and columns of one kernel matrix.
@@ -662,6 +683,54 @@ class _PairwiseBase(_MulticlassBase):
                     est._fit_on_solution(X[idx], in_j.astype(int), _shallow_copy(kfit), sol)
                 else:
                     est._fit_on_gram(X[idx], in_j.astype(int), None, solution=sol)
+            except ValueError as exc:
+                if hasattr(exc, "add_note"):
+                    exc.add_note(f"(raised by the binary machine of the classes "
+                                 f"{labels[i]!r} and {labels[j]!r}, labelled 0 and 1)")
+                raise
+            out.append(est)
+        return out
+
+    def _fit_without_clones(self, base, X, y_idx, sw, cw, kernel):
+        """The pairwise machines when the whole kernel matrix does not fit ``cache_mb``
+        (module docstring, "One kernel matrix"): each fitted on its pair's examples with its
+        own kernel columns (:meth:`SupportVectorMachine._fit_on_gram` without a matrix:
+        the SMO's column cache and kernel guard of :meth:`SupportVectorMachine.fit`), the
+        same machine as a clone's ``fit``, without the clone and the re-validation of the
+        parameters and inputs the wrapper has validated.
+
+        With numba and a kernel positive semi-definite by construction, the kernel guard's
+        sample checks (finite, in range, not degenerate: :class:`kernelclf.kernels.gram.Gram`)
+        run once on the whole sample instead of once per pair, and each pair's SMO gets its
+        columns unchecked by Python (its compiled columns, which the kernel has, refuse a
+        value that is not finite); pairs of at most ``_PRECOMPUTE_MAX`` examples, whose matrix is stored and
+        checked whole, keep their own. ``kernel``: the machines' kernel, fixed
+        (:meth:`_fixed_kernel`)."""
+        from .kernels.gram import Gram
+        from .kernels.gram_guard import _psd_by_construction
+        from .kernels.native_columns import NONE, column_spec
+        from .margin._dual import _PRECOMPUTE_MAX
+        from .margin.smo import HAVE_NUMBA
+
+        template = clone(base)
+        labels = self.classes_.tolist()
+        kparam = template.kernel
+        once = HAVE_NUMBA and _psd_by_construction(kernel)
+        if once:            # (the guard's checks; its columns compiled, as the pairs' are)
+            once = column_spec(Gram(kernel, X, precompute=False, cache_mb=0.01))[0] != NONE
+        out = []
+        for i, j in pairs(len(self.classes_)):
+            idx = np.flatnonzero((y_idx == i) | (y_idx == j))
+            est = _shallow_copy(template)    # (a clone without re-validating params)
+            est.kernel = clone(kparam) if hasattr(kparam, "get_params") else kparam
+            if cw is not None:
+                est.class_weight = {0: cw[i], 1: cw[j]}
+            Xp = X[idx]
+            gram = Gram(kernel, Xp, precompute=False, cache_mb=template.cache_mb,
+                        check=False) if once and idx.size > _PRECOMPUTE_MAX else None
+            try:
+                est._fit_on_gram(Xp, (y_idx[idx] == j).astype(int), gram,
+                                 None if sw is None else sw[idx])
             except ValueError as exc:
                 if hasattr(exc, "add_note"):
                     exc.add_note(f"(raised by the binary machine of the classes "

@@ -32,6 +32,7 @@ def _general(monkeypatch, wrapper, X, y, **kw):
     """The same wrapper fitted by the general path (a clone and a fit per pair)."""
     with monkeypatch.context() as mp:
         mp.setattr(type(wrapper), "_shared_gram", lambda self, base, X, y_idx: None)
+        mp.setattr(type(wrapper), "_fixed_kernel", lambda self, base, X: None)
         return wrapper.fit(X, y, **kw)
 
 
@@ -142,8 +143,11 @@ def test_shared_gram_is_used_and_the_pairs_are_not_refitted(monkeypatch):
         n = np.sort(np.bincount(y))[-2:].sum()   # the whole matrix, three pair buffers
         need = 8.0 * (len(y) ** 2 + 3 * n ** 2) / 2 ** 20
         OneVsOneClassifier(svm.set_params(cache_mb=need)).fit(X, y)
-        with pytest.raises(AssertionError, match="fit called"):
-            OneVsOneClassifier(svm.set_params(cache_mb=0.99 * need)).fit(X, y)
+        below = OneVsOneClassifier(svm.set_params(cache_mb=0.99 * need))
+        assert below._shared_gram(below._base(), X, y) is None
+        with pytest.raises(AssertionError, match="fit called"):       # (not the blocks')
+            mp.setattr(type(below), "_fixed_kernel", lambda self, *a: None)
+            below.fit(X, y)
     wrapper = OneVsOneClassifier(SupportVectorMachine(kernel=RBF(gamma=0.05)))
     assert wrapper._shared_gram(wrapper._base(), X, y) is not None
     for other in (OneVsOneClassifier(SupportVectorMachine(kernel=RBF(gamma=0.05)), n_jobs=2),
@@ -202,3 +206,98 @@ def test_batched_pairs_are_the_pair_by_pair_machines(monkeypatch, case):
         assert ea.dual_objective_ == pytest.approx(eb.dual_objective_, rel=1e-12)
         assert repr(ea.kernel_) == repr(eb.kernel_) and ea.kernel_ is not eb.kernel_
     assert fast.estimators_[0].kernel_ is not fast.estimators_[1].kernel_
+
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize("wrapper", [OneVsOneClassifier, DAGClassifier])
+def test_beyond_the_budget_the_machines_are_a_clones_fit(monkeypatch, case, wrapper):
+    """When the whole matrix does not fit ``cache_mb``, each pair's machine is fitted on its
+    examples without a clone and its ``fit`` (no re-validation; its own kernel columns):
+    the machines of a clone's ``fit`` per pair, to the bit (the same computation), the
+    same votes and predictions."""
+    X, y, Xt, _ = _digits(300)
+    n = np.sort(np.bincount(y))[-2:].sum()
+    below = 0.9 * 8.0 * (len(y) ** 2 + 3 * n ** 2) / 2 ** 20      # the whole matrix: no
+    kw = {"tie_break": "first"} if wrapper is OneVsOneClassifier else {}
+    params = dict(CASES[case], cache_mb=below)
+    fast = wrapper(SupportVectorMachine(**params), **kw)
+    base = fast._shared_kernel(fast._base(), X)
+    assert fast._shared_gram(base, X, y) is None and fast._fixed_kernel(base, X) is not None
+
+    def refuse(self, *a, **k):
+        raise AssertionError("fit called")
+
+    with monkeypatch.context() as mp:
+        mp.setattr(SupportVectorMachine, "fit", refuse)
+        fast.fit(X, y)
+    ref = _general(monkeypatch, wrapper(SupportVectorMachine(**params), **kw), X, y)
+    _same_machines(fast, ref, params["C"])
+    for ea, eb in zip(fast.estimators_, ref.estimators_):
+        np.testing.assert_array_equal(ea.alpha_, eb.alpha_)
+        assert ea.intercept_ == eb.intercept_ and ea.n_iter_ == eb.n_iter_
+    np.testing.assert_array_equal(fast.predict(Xt), ref.predict(Xt))
+    if wrapper is OneVsOneClassifier:
+        np.testing.assert_array_equal(fast.vote_counts(Xt), ref.vote_counts(Xt))
+        np.testing.assert_allclose(fast.decision_function(Xt), ref.decision_function(Xt),
+                                   rtol=1e-9, atol=1e-12)
+
+
+def test_beyond_the_budget_with_sample_weights(monkeypatch):
+    """Weights, some 0, past the budget: a clone's ``fit`` per pair, to the bit."""
+    X, y, Xt, _ = _digits(200)
+    w = np.random.default_rng(1).uniform(0.2, 2.0, len(y))
+    w[::7] = 0.0
+    svm = SupportVectorMachine(kernel=RBF(gamma=0.05), C=5.0, class_weight={3: 2.0},
+                               cache_mb=0.1)
+    fast = OneVsOneClassifier(svm, tie_break="first")
+
+    def refuse(self, X, y, sample_weight=None):
+        raise AssertionError("fit called")
+
+    with monkeypatch.context() as mp:              # (the path without clones)
+        mp.setattr(SupportVectorMachine, "fit", refuse)
+        fast.fit(X, y, sample_weight=w)
+    ref = _general(monkeypatch, OneVsOneClassifier(svm, tie_break="first"), X, y,
+                   sample_weight=w)
+    _same_machines(fast, ref, 10.0)
+    for ea, eb in zip(fast.estimators_, ref.estimators_):
+        np.testing.assert_array_equal(ea.alpha_, eb.alpha_)
+    np.testing.assert_array_equal(fast.predict(Xt), ref.predict(Xt))
+
+
+@pytest.mark.parametrize("C", [1.0, 100.0])
+def test_beyond_the_budget_pairs_solve_svcs_dual(C):
+    """Past the budget each pair's dual objective equals libsvm's on the pair's examples
+    (SVC at a tight tolerance, the same kernel), as on the whole matrix."""
+    X, y, _, _ = _digits(400)
+    kernel = RBF(gamma=0.05)
+    ours = OneVsOneClassifier(SupportVectorMachine(kernel, C=C, cache_mb=1.0),
+                              tie_break="first")
+    assert ours._shared_gram(ours._base(), X, y) is None
+    ours.fit(X, y)
+    for (i, j), est in zip(pairs(10), ours.estimators_):
+        idx = np.flatnonzero((y == i) | (y == j))
+        sk = SVC(C=C, gamma=0.05, tol=1e-8).fit(X[idx], y[idx] == j)
+        v = sk.dual_coef_[0]
+        d_sk = np.abs(v).sum() - 0.5 * v @ kernel(X[idx][sk.support_]) @ v
+        assert est.dual_objective_ == pytest.approx(d_sk, rel=1e-3 * 1e-2)
+
+
+@pytest.mark.parametrize("gamma", [1e5, 1e-9])
+def test_beyond_the_budget_the_guard_still_warns(monkeypatch, gamma):
+    """A kernel matrix numerically the identity (huge width) or constant (tiny width) past
+    the budget: the kernel guard warns as for the per-pair fits (once on the whole sample
+    with numba, once per pair without)."""
+    from kernelclf.kernels.gram_guard import DegenerateKernelWarning
+
+    X, y, _, _ = _digits(1200)                  # (pairs of more than 200 examples)
+    assert np.sort(np.bincount(y))[:2].sum() > 200
+    svm = SupportVectorMachine(kernel=RBF(gamma=gamma), C=1.0, cache_mb=5.0)
+    fast = OneVsOneClassifier(svm, tie_break="first")
+    assert fast._shared_gram(fast._base(), X, y) is None
+    assert fast._fixed_kernel(fast._base(), X) is not None     # (the path without clones)
+    with pytest.warns(DegenerateKernelWarning):
+        fast.fit(X, y)
+    with pytest.warns(DegenerateKernelWarning):
+        _general(monkeypatch, OneVsOneClassifier(svm, tie_break="first"), X, y)
