@@ -63,6 +63,8 @@ def _warm_up():
         SupportVectorRegression,
     )
 
+    from .multiclass import OneVsOneClassifier
+
     rng = np.random.default_rng(0)
     X = rng.normal(size=(400, 4))
     y = np.where(X[:, 0] + 0.5 * X[:, 1] + 0.3 * rng.normal(size=400) > 0, 1, -1)
@@ -77,6 +79,9 @@ def _warm_up():
         ("SVM, compacted cache",
          lambda: SupportVectorMachine(RBF(), cache_mb=0.5).fit(
              rng.normal(size=(2500, 4)), np.where(rng.normal(size=2500) > 0, 1, -1))),
+        ("one-versus-one, every pair in one call",
+         lambda: OneVsOneClassifier(SupportVectorMachine(RBF())).fit(
+             X, np.digitize(X[:, 0], [-0.5, 0.5]))),
         ("nu-SVM and SVR", lambda: (NuSupportVectorMachine(RBF()).fit(X, y),
                                     SupportVectorRegression(RBF()).fit(X, X[:, 0]))),
         ("relative margin machine", lambda: RelativeMarginMachine(RBF()).fit(X, y)),
