@@ -62,7 +62,6 @@ def _warm_up():
         SupportVectorMachine,
         SupportVectorRegression,
     )
-
     from .multiclass import OneVsOneClassifier
 
     rng = np.random.default_rng(0)
