@@ -57,7 +57,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from .kernels.closure import CachedParamNames, Kernel, sparse_refusal
+from .kernels.closure import Kernel, _CachedParamNames, sparse_refusal
 from .kernels.gram import Gram, cross_gram
 from .kernels.gram_guard import check_memory
 from .kernels.rows import n_rows
@@ -162,13 +162,13 @@ def _check_strings(X):
     return X
 
 
-class KernelMixin(CachedParamNames):
+class KernelMixin(_CachedParamNames):
     """The fit preamble and input validation of a kernel estimator.
 
     Subclasses define ``kernel`` in ``__init__`` (or nothing, for estimators
     without a kernel) and may set ``_default_kernel``. The parameter names that
     scikit-learn's ``get_params`` reads from ``__init__`` are kept per class
-    (:class:`kernelclf.kernels.closure.CachedParamNames`).
+    (``kernelclf.kernels.closure._CachedParamNames``).
     """
 
     _default_kernel = Linear

@@ -102,7 +102,7 @@ def _check_positive(value, name, strict=True):
         raise ValueError(f"{name} must be >= 0, got {value!r}")
 
 
-class CachedParamNames:
+class _CachedParamNames:
     """scikit-learn's ``_get_param_names`` (the parameters read from ``__init__``'s
     signature by ``inspect``), computed once per class.
 
@@ -117,12 +117,12 @@ class CachedParamNames:
     def _get_param_names(cls):
         names = cls.__dict__.get("_param_names_cache")
         if names is None:
-            names = tuple(super(CachedParamNames, cls)._get_param_names())
+            names = tuple(super(_CachedParamNames, cls)._get_param_names())
             cls._param_names_cache = names
         return list(names)
 
 
-class Kernel(CachedParamNames, BaseEstimator):
+class Kernel(_CachedParamNames, BaseEstimator):
     """Base class: ``k(X, Y=None) -> Gram matrix``; supports ``+``, ``*`` and scaling.
 
     Subclasses implement ``_gram(X, Y)`` on validated inputs and may override
