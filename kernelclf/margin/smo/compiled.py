@@ -15,8 +15,8 @@ bringing every variable back reconstructs the gradient of the shrunk ones (the
 operations of :class:`kernelclf.margin.smo.kkt._Reconstruction`) from whole columns, or,
 when the whole columns do not all fit, from the shrunk rows of the columns not cached
 (libsvm's ``reconstruct_gradient`` in ``svm.cpp`` likewise computes only the entries it
-needs). The whole columns then keep a quarter of the budget or less, the compacted ones
-the rest (:func:`_compact_memory`).
+needs). The whole columns then keep a quarter of the budget, the compacted ones three
+quarters (:func:`_compact_memory`).
 
 The loop's state is named: the iterate and the problem (``Problem``), the layout,
 the two column stores (``Cache``), and two small arrays of counters and values
@@ -1141,9 +1141,7 @@ def _compact_memory(slots, m):
     """Memory for the compacted columns. When the whole columns do not all fit, the
     budget is split: a quarter keeps whole columns (untouched while the problem is
     compacted: those of the first iterations, for the reconstruction), three quarters
-    hold compacted ones; when the budget holds less than half the columns, a sixteenth
-    keeps whole ones (the reconstruction then needs more columns than they could hold,
-    and computes them on the shrunk rows). Otherwise a quarter of the budget is added.
+    hold compacted ones; otherwise a quarter of the budget is added.
 
     The compacted columns are the ones the iterations read (libsvm keeps one cache of
     columns of the active length, ``Cache`` in ``svm.cpp``). Measured on 16000 examples
@@ -1151,15 +1149,14 @@ def _compact_memory(slots, m):
     6700 active variables on average): with a quarter of the budget for compacted
     columns, about 1.3 of the two columns an iteration reads were computed again (3.4e9
     kernel entries in all); with three quarters 2.0e9. A smaller share of whole columns
-    (a tenth: 1.5e9; a fiftieth: 1.3e9) costs more in the reconstruction on problems
-    whose budget holds most columns (20 features, 6400 examples, 4096 columns held:
-    1.8 to 3.5 times the kernel entries); a quarter costs nothing there."""
+    (a tenth: 1.5e9) costs more in the reconstruction on problems whose active columns
+    fit anyway (20 features, 6400 examples: 1.8 to 3.5 times the kernel entries); a
+    quarter costs nothing there."""
     if slots.capacity < slots.m:
         cap = getattr(slots, "_whole_capacity", None)
         if cap is None:
             slots.reserve()
-            share = 4 if 2 * slots.capacity >= slots.m else 16
-            cap = slots._whole_capacity = max(2, slots.capacity // share)
+            cap = slots._whole_capacity = max(2, slots.capacity // 4)
             for c in range(cap, slots.used):          # columns beyond it are let go
                 if slots.owner[c] >= 0:
                     slots.slot[slots.owner[c]] = -1
