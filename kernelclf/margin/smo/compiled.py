@@ -12,11 +12,7 @@ kernel columns; once shrinking has set variables aside they read compacted colum
 column when that is cached, else computed on the active rows only. Every shrinking step
 moves the survivors forward in place, in the variables and in the compacted columns;
 bringing every variable back reconstructs the gradient of the shrunk ones (the
-operations of :class:`kernelclf.margin.smo.kkt._Reconstruction`) from whole columns, or,
-when the whole columns do not all fit, from the shrunk rows of the columns not cached
-(libsvm's ``reconstruct_gradient`` in ``svm.cpp`` likewise computes only the entries it
-needs). The whole columns then keep a quarter of the budget, the compacted ones three
-quarters (:func:`_compact_memory`).
+operations of :class:`kernelclf.margin.smo.kkt._Reconstruction`) from whole columns.
 
 The loop's state is named: the iterate and the problem (``Problem``), the layout,
 the two column stores (``Cache``), and two small arrays of counters and values
@@ -317,42 +313,9 @@ def _continue_rec(P, L, Cc, st, shifted, mapped):
     kind, X, sq, offset, degree = Cc.kind, Cc.X, Cc.sq, Cc.offset, Cc.degree
     ind, ptr, work = Cc.ind, Cc.ptr, Cc.work
     miss = P.miss
-    # when the columns to compute would not all stay cached (more than the whole
-    # columns' slots), a column not cached is computed on the shrunk rows only (their
-    # list in L.keep, the values in L.score: scratch here), as libsvm computes only the
-    # entries its reconstruction needs; the same operations on every F_t, in the same
-    # order
-    narrow = kind != NONE and not mapped and stamp.size < slot.size
-    if narrow:
-        new = 0
-        for k in range(st[REC], m):
-            if alpha[k] != a0[k] and slot[pt[k]] < 0:
-                new += 1
-        narrow = new > stamp.size
-    rows, vals = L.keep, L.score
-    nm = 0
-    if narrow:
-        for t in range(m):
-            if miss[t]:
-                rows[nm] = t
-                nm += 1
     for k in range(st[REC], m):
         d = alpha[k] - a0[k]
         if d == 0.0:
-            continue
-        if narrow and slot[pt[k]] < 0 and column_at(vals, k, rows, nm, kind, X, sq, offset,
-                                                     degree, ind, ptr, work):
-            ust[2] += nm
-            coef = s[k] * d
-            qk = q[k]
-            for e in range(nm):
-                t = rows[e]
-                v = vals[e]
-                if SIGNED:
-                    v = v * (q[t] * qk)
-                if shifted and t == k:
-                    v = v + r[k]
-                F[t] = F[t] - v * coef
             continue
         w = _whole(pt[k], data, slot, owner, stamp, clock, ust, kind, X, sq, offset, degree,
                    ind, ptr, work)
@@ -1139,24 +1102,14 @@ def _native(slots):
 
 def _compact_memory(slots, m):
     """Memory for the compacted columns. When the whole columns do not all fit, the
-    budget is split: a quarter keeps whole columns (untouched while the problem is
-    compacted: those of the first iterations, for the reconstruction), three quarters
-    hold compacted ones; otherwise a quarter of the budget is added.
-
-    The compacted columns are the ones the iterations read (libsvm keeps one cache of
-    columns of the active length, ``Cache`` in ``svm.cpp``). Measured on 16000 examples
-    of 50 features (200 MB, polynomial kernel, C = 1000, 348144 iterations over about
-    6700 active variables on average): with a quarter of the budget for compacted
-    columns, about 1.3 of the two columns an iteration reads were computed again (3.4e9
-    kernel entries in all); with three quarters 2.0e9. A smaller share of whole columns
-    (a tenth: 1.5e9) costs more in the reconstruction on problems whose active columns
-    fit anyway (20 features, 6400 examples: 1.8 to 3.5 times the kernel entries); a
-    quarter costs nothing there."""
+    budget is split as libsvm's layout needs it: three quarters keep whole columns
+    (untouched while the problem is compacted, so that the reconstruction finds most of
+    them), a quarter holds compacted ones; otherwise a quarter of the budget is added."""
     if slots.capacity < slots.m:
         cap = getattr(slots, "_whole_capacity", None)
         if cap is None:
             slots.reserve()
-            cap = slots._whole_capacity = max(2, slots.capacity // 4)
+            cap = slots._whole_capacity = max(2, 3 * slots.capacity // 4)
             for c in range(cap, slots.used):          # columns beyond it are let go
                 if slots.owner[c] >= 0:
                     slots.slot[slots.owner[c]] = -1
