@@ -260,6 +260,28 @@ def _fit_one(estimator, X, y, sample_weight=None, what=None):
         raise
 
 
+def _kernel_copy(kernel):
+    """An unfitted copy of a kernel object (a plain callable as it is)."""
+    return clone(kernel) if hasattr(kernel, "get_params") else kernel
+
+
+def _pair_machine(template, kernel, cw, i, j):
+    """The machine of the pair ``(i, j)``: a copy of ``template`` without re-validating its
+    parameters (:func:`_shallow_copy`), with ``kernel`` and the pair's class weights."""
+    est = _shallow_copy(template)
+    est.kernel = kernel
+    if cw is not None:
+        est.class_weight = {0: cw[i], 1: cw[j]}
+    return est
+
+
+def _note_pair(exc, labels, i, j):
+    """Name the pair whose binary machine raised ``exc`` (Python 3.11's exception notes)."""
+    if hasattr(exc, "add_note"):
+        exc.add_note(f"(raised by the binary machine of the classes {labels[i]!r} and "
+                     f"{labels[j]!r}, labelled 0 and 1)")
+
+
 def _shallow_copy(obj):
     """``copy.copy(obj)`` for an estimator of this package (its state is its ``__dict__``;
     scikit-learn's ``__getstate__``/``__setstate__`` add and remove a version only for
@@ -568,7 +590,6 @@ class _PairwiseBase(_MulticlassBase):
         checked once by the guard), so that a pair's matrix is assembled from four
         contiguous blocks and then put into the order of the pair's examples in ``X``
         (the order of the general path)."""
-        import copy
 
         from .kernels.gram import Gram
         from .kernels.gram_guard import _psd_by_construction, check_gram, check_memory
@@ -610,17 +631,11 @@ class _PairwiseBase(_MulticlassBase):
                 np.take(np.take(B, perm, axis=0, out=T), perm, axis=1, out=Gp)
                 if not psd:
                     check_gram(Gp, kernel, Xp)
-                est = copy.copy(template)        # (a clone without re-validating params)
-                est.kernel = clone(template.kernel) \
-                    if hasattr(template.kernel, "get_params") else template.kernel
-                if cw is not None:
-                    est.class_weight = {0: cw[i], 1: cw[j]}
+                est = _pair_machine(template, _kernel_copy(template.kernel), cw, i, j)
                 est._fit_on_gram(Xp, in_j.astype(int), Gram(kernel, Xp, G=Gp, check=False),
                                  None if sw is None else sw[idx])
             except ValueError as exc:
-                if hasattr(exc, "add_note"):
-                    exc.add_note(f"(raised by the binary machine of the classes "
-                                 f"{labels[i]!r} and {labels[j]!r}, labelled 0 and 1)")
+                _note_pair(exc, labels, i, j)
                 raise
             out.append(est)
         return out
@@ -667,13 +682,8 @@ class _PairwiseBase(_MulticlassBase):
         for p, (i, j) in enumerate(plist):
             idx, in_j = idxs[p]
             a, b = offsets[p], offsets[p + 1]
-            est = _shallow_copy(template)    # (a clone without re-validating params)
-            if plain:
-                est.kernel = _shallow_copy(kparam)
-            else:
-                est.kernel = clone(kparam) if hasattr(kparam, "get_params") else kparam
-            if cw is not None:
-                est.class_weight = {0: cw[i], 1: cw[j]}
+            est = _pair_machine(template, _shallow_copy(kparam) if plain
+                                else _kernel_copy(kparam), cw, i, j)
             try:
                 sol = est._pair_solution(G, pos[p], s_all[a:b], C_all[a:b],
                                          alpha_all[a:b].copy(), F_all[a:b].copy(),
@@ -684,9 +694,7 @@ class _PairwiseBase(_MulticlassBase):
                 else:
                     est._fit_on_gram(X[idx], in_j.astype(int), None, solution=sol)
             except ValueError as exc:
-                if hasattr(exc, "add_note"):
-                    exc.add_note(f"(raised by the binary machine of the classes "
-                                 f"{labels[i]!r} and {labels[j]!r}, labelled 0 and 1)")
+                _note_pair(exc, labels, i, j)
                 raise
             out.append(est)
         return out
@@ -721,10 +729,7 @@ class _PairwiseBase(_MulticlassBase):
         out = []
         for i, j in pairs(len(self.classes_)):
             idx = np.flatnonzero((y_idx == i) | (y_idx == j))
-            est = _shallow_copy(template)    # (a clone without re-validating params)
-            est.kernel = clone(kparam) if hasattr(kparam, "get_params") else kparam
-            if cw is not None:
-                est.class_weight = {0: cw[i], 1: cw[j]}
+            est = _pair_machine(template, _kernel_copy(kparam), cw, i, j)
             Xp = X[idx]
             gram = Gram(kernel, Xp, precompute=False, cache_mb=template.cache_mb,
                         check=False) if once and idx.size > _PRECOMPUTE_MAX else None
@@ -732,9 +737,7 @@ class _PairwiseBase(_MulticlassBase):
                 est._fit_on_gram(Xp, (y_idx[idx] == j).astype(int), gram,
                                  None if sw is None else sw[idx])
             except ValueError as exc:
-                if hasattr(exc, "add_note"):
-                    exc.add_note(f"(raised by the binary machine of the classes "
-                                 f"{labels[i]!r} and {labels[j]!r}, labelled 0 and 1)")
+                _note_pair(exc, labels, i, j)
                 raise
             out.append(est)
         return out
