@@ -53,7 +53,7 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval, StrOptions, make_constraint
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
@@ -146,6 +146,34 @@ def labels_to_pm1(y):
     return classes, np.where(y_idx == 1, 1.0, -1.0)
 
 
+_MADE = {}
+
+
+def _made_constraints(src):
+    """scikit-learn's ``make_constraint`` of each entry of a parameter's constraint list,
+    kept per list (and remade when the list no longer equals the one they were made from)."""
+    hit = _MADE.get(id(src))
+    if hit is None or hit[0] is not src or hit[1] != src:
+        hit = _MADE[id(src)] = (src, list(src), [make_constraint(c) for c in src])
+    return hit[2]
+
+
+def _plain_sample(X, y):
+    """Whether scikit-learn's ``validate_data(X, y, dtype=np.float64, ensure_all_finite=True)``
+    would return ``X`` itself and ``y`` reshaped to 1-D, raising nothing and warning
+    nothing: ``X`` a plain 2-D float64 NumPy array with at least one row and one column,
+    ``y`` a plain 1-D array of booleans or numbers of the same length, both finite (the
+    sum first, as scikit-learn tests; a sum that overflows sends the sample to
+    scikit-learn's check). Anything else goes through scikit-learn."""
+    if not (type(X) is np.ndarray and type(y) is np.ndarray and X.dtype == np.float64
+            and X.ndim == 2 and y.ndim == 1 and X.shape[0] >= 1 and X.shape[1] >= 1
+            and y.shape[0] == X.shape[0] and y.dtype.kind in "biuf"):
+        return False
+    if not np.isfinite(np.add.reduce(X, axis=None)):
+        return False
+    return y.dtype.kind != "f" or bool(np.isfinite(np.add.reduce(y)))
+
+
 def _check_strings(X):
     if isinstance(X, (str, bytes)):
         raise ValueError("X must be a sequence of strings, not a single string; wrap it "
@@ -175,6 +203,22 @@ class KernelMixin(_CachedParamNames):
     #: the estimator computes with scipy.sparse inputs when its kernel does (the dual
     #: machines: their only use of the inputs is the kernel)
     _sparse_inputs = False
+
+    # -- parameters -------------------------------------------------------
+    def _validate_params(self):
+        """scikit-learn's check of the parameters against ``_parameter_constraints``
+        (``BaseEstimator._validate_params``), with each list of constraints turned into
+        constraint objects once (:func:`_made_constraints`) instead of at every fit (a
+        twentieth of a small fit's time); a parameter that satisfies none of its
+        constraints goes to scikit-learn's check, which raises its error."""
+        spec = self._parameter_constraints
+        for name, val in self.get_params(deep=False).items():
+            src = spec.get(name)
+            if src is None or (isinstance(src, str) and src == "no_validation"):
+                continue
+            if not any(c.is_satisfied_by(val) for c in _made_constraints(src)):
+                return super()._validate_params()
+        return None
 
     # -- kernel -----------------------------------------------------------
     def _fit_kernel(self):
@@ -248,6 +292,13 @@ class KernelMixin(_CachedParamNames):
             if len(y) != len(X):
                 raise ValueError(f"X has {len(X)} samples but y has {len(y)}: inconsistent "
                                  "numbers of samples")
+        elif _plain_sample(X, y):
+            # what validate_data returns and sets for these inputs, without its cost (a
+            # tenth of a small fit): X itself, y as column_or_1d gives it, the feature count
+            if hasattr(self, "feature_names_in_"):
+                del self.feature_names_in_
+            self.n_features_in_ = X.shape[1]
+            y = y.reshape(-1)
         else:
             X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True,
                                  y_numeric=y_numeric, accept_sparse=self._sparse_option(X))

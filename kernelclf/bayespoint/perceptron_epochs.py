@@ -180,6 +180,7 @@ def perceptron_epoch(G, y, perm, gamma, out):
 
 
 _MT_LAYOUT = []   # [bool], once checked: NumPy's MT19937 state struct read as expected
+_MT_LAST = [None]  # (bit generator, its views) of the last call
 
 
 def _mt_state(bitgen):
@@ -188,6 +189,9 @@ def _mt_state(bitgen):
     ``ctypes.state_address``), or ``None`` if the layout does not match ``bitgen.state``."""
     import ctypes
 
+    last = _MT_LAST[0]
+    if last is not None and last[0] is bitgen:     # (the fit's kept generator: same views)
+        return last[1]
     words = np.ctypeslib.as_array(ctypes.cast(bitgen.ctypes.state_address,
                                               ctypes.POINTER(ctypes.c_uint32)), (625,))
     key, pos = words[:624], words[624:].view(np.int32)
@@ -196,7 +200,9 @@ def _mt_state(bitgen):
         _MT_LAYOUT.append(st.get("bit_generator") == "MT19937"
                           and np.array_equal(key, st["state"]["key"])
                           and int(pos[0]) == int(st["state"]["pos"]))
-    return (key, pos) if _MT_LAYOUT[0] else None
+    out = (key, pos) if _MT_LAYOUT[0] else None
+    _MT_LAST[0] = (bitgen, out)    # (holds the generator: its state stays where the views are)
+    return out
 
 
 def perceptron_epochs(G, y, rng, gamma, out, max_epochs):

@@ -35,7 +35,7 @@ from sklearn.utils import check_scalar
 
 from ..kernels.gram import as_gram
 from ..optim import InfeasibleProblemError, Solution, SolverStoppedError, solve_lp
-from .smo import _solve
+from .smo import _margin_steps, _solve
 
 __all__ = ["NotSeparableError", "SeparabilityUndecidedError", "MarginBounds", "Separability",
            "hard_margin_bounds", "check_separability", "is_separable", "geometric_margin",
@@ -254,11 +254,16 @@ def hard_margin_bounds(K, y, fit_bias=False, *, threshold=None, max_iter=None, t
         low, up = _margin_of(g, float(u @ g), groups, fit_bias)
         if optimal or it >= max_iter or _stop(low, up, thr, tol):
             break
-        res = _solve(p0, C0, gram, alpha0=u, max_iter=max_iter - it, **kw)
-        it += res.iterations
-        u, g = res.alpha, res.gradient
-        optimal = res.converged or res.stalled      # no pair step lowers u'Qu any more
-        if res.iterations and _margin_of(g, float(u @ g), groups, fit_bias)[0] > 0:
+        fast = None if fit_bias or engine != "auto" else _margin_steps(
+            gram, y, u, kw["tol"], max_iter - it, kw["callback_every"], stop)
+        if fast is None:
+            res = _solve(p0, C0, gram, alpha0=u, max_iter=max_iter - it, **kw)
+            fast = res.alpha, res.gradient, res.iterations, \
+                "done" if res.converged else ("stalled" if res.stalled else "")
+        u, g, n, how = fast
+        it += n
+        optimal = how in ("done", "stalled")        # no pair step lowers u'Qu any more
+        if n and _margin_of(g, float(u @ g), groups, fit_bias)[0] > 0:
             # a separator is claimed: recompute g exactly (one product K v), so that the
             # certificate does not rest on accumulated updates
             g = y * np.asarray(gram.matvec(y * u), dtype=float)

@@ -419,6 +419,43 @@ def _solve(p, C, gram, *, s, groups=None, equality=True, alpha0=None, tol=1e-3,
     return res
 
 
+def _margin_steps(gram, q, alpha0, tol, max_iter, every, callback):
+    """The pair steps of :func:`kernelclf.margin.separability.hard_margin_bounds` without
+    threshold (``_solve(0, inf, gram, s=1, kernel_signs=q, alpha0=alpha0, shrinking=False,
+    callback=callback, callback_every=every, bias=False)``) on a stored matrix without
+    ridge, compiled: the same operations on the same numbers as that call (so the same
+    iterates), without its set-up for the general problem (argument checks, the result's
+    KKT gap and objective, which the bounds do not read). Returns ``(alpha, gradient,
+    iterations, code)`` with ``code`` one of ``'done'``, ``'maxiter'``, ``'stalled'``,
+    ``'stopped'``; ``None`` when that call would not run the compiled loop on the stored
+    matrix with the product start (no numba, a ridge, columns on demand, a zero weight
+    in ``alpha0``): the caller then calls ``_solve``."""
+    K = gram.stored() if HAVE_NUMBA and isinstance(gram, Gram) and not gram.ridge else None
+    if K is None:
+        return None
+    m = q.size
+    alpha = np.array(alpha0, dtype=float)
+    if alpha.shape != (m,) or np.count_nonzero(alpha) != m or not np.all(alpha > 0):
+        return None
+    s = np.ones(m)
+    r = np.zeros(m)
+    Kd = np.asarray(gram.diag, dtype=float) + r
+    slots = ColumnSlots(gram)
+    # F = s * p - s * (Q alpha), as _solve and _subtract_start compute it (p = 0)
+    F = s * np.zeros(m)
+    sa = s * alpha
+    F -= q * ((q * sa) @ K) + (r + gram.ridge) * sa
+
+    def on_every(it, up, low):
+        return bool(every and it % every == 0 and callback(alpha, -s * F))
+
+    code, it = _cc.run_pairwise(slots, Kd, r, q, s, np.zeros(m, dtype=np.int64), 1,
+                                np.full(m, np.inf), alpha, F, float(tol), max_iter, False,
+                                np.inf, None, every, on_every,
+                                getattr(callback, "margin_test", None))
+    return alpha, -s * F, it, _HOW[code]
+
+
 _HOW = {_cc.DONE: "done", _cc.MAXITER: "maxiter", _cc.STALLED: "stalled",
         _cc.CALLBACK: "stopped", _cc.UNBOUNDED: "unbounded"}
 
