@@ -593,6 +593,7 @@ class _PairwiseBase(_MulticlassBase):
 
         from .kernels.gram import Gram
         from .kernels.gram_guard import _psd_by_construction, check_gram, check_memory
+        from .kernels.native_columns import whole_rbf_matrix
 
         K, m = len(self.classes_), X.shape[0]
         members = [np.flatnonzero(y_idx == c) for c in range(K)]
@@ -603,8 +604,12 @@ class _PairwiseBase(_MulticlassBase):
         blocks = [slice(starts[c], starts[c + 1]) for c in range(K)]
         Xs = X[np.concatenate(members)]
         check_memory(m, m, what="kernel matrix of the whole training sample", kernel=kernel)
-        G = np.asarray(kernel(Xs), dtype=float)
-        check_gram(G, kernel, Xs)
+        G = whole_rbf_matrix(kernel, Xs)         # (RBF with numba: the same, in fewer passes)
+        if G is None:
+            G = np.asarray(kernel(Xs), dtype=float)
+            check_gram(G, kernel, Xs)
+        else:                                   # (entries in [0, 1], the diagonal's 1)
+            check_gram(G, kernel, Xs, bounds=(0.0, 1.0))
         psd = _psd_by_construction(kernel)      # (else the guard also sees each pair's)
         # memory for the largest pair, reused by every pair (fresh pages cost a fault each;
         # a fitted machine keeps no reference to its training matrix)
@@ -678,12 +683,20 @@ class _PairwiseBase(_MulticlassBase):
             isinstance(v, (str, bool, int, float, type(None))) or np.isscalar(v)
             for k in (kparam, kfit) if hasattr(k, "get_params")
             for v in k.get_params(deep=False).values())
-        out = []
+        out = [_pair_machine(template, _shallow_copy(kparam) if plain
+                             else _kernel_copy(kparam), cw, i, j) for i, j in plist]
+        done = np.zeros(len(plist), dtype=bool)
+        if plain:           # (the machines of converged pairs, polished in compiled code)
+            done = template._fit_pairs_on_solutions(
+                out, X, np.concatenate([idx for idx, _ in idxs]), s_all, C_all, alpha_all,
+                F_all, offsets, iters, objectives, [_shallow_copy(kfit) for _ in plist],
+                (codes == _cc.DONE) & (polished != 2))
         for p, (i, j) in enumerate(plist):
+            if done[p]:
+                continue
             idx, in_j = idxs[p]
             a, b = offsets[p], offsets[p + 1]
-            est = _pair_machine(template, _shallow_copy(kparam) if plain
-                                else _kernel_copy(kparam), cw, i, j)
+            est = out[p]
             try:
                 sol = est._pair_solution(G, pos[p], s_all[a:b], C_all[a:b],
                                          alpha_all[a:b].copy(), F_all[a:b].copy(),
@@ -696,7 +709,6 @@ class _PairwiseBase(_MulticlassBase):
             except ValueError as exc:
                 _note_pair(exc, labels, i, j)
                 raise
-            out.append(est)
         return out
 
     def _fit_without_clones(self, base, X, y_idx, sw, cw, kernel):
