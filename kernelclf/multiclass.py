@@ -385,7 +385,7 @@ class _MulticlassBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             k = as_kernel(kernel)
         except (TypeError, ValueError):
             return base                  # refused by the estimator's own validation
-        if not isinstance(k, Kernel):
+        if not isinstance(k, Kernel) or k.resolve(X) is k:   # (no data-driven parameter)
             return base
         fixed = clone(k).resolve(X)
         if fixed is k or repr(fixed) == repr(k):
@@ -579,7 +579,10 @@ class _PairwiseBase(_MulticlassBase):
             kernel = probe._fit_kernel()
         except (TypeError, ValueError):
             return None                  # refused by the estimator's own validation
-        if not isinstance(kernel, Kernel) or repr(kernel.resolve(X)) != repr(kernel):
+        if not isinstance(kernel, Kernel):
+            return None
+        fixed = kernel.resolve(X)        # (the same object without data-driven parameters)
+        if fixed is not kernel and repr(fixed) != repr(kernel):
             return None                  # a width each machine takes itself
         return kernel, budget
 
@@ -593,6 +596,7 @@ class _PairwiseBase(_MulticlassBase):
 
         from .kernels.gram import Gram
         from .kernels.gram_guard import _psd_by_construction, check_gram, check_memory
+        from .kernels.native_columns import whole_rbf_matrix
 
         K, m = len(self.classes_), X.shape[0]
         members = [np.flatnonzero(y_idx == c) for c in range(K)]
@@ -603,8 +607,12 @@ class _PairwiseBase(_MulticlassBase):
         blocks = [slice(starts[c], starts[c + 1]) for c in range(K)]
         Xs = X[np.concatenate(members)]
         check_memory(m, m, what="kernel matrix of the whole training sample", kernel=kernel)
-        G = np.asarray(kernel(Xs), dtype=float)
-        check_gram(G, kernel, Xs)
+        G = whole_rbf_matrix(kernel, Xs)         # (RBF with numba: the same, in fewer passes)
+        if G is None:
+            G = np.asarray(kernel(Xs), dtype=float)
+            check_gram(G, kernel, Xs)
+        else:                                   # (entries in [0, 1], the diagonal's 1)
+            check_gram(G, kernel, Xs, bounds=(0.0, 1.0))
         psd = _psd_by_construction(kernel)      # (else the guard also sees each pair's)
         # memory for the largest pair, reused by every pair (fresh pages cost a fault each;
         # a fitted machine keeps no reference to its training matrix)
@@ -651,20 +659,25 @@ class _PairwiseBase(_MulticlassBase):
         from .margin.smo import compiled as _cc
 
         C = float(template.C)
-        plist = pairs(len(self.classes_))
-        idxs, pos, signs, boxes, max_iters = [], [], [], [], []
-        for i, j in plist:
-            idx = np.flatnonzero((y_idx == i) | (y_idx == j))
-            in_j = y_idx[idx] == j
-            idxs.append((idx, in_j))
-            pos.append(np.where(in_j, starts[j], starts[i]) + rank[idx])
-            signs.append(np.where(in_j, 1.0, -1.0))
-            boxes.append(np.full(idx.size, C) if cw is None else
-                         C * np.where(in_j, cw[j], cw[i]))
-            max_iters.append(template._max_iter(idx.size))
-        offsets = np.concatenate([[0], np.cumsum([idx.size for idx, _ in idxs])])
-        pos_all = np.concatenate(pos).astype(np.int64)
-        s_all, C_all = np.concatenate(signs), np.concatenate(boxes)
+        K = len(self.classes_)
+        plist = pairs(K)
+        pi, pj = (np.array(side) for side in zip(*plist))
+        # every pair's examples at once: (pair, example) in the order of the pairs, each
+        # pair's examples in their order in X (np.nonzero of a matrix goes row by row)
+        member = y_idx[None, :] == np.arange(K)[:, None]
+        pair_of, rows = np.nonzero(member[pi] | member[pj])
+        counts = np.bincount(pair_of, minlength=len(plist))
+        offsets = np.concatenate([[0], np.cumsum(counts)])
+        in_j = y_idx[rows] == pj[pair_of]
+        pos_all = (np.where(in_j, starts[pj][pair_of], starts[pi][pair_of])
+                   + rank[rows]).astype(np.int64)
+        s_all = np.where(in_j, 1.0, -1.0)
+        C_all = np.full(rows.size, C) if cw is None else \
+            C * np.where(in_j, cw[pj][pair_of], cw[pi][pair_of])
+        max_iters = [template._max_iter(int(n)) for n in counts]
+        cuts = offsets[1:-1]
+        idxs = list(zip(np.split(rows, cuts), np.split(in_j, cuts)))
+        pos = np.split(pos_all, cuts)
         alpha_all, F_all, codes, iters, gaps, objectives, polished = \
             _cc.solve_pairs_on_blocks(G, pos_all, offsets.astype(np.int64), s_all, C_all,
                                       float(template.tol), np.asarray(max_iters, dtype=np.int64),
@@ -678,12 +691,20 @@ class _PairwiseBase(_MulticlassBase):
             isinstance(v, (str, bool, int, float, type(None))) or np.isscalar(v)
             for k in (kparam, kfit) if hasattr(k, "get_params")
             for v in k.get_params(deep=False).values())
-        out = []
+        out = [_pair_machine(template, _shallow_copy(kparam) if plain
+                             else _kernel_copy(kparam), cw, i, j) for i, j in plist]
+        done = np.zeros(len(plist), dtype=bool)
+        if plain:           # (the machines of converged pairs, polished in compiled code)
+            done = template._fit_pairs_on_solutions(
+                out, X, rows, s_all, C_all, alpha_all,
+                F_all, offsets, iters, objectives, [_shallow_copy(kfit) for _ in plist],
+                (codes == _cc.DONE) & (polished != 2))
         for p, (i, j) in enumerate(plist):
+            if done[p]:
+                continue
             idx, in_j = idxs[p]
             a, b = offsets[p], offsets[p + 1]
-            est = _pair_machine(template, _shallow_copy(kparam) if plain
-                                else _kernel_copy(kparam), cw, i, j)
+            est = out[p]
             try:
                 sol = est._pair_solution(G, pos[p], s_all[a:b], C_all[a:b],
                                          alpha_all[a:b].copy(), F_all[a:b].copy(),
@@ -696,7 +717,6 @@ class _PairwiseBase(_MulticlassBase):
             except ValueError as exc:
                 _note_pair(exc, labels, i, j)
                 raise
-            out.append(est)
         return out
 
     def _fit_without_clones(self, base, X, y_idx, sw, cw, kernel):

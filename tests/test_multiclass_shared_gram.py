@@ -231,7 +231,32 @@ def test_batched_pairs_are_the_pair_by_pair_machines(monkeypatch, case):
         assert ea.intercept_ == pytest.approx(eb.intercept_, rel=1e-12, abs=1e-12)
         assert ea.dual_objective_ == pytest.approx(eb.dual_objective_, rel=1e-12)
         assert repr(ea.kernel_) == repr(eb.kernel_) and ea.kernel_ is not eb.kernel_
+        for name, value in vars(ea).items():    # (every array, with its type and order)
+            if isinstance(value, np.ndarray):
+                other = getattr(eb, name)
+                assert value.dtype == other.dtype and value.shape == other.shape, name
+                np.testing.assert_array_equal(value, other, err_msg=name)
+        assert ea.w_norm_ == pytest.approx(eb.w_norm_, rel=1e-12)
+        assert ea.margin_ == pytest.approx(eb.margin_, rel=1e-12)
     assert fast.estimators_[0].kernel_ is not fast.estimators_[1].kernel_
+
+
+def test_whole_rbf_matrix_is_the_kernels_matrix():
+    """The RBF matrix of the whole sample in three passes (``whole_rbf_matrix``, with numba):
+    the kernel's own matrix bit for bit, entries in ``[0, 1]`` with ones on the diagonal
+    (the bounds the kernel guard is given); None where the kernel's own path must run."""
+    from kernelclf.kernels import Linear
+    from kernelclf.kernels.native_columns import HAVE_NUMBA, whole_rbf_matrix
+
+    if not HAVE_NUMBA:
+        pytest.skip("the compiled pass is numba's")
+    X, _, _, _ = _digits(150)
+    for kernel in (RBF(gamma=0.05), RBF(sigma=0.7), RBF(gamma=3.0)):
+        G = whole_rbf_matrix(kernel, X)
+        np.testing.assert_array_equal(G, kernel(X))
+        assert G.min() >= 0.0 and G.max() == 1.0 and np.all(np.diag(G) == 1.0)
+    assert whole_rbf_matrix(Linear(), X) is None
+    assert whole_rbf_matrix(RBF(gamma=0.05), X * 1e160) is None       # (norms overflow)
 
 
 

@@ -478,7 +478,8 @@ def _check_range(G, kernel=None, X=None, mode=None, scale=None):
     return scale
 
 
-def check_gram(G, kernel=None, X=None, mode=None, random_state=0, degenerate=True):
+def check_gram(G, kernel=None, X=None, mode=None, random_state=0, degenerate=True,
+               bounds=None):
     """Check a (sub-)Gram matrix: finite, symmetric, positive semi-definite, not degenerate.
 
     Returns the smallest eigenvalue relative to the largest one. Raises
@@ -486,6 +487,9 @@ def check_gram(G, kernel=None, X=None, mode=None, random_state=0, degenerate=Tru
     slightly indefinite one, and (``degenerate=True``) warns with a
     :class:`DegenerateKernelWarning` when the matrix is numerically the identity or
     constant (see the module docstring); ``mode`` overrides the global setting.
+    ``bounds``: ``(lo, hi)`` when the caller knows that every entry of ``G`` is finite
+    and lies in ``[lo, hi]``, and that ``max(hi, -lo)`` is the largest absolute entry (the
+    range check then makes no pass over ``G``).
     """
     mode = get_gram_checks() if mode is None else mode
     G = np.asarray(G, dtype=float)
@@ -493,7 +497,8 @@ def check_gram(G, kernel=None, X=None, mode=None, random_state=0, degenerate=Tru
         return 0.0
     # finite exactly when the largest and the smallest entry are (NaN propagates through
     # max and min); the message comes from _check_finite
-    hi, lo = float(G.max()), float(G.min())
+    lo, hi = (float(G.min()), float(G.max())) if bounds is None else \
+        (float(bounds[0]), float(bounds[1]))
     if not (np.isfinite(hi) and np.isfinite(lo)):
         _check_finite(G, kernel, X)
     if mode == "off":

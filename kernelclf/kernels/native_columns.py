@@ -59,7 +59,8 @@ try:
 except ImportError:  # pragma: no cover - Pyodide
     HAVE_NUMBA = False
 
-__all__ = ["NONE", "column_spec", "fill_slot", "column_at", "take_slot", "switch_fraction"]
+__all__ = ["NONE", "column_spec", "fill_slot", "column_at", "take_slot", "switch_fraction",
+           "whole_rbf_matrix"]
 
 #: The ``kind`` that :func:`column_spec` returns when the columns must come from Python
 #: (no numba, another kernel, a stored matrix, inputs other than a numeric 2-D array,
@@ -392,8 +393,55 @@ def fill_slot(i, data, slot, owner, stamp, clock, ust, kind, X, sq, offset, degr
     return s
 
 
+def _rbf_exponents(G, sq):
+    """``G`` holds the inner products ``<x_i, x_j>`` of the scaled inputs, ``sq`` their
+    squared norms: writes ``-max(d_ij, 0) / 2`` with ``d_ij = (-2 <x_i, x_j> + sq_i) +
+    sq_j``, ``-0`` on the diagonal, in place, in one pass (the operations, in their order,
+    of :func:`kernelclf.kernels.vector.squared_distances` and :meth:`RBF._gram
+    <kernelclf.kernels.vector.RBF>`, which make six passes)."""
+    m = G.shape[0]
+    for i in range(m):
+        row = G[i]
+        sqi = sq[i]
+        for j in range(m):
+            v = (row[j] * -2.0 + sqi) + sq[j]
+            row[j] = (0.0 if v < 0.0 else v) * -0.5
+        row[i] = -0.0
+
+
+def whole_rbf_matrix(kernel, X):
+    """The RBF kernel's matrix of ``X`` with itself, or None (no numba, another kernel, a
+    width per feature, inputs other than a float array, squared norms above ``1e300``).
+
+    The numbers of the kernel's own matrix bit for bit (:meth:`RBF._gram
+    <kernelclf.kernels.vector.RBF>`: the inputs divided by the width, their inner products
+    by one matrix product, ``exp(-||x_i - x_j||^2 / 2)`` with the squared distances of
+    :func:`kernelclf.kernels.vector.squared_distances`), in three passes over the ``m x m``
+    matrix instead of eight: the product, one compiled pass for the exponents
+    (:func:`_rbf_exponents`), NumPy's exponential in place. With squared norms up to
+    ``1e300`` every exponent is finite and at most 0, so every entry lies in ``[0, 1]``
+    and the diagonal's are 1 (the kernel guard's range check needs no pass over the
+    matrix: :func:`kernelclf.kernels.gram_guard.check_gram`'s ``bounds``). For the
+    one-versus-one machines that read one kernel matrix of the whole sample
+    (:mod:`kernelclf.multiclass`)."""
+    if (not HAVE_NUMBA or type(kernel) is not RBF or not isinstance(X, np.ndarray)
+            or X.ndim != 2 or X.dtype != np.float64 or X.shape[0] == 0):
+        return None
+    w = kernel._width()
+    if not isinstance(w, float) or getattr(w, "ndim", 0):
+        return None
+    Xs = X / kernel._sigma_for(X)
+    sq = np.einsum("ij,ij->i", Xs, Xs)
+    if not np.all(sq <= 1e300):         # (overflow, NaN: the kernel's own path and message)
+        return None
+    G = np.asarray(Xs @ Xs.T)
+    _rbf_exponents(G, sq)
+    return np.exp(G, out=G)
+
+
 if HAVE_NUMBA:
     _o = dict(cache=True, nogil=True, boundscheck=False)
+    _rbf_exponents = _njit(**_o)(_rbf_exponents)
     _exp_parts = _njit(**_o)(_exp_parts)
     _scale = _njit(**_o)(_scale)
     _exp = _njit(**_o)(_exp)

@@ -279,6 +279,67 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
         self._store(X, y, self._dual_problem(None, y, w), solution)
         return self
 
+    @staticmethod
+    def _fit_pairs_on_solutions(machines, X, rows, s, box, alpha, F, offsets, iterations,
+                                objectives, kernels, ready):
+        """:meth:`_fit_on_solution` for many machines at once, from the concatenated
+        solutions of :func:`kernelclf.margin.smo.compiled.solve_pairs_on_blocks`.
+
+        Machine ``p`` (unfitted, no weights, its kernel fixed) is fitted on ``X[rows[a:b]]``
+        with the signs ``s[a:b]`` as labels, ``a, b = offsets[p], offsets[p + 1]``, and the
+        dual's end point ``alpha[a:b]``, ``F[a:b]`` (after the compiled polish), its box,
+        steps and objective; ``kernels[p]``: its ``kernel_``. Only the machines with
+        ``ready[p]`` (the loop converged, the polish was decided in compiled code) are
+        fitted, and of those only the ones whose multipliers are finite and which have a
+        free variable (libsvm's threshold: the mean of ``F`` over them); the others are left
+        to :meth:`_pair_solution` and :meth:`_fit_on_solution` (the same machine, with the
+        general rules). The attributes are those of :meth:`_fit_on_solution` and, where
+        that computes them with a sum, the same sums on the same numbers (the threshold,
+        ``w_norm_``); the signs, the support and its order, the support vectors and the
+        per-class counts come from one vectorised pass over all machines (as libsvm builds
+        its model of the ``K (K - 1) / 2`` problems in one pass). The arrays of a machine
+        are views of arrays shared by the machines (disjoint parts of them). Returns the
+        boolean array of the machines fitted."""
+        n_p = len(machines)
+        counts = np.diff(offsets)
+        pair_of = np.repeat(np.arange(n_p), counts)
+        finite = np.isfinite(alpha)
+        free = (alpha > 0) & (alpha < box)
+        n_free = np.bincount(pair_of[free], minlength=n_p)
+        bad = np.bincount(pair_of[~finite], minlength=n_p)
+        done = np.asarray(ready, dtype=bool) & (n_free > 0) & (bad == 0)
+        coef = s * alpha                          # (DualProblem.coefficients: y alpha)
+        grad = -s * F                             # (_pair_solution: F = -s * grad)
+        quad = grad + 1.0                         # (_weight_norm: gradient + p, p = 1)
+        free_at = np.concatenate([[0], np.cumsum(n_free)])
+        F_free = F[free]                          # (= -s * grad exactly: s = +-1)
+        # the support: alpha_i y_i != 0, those of label -1 then those of +1, each in index
+        # order (DualClassifier's order of support_)
+        nz = np.flatnonzero(coef != 0)
+        key = 2 * pair_of[nz] + (s[nz] > 0)
+        sv = nz[np.argsort(key, kind="stable")]
+        per_side = np.bincount(key, minlength=2 * n_p).reshape(n_p, 2)
+        sv_at = np.concatenate([[0], np.cumsum(per_side.sum(axis=1))])
+        local = sv - np.repeat(offsets[:-1], per_side.sum(axis=1))
+        dual = coef[sv]
+        X_all = np.take(X, rows, axis=0)
+        SV_all = np.take(X, rows[sv], axis=0)
+        d = X.shape[1]
+        for p in np.flatnonzero(done).tolist():
+            a, b = offsets[p], offsets[p + 1]
+            u, v = sv_at[p], sv_at[p + 1]
+            w_norm = float(np.sqrt(max(float(alpha[a:b] @ quad[a:b]), 0.0)))
+            machines[p].__dict__.update(
+                kernel_=kernels[p], n_features_in_=d, classes_=np.arange(2),
+                class_weight_=np.ones(2), X_fit_=X_all[a:b], alpha_=coef[a:b],
+                intercept_=float(F_free[free_at[p]:free_at[p + 1]].mean()),
+                support_=local[u:v], dual_coef_=dual[None, u:v],
+                support_vectors_=SV_all[u:v], multipliers_=alpha[a:b],
+                dual_objective_=float(-objectives[p]), n_iter_=max(int(iterations[p]), 1),
+                converged_=True, y_fit_=s[a:b], n_support_=per_side[p].copy(),
+                w_norm_=w_norm, margin_=1.0 / w_norm if w_norm > 0 else np.inf)
+        return done
+
     def _batch_pairs(self):
         """Whether the pairwise machines of a one-versus-one wrapper may have their duals
         solved together in compiled code (:meth:`_pair_solution`): the C-SVM with bias
