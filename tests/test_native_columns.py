@@ -87,7 +87,10 @@ def test_which_inputs_get_compiled_columns():
     assert nc.switch_fraction(nc.RBF_KIND, 2000, 8) is None      # by feature: never
     fr = [nc.switch_fraction(nc.RBF_KIND + nc.ROWS, 2000, n) for n in (50, 256, 784)]
     assert 0 < fr[2] < fr[1] < fr[0] < 1
-    assert fr[2] < 0.1 < 0.4 < fr[1]             # 12.5 MB of inputs: an early switch
+    # a quarter of the matrix's cost in columns: 4 MB and 12.5 MB of inputs (out of the
+    # cache) switch after a few per cent of the columns, 0.8 MB (in it) after an eighth
+    assert fr[2] < fr[1] < 0.05 < 0.1 < fr[0] <= 0.25
+    assert nc.switch_fraction(nc.RBF_KIND + nc.ROWS, 500, 256) > 1.5 * fr[1]   # 1 MB
 
 
 @pytest.mark.skipif(not nc.HAVE_NUMBA, reason="needs numba (not installed, or hidden by "
@@ -97,8 +100,8 @@ def test_which_inputs_get_compiled_columns():
 def test_compiled_smo_on_many_features_reaches_the_numpy_engines_optimum(
         fraction, cache_mb, monkeypatch):
     """The compiled SMO with compiled columns by example: never switching, or switching
-    to the whole matrix after a tenth of the columns (computed anew) or 30 % of them
-    (those kept, the other block computed); with a small cache the shrunk problem's columns are computed
+    to the whole matrix (computed anew by ``whole_matrix``) after a tenth or 30 % of the
+    columns; with a small cache the shrunk problem's columns are computed
     on their rows (``column_at``). The same optimum as the NumPy engine on Python's
     columns: dual objectives within 1e-9, KKT gap below the tolerance."""
     from kernelclf.margin.smo import compiled
@@ -116,6 +119,30 @@ def test_compiled_smo_on_many_features_reaches_the_numpy_engines_optimum(
     assert a.converged and b.converged and b.gap <= 1e-9
     assert abs(a.objective - b.objective) <= 1e-9 * abs(a.objective)
     assert np.max(np.abs(a.alpha - b.alpha)) < 1e-5
+
+
+@pytest.mark.skipif(not nc.HAVE_NUMBA, reason="needs numba (not installed, or hidden by "
+                    "KERNELCLF_NO_NUMBA)")
+@pytest.mark.parametrize("kernel", KERNELS + [RBF(gamma="scale"), Polynomial(2, 0.5)],
+                         ids=["rbf", "poly", "linear", "rbf-scale", "poly2"])
+def test_whole_matrix_equals_the_kernel_matrix(kernel):
+    """``whole_matrix`` (one product of the inputs by example and the columns' formula)
+    equals the kernel's own NumPy matrix to 1e-12, and a slot filled by ``fill_slot`` to
+    round-off; inputs whose kernel values overflow give None (the checked path then
+    raises the package's error)."""
+    X = _inputs(False, m=70, n=45, seed=2)
+    g = Gram(kernel, X, precompute=False)
+    spec = nc.column_spec(g)
+    assert spec[0] > nc.ROWS
+    K = nc.whole_matrix(spec)
+    np.testing.assert_allclose(K, kernel(X), rtol=1e-12, atol=1e-12)
+    out = np.empty(70)
+    assert nc._column(out, 5, *spec)
+    np.testing.assert_allclose(K[5], out, rtol=1e-13, atol=1e-13)
+    huge = list(nc.column_spec(Gram(Linear(), X, precompute=False)))
+    huge[1] = 1e160 * huge[1]               # (finite inputs whose inner products overflow)
+    with np.errstate(all="ignore"):
+        assert nc.whole_matrix(tuple(huge)) is None
 
 
 def test_svm_on_sparse_counts_matches_svc():

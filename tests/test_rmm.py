@@ -364,8 +364,9 @@ def test_engine_is_checked(monkeypatch):
 @pytest.mark.skipif(not HAVE_NUMBA, reason="needs numba (not installed, or hidden by KERNELCLF_NO_NUMBA)")
 def test_compiled_engine_after_switching_to_the_whole_matrix():
     """64 features: the compiled engine's slots switch to the whole matrix (after
-    native_columns.switch_fraction of the columns, keeping them); same optimum as the
-    NumPy engine (columns throughout) and as cvxopt."""
+    native_columns.switch_fraction of the columns, then computed anew by
+    native_columns.whole_matrix); same optimum as the NumPy engine (columns throughout)
+    and as cvxopt."""
     rng = np.random.default_rng(11)
     X = rng.normal(size=(240, 64))
     y = np.where(X[:, :8].sum(axis=1) + 0.5 * rng.normal(size=240) > 0, 1.0, -1.0)
@@ -373,9 +374,8 @@ def test_compiled_engine_after_switching_to_the_whole_matrix():
     B = rmm_bound(_theta(X, y, k, C), 0.2, 1)
     gram = Gram(k, X, precompute=False)
     fast = solve_rmm(gram, y, C, B, tol=1e-6, engine="compiled")
-    # the whole matrix is held: c columns computed one by one, then the block of the
-    # other 240 - c examples with each other
-    assert any(c * 240 + (240 - c) ** 2 == gram.n_computed for c in range(30, 240))
+    # the whole matrix is held: c columns computed one by one, then the whole matrix
+    assert any(c * 240 + 240 ** 2 == gram.n_computed for c in range(2, 240))
     ref = solve_rmm(Gram(k, X, precompute=False), y, C, B, tol=1e-6, engine="numpy")
     qp = solve_rmm_qp(k(X), y, C, B)
     assert fast.converged and ref.converged

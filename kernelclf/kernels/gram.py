@@ -109,7 +109,9 @@ class ColumnSlots:
     kept (by symmetry they are rows too): only the block of the other examples is
     computed, ``(1 - f)^2`` of the whole matrix after a fraction ``f >= 1/8`` of the
     columns. A compiled loop that computes columns itself sets its own fraction
-    (:func:`kernelclf.kernels.native_columns.switch_fraction`).
+    (:func:`kernelclf.kernels.native_columns.switch_fraction`) and ``native``, its
+    kernel's arrays: the whole matrix is then computed anew from them
+    (:func:`kernelclf.kernels.native_columns.whole_matrix`).
     """
 
     def __init__(self, gram, cache_mb=None, switch="auto"):
@@ -141,6 +143,9 @@ class ColumnSlots:
         self.used = m if gram.precomputed and not gram.ridge else 0
         self.filled = 0
         self.switched = False
+        #: the compiled kernel's arrays (a ``column_spec`` of many features), set by a
+        #: compiled loop that computes its own columns: :meth:`_store_all` then uses them
+        self.native = None
 
     def _raw(self, i):
         gram = self.gram
@@ -217,7 +222,10 @@ class ColumnSlots:
         matrix's work after a fraction ``f`` of the columns). With fewer, copying them
         into place costs about what it saves (measured on 2000 x 784 inputs: 10 % more
         time at ``f = 0.06``, 20 % less at 0.25, half at 0.43), and the whole matrix is
-        computed anew."""
+        computed anew. With ``native`` (a compiled loop's kernel arrays) it is always
+        computed anew, from them (:meth:`_store_native`)."""
+        if self.native is not None and self._store_native():
+            return
         gram, m = self.gram, self.m
         done = np.flatnonzero(self.slot >= 0)
         rest = np.flatnonzero(self.slot < 0)
@@ -240,6 +248,28 @@ class ColumnSlots:
                 B[np.diag_indices(rest.size)] += gram.ridge
             if B is not K:
                 K[np.ix_(rest, rest)] = B
+        self._hold(K)
+
+    def _store_native(self):
+        """:meth:`_store_all` from the compiled kernel's arrays (``native``: a
+        :func:`kernelclf.kernels.native_columns.column_spec` of many features, no ridge):
+        the whole matrix anew (:func:`~kernelclf.kernels.native_columns.whole_matrix`,
+        one product and the kernel's formula), the columns held before dropped (a
+        compiled loop switches after few of them, ``switch_fraction``). False (nothing
+        changed) when a value is not finite: the checked path then raises the package's
+        error."""
+        from .native_columns import whole_matrix
+
+        K = whole_matrix(self.native)
+        if K is None:
+            return False
+        self.gram.n_computed += K.size
+        self._hold(K)
+        return True
+
+    def _hold(self, K):
+        """``data`` becomes the whole matrix ``K`` (``slot[i] = i``)."""
+        m = self.m
         self.data = K
         self.slot[:] = np.arange(m)
         self.owner = np.arange(m, dtype=np.int64)

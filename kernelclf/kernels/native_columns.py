@@ -41,8 +41,9 @@ on its rows.
 
 A matrix product computes the whole matrix at a lower cost per entry than columns do,
 the more so the more features there are; :func:`switch_fraction` is the fraction of the
-columns after which a solver that holds them all (``ColumnSlots``' ski-rental switch)
-computes the whole matrix instead.
+columns after which a solver that could hold them all (``ColumnSlots``' switch) computes
+the whole matrix instead, by :func:`whole_matrix` (one product ``X X'`` and the
+kernel's formula, from the same arrays as the columns).
 """
 from __future__ import annotations
 
@@ -60,7 +61,7 @@ except ImportError:  # pragma: no cover - Pyodide
     HAVE_NUMBA = False
 
 __all__ = ["NONE", "column_spec", "fill_slot", "column_at", "take_slot", "switch_fraction",
-           "whole_rbf_matrix"]
+           "whole_rbf_matrix", "whole_matrix"]
 
 #: The ``kind`` that :func:`column_spec` returns when the columns must come from Python
 #: (no numba, another kernel, a stored matrix, inputs other than a numeric 2-D array,
@@ -75,8 +76,9 @@ SPARSE = 8
 #: the most features stored by feature; more are stored by example (BLAS products)
 MAX_FEATURES = 32
 #: inputs up to this many MiB are read from the cache by the columns' matrix-vector
-#: products (:func:`switch_fraction`)
-CACHE_MB = 8.0
+#: products (:func:`switch_fraction`; half of a core's 4 MiB of L2 cache, the rest
+#: for the columns, the solver's arrays and other jobs)
+CACHE_MB = 2.0
 #: sparse inputs (scipy.sparse) are copied to a dense array when it takes at most this
 #: many MiB; larger ones are kept in CSR form (``kind > SPARSE``)
 DENSE_MB = 64.0
@@ -162,24 +164,37 @@ def _layout(X, rows):
 
 
 def switch_fraction(kind, m, n):
-    """The fraction of the columns after which computing the whole matrix at once pays
-    (the ski-rental rule of :class:`kernelclf.kernels.gram.ColumnSlots`), for compiled
-    columns of ``kind`` on ``m`` examples with ``n`` features; ``None``: never (few
-    features: a compiled column costs about what an entry of the whole matrix does;
-    sparse inputs in CSR form: a column costs in proportion to the non-zeros).
+    """The fraction of the columns after which a compiled loop that could hold them all
+    computes the whole matrix instead (:func:`whole_matrix`, through
+    :class:`kernelclf.kernels.gram.ColumnSlots`), for compiled columns of ``kind`` on ``m``
+    examples with ``n`` features; ``None``: never (few features: a compiled column costs
+    about what an entry of the whole matrix does; sparse inputs in CSR form: a column
+    costs in proportion to the non-zeros).
 
-    The cost model, measured on one core of a shared 2-core machine (columns of ``m =
-    2000`` examples, 50 to 784 features, against the kernels' NumPy matrices): an entry
-    of the whole matrix ``3 + 0.03 n`` units (a matrix product, which reuses what it
-    reads), a column entry ``2 + 0.09 n`` while the inputs (``8 m n`` bytes) fit in
-    ``CACHE_MB`` MiB, else ``2 + 0.6 n`` (a matrix-vector product then streams all
-    the inputs from memory for every column, and waits for it): the switch comes after
-    69 % of the columns for 2000 examples of 50 features, 43 % of 256 (4 MB), 6 % of
-    784 (12.5 MB)."""
+    The cost model, measured on one core of the shared 2-core machine (Xeon, 4 MiB of
+    L2 cache per core; best of 7 runs, thread time, with other jobs running; columns of
+    ``m = 2000`` and 4000 examples of 50, 256 and 784 features, against
+    :func:`whole_matrix`), in nanoseconds: an entry of the whole matrix ``4 + 0.015 n``
+    (a symmetric matrix product, which reuses what it reads, and the formula in the
+    same pass), a column entry ``2 + 0.15 n`` while the inputs (``8 m n`` bytes) take at
+    most ``CACHE_MB`` MiB, else ``4 + 0.3 n`` (each matrix-vector product then streams the
+    inputs from memory, and waits for it). Their ratio ``rho`` (the whole matrix's cost
+    in columns, as a fraction of ``m``) is 0.5 for 50 features, 0.10 for 256 and 0.066
+    for 784. The ski-rental rule would switch after the fraction ``rho``: at most twice
+    the better of the two strategies, but twice the matrix's cost for every solve that
+    needs more columns, and an SVM's solve needs the columns of all its support
+    vectors, mostly many (0.27 to 0.99 of ``m`` on twelve of the broad benchmark's cells
+    of 2000 and 4000 examples). The switch comes after ``rho / 4``: a quarter more than the
+    matrix alone costs, while a solve that needs fewer columns (few support vectors)
+    pays for those only; the columns computed before are dropped (:func:`whole_matrix`
+    computes them anew, cheaper than copying them into place)."""
     if kind <= ROWS or kind > SPARSE:      # (sparse: columns cost by the non-zeros)
         return None
-    per_feature = 0.09 if 8.0 * m * n <= CACHE_MB * 2 ** 20 else 0.6
-    return min(1.0, (3.0 + 0.03 * n) / (2.0 + per_feature * n))
+    if 8.0 * m * n <= CACHE_MB * 2 ** 20:
+        column = 2.0 + 0.15 * n
+    else:
+        column = 4.0 + 0.3 * n
+    return min(1.0, (4.0 + 0.015 * n) / column / 4.0)
 
 
 # exp(x) = 2^k e^r, k = round(x / ln 2), r = x - k ln 2 (Cody & Waite's two-part ln 2),
@@ -354,6 +369,31 @@ def column_at(out, i, rows, n, kind, X, sq, offset, degree, ind, ptr, work):
     return _entries(out, i, rows, n, False, kind, X, sq, offset, degree, ind, ptr, work)
 
 
+def _rows_formula(K, kind, sq, offset, degree):
+    """``K[i, k] <- k(x_k, x_i)`` from the inner products in ``K`` (``kind`` without
+    ``ROWS``), row by row with :func:`_formula` (the columns' formula); False if a value
+    is not finite."""
+    ok = True
+    for i in range(K.shape[0]):
+        if not _formula(K[i], i, _NO_ROWS, K.shape[1], True, kind, sq, offset, degree):
+            ok = False
+    return ok
+
+
+def whole_matrix(spec):
+    """The whole kernel matrix from :func:`column_spec`'s arrays on many features
+    (``kind > ROWS``, dense rows): the inner products ``X X'`` in one BLAS call
+    (NumPy's product of an array with its own transpose, ``dsyrk``: half the operations
+    of a general product), then the kernel's formula row by row, in place
+    (:func:`_formula`, as the compiled columns: the same numbers to round-off, not bit
+    for bit; no pass of NumPy's over the matrix for the norms, the clipping, the
+    exponential or the finite check). ``None`` when a value is not finite (the caller
+    then raises the package's error through the Gram's checked path)."""
+    kind, X, sq, offset, degree = spec[:5]
+    K = X @ X.T
+    return K if _rows_formula(K, kind - ROWS, sq, offset, degree) else None
+
+
 def take_slot(slot, owner, stamp, used, capacity):
     """A slot for a new column: the next unused one while ``used < capacity`` (the caller
     counts it), else the least recently used one, whose column is forgotten."""
@@ -452,6 +492,7 @@ if HAVE_NUMBA:
     _sparse_dots = _njit(**_o)(_sparse_dots)
     _formula = _njit(**_o)(_formula)
     _entries = _njit(**_o)(_entries)
+    _rows_formula = _njit(**_o)(_rows_formula)
     _column = _njit(cache=True, nogil=True, inline="always")(_column)
     column_at = _njit(cache=True, nogil=True, inline="always")(column_at)
     take_slot = _njit(cache=True, nogil=True, inline="always")(take_slot)

@@ -33,7 +33,8 @@ product); otherwise it returns to Python (code ``NEED``), which fills the whole 
 and the interrupted iteration is redone from its start. On many features, when every
 column fits in the budget, the loop also returns once the compiled columns have reached
 :func:`kernelclf.kernels.native_columns.switch_fraction` of them: Python then computes
-the whole matrix at once (``ColumnSlots``' switch; a matrix product costs less per
+the whole matrix at once (``ColumnSlots``' switch, by
+:func:`kernelclf.kernels.native_columns.whole_matrix`; a matrix product costs less per
 entry). The matrix seen by the solver is ``Q_ij = q_i q_j K_ij + [i = j] r_i`` (kernel
 signs ``q``, a diagonal shift ``r``); sign changes are exact, so this gives the numbers
 of the NumPy engine's wrapped columns. Each call returns to Python every ``every`` steps
@@ -1097,6 +1098,7 @@ def _native(slots):
         f = slots.switch = switch_fraction(spec[0], X.shape[0], X.shape[1])
         if f is not None and slots.capacity == slots.m:
             limit = max(2, int(np.ceil(f * slots.m)))
+            slots.native = spec         # (the whole matrix from the same arrays)
     return spec, np.array([slots.used, slots.filled, 0, limit], dtype=np.int64)
 
 
