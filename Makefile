@@ -26,6 +26,16 @@ ifeq ($(origin KERNELCLF_DATA), undefined)
     export KERNELCLF_DATA := $(abspath ../shared/data)
   endif
 endif
+# OpenBLAS chooses its kernels by CPU, and their round-off differs: the committed result
+# files and the chapters' exact checks (billiard records, fixed-point comparisons) were
+# computed with its Haswell (AVX2) kernels. On a CPU with AVX2 every target asks for those
+# kernels (an explicit OPENBLAS_CORETYPE wins), so a machine where OpenBLAS would pick its
+# AVX-512 (SkylakeX) kernels reproduces the records bit for bit.
+ifeq ($(origin OPENBLAS_CORETYPE), undefined)
+  ifneq ($(shell grep -m1 -ow avx2 /proc/cpuinfo 2>/dev/null),)
+    export OPENBLAS_CORETYPE := Haswell
+  endif
+endif
 # The in-browser lab's Pyodide: an explicit KERNELCLF_PYODIDE wins; a checkout next to
 # ../shared/pyodide-0.27.7 uses it (fully offline site); otherwise the CDN release.
 ifeq ($(origin KERNELCLF_PYODIDE), undefined)
