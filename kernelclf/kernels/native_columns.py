@@ -437,7 +437,7 @@ def _rbf_exponents(G, sq):
     """``G`` holds the inner products ``<x_i, x_j>`` of the scaled inputs, ``sq`` their
     squared norms: writes ``-max(d_ij, 0) / 2`` with ``d_ij = (-2 <x_i, x_j> + sq_i) +
     sq_j``, ``-0`` on the diagonal, in place, in one pass (the operations, in their order,
-    of :func:`kernelclf.kernels.vector.squared_distances` and :meth:`RBF._gram
+    of ``kernelclf.kernels.vector.squared_distances`` and :meth:`RBF._gram
     <kernelclf.kernels.vector.RBF>`, which make six passes)."""
     m = G.shape[0]
     for i in range(m):
@@ -456,7 +456,7 @@ def whole_rbf_matrix(kernel, X):
     The numbers of the kernel's own matrix bit for bit (:meth:`RBF._gram
     <kernelclf.kernels.vector.RBF>`: the inputs divided by the width, their inner products
     by one matrix product, ``exp(-||x_i - x_j||^2 / 2)`` with the squared distances of
-    :func:`kernelclf.kernels.vector.squared_distances`), in three passes over the ``m x m``
+    ``kernelclf.kernels.vector.squared_distances``), in three passes over the ``m x m``
     matrix instead of eight: the product, one compiled pass for the exponents
     (:func:`_rbf_exponents`), NumPy's exponential in place. With squared norms up to
     ``1e300`` every exponent is finite and at most 0, so every entry lies in ``[0, 1]``
