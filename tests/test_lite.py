@@ -17,9 +17,7 @@ without raw MyST, Run All finishes with no error output, where the chapter has a
 ``explore`` widget, moving a control after the run changes what the widget shows
 (recomputed in Python in the page), and where it has exercise checkers (issue 28), a cell
 added at its end shows ✔ for the worked solution's answer and ✘ with the recorded hint for
-a typical mistake. After a failure the next chapter starts a fresh page and kernel. On a fresh page, once the
-notebook's kernel is idle, exactly one kernel runs (the page starts it early,
-:data:`lite.EARLY_KERNEL`, and the notebook's session connects to it). The
+a typical mistake. After a failure the next chapter starts a fresh page and kernel. The
 attach (or kernel start) and run times of every chapter are printed (``make site-test``
 shows them); ``-k`` picks chapters.
 
@@ -263,109 +261,6 @@ console.log(py.runPython("import sys, json, reader_module; json.dumps([sys.path,
     assert x == 7
 
 
-def test_add_early_kernel_start_puts_the_script_in_each_app_page(tmp_path):
-    head = "<html><head><title>x</title></head><body></body></html>"
-    for page in lite.EARLY_KERNEL_PAGES:
-        (tmp_path / page).mkdir()
-        (tmp_path / page / "index.html").write_text(head)
-    changed = lite.add_early_kernel_start(tmp_path)
-    assert sorted(p.parent.name for p in changed) == sorted(lite.EARLY_KERNEL_PAGES)
-    for page in lite.EARLY_KERNEL_PAGES:
-        text = (tmp_path / page / "index.html").read_text()
-        script = text[text.index("<script"):text.index("</script>")]
-        assert text.index("</script>") < text.index("</head>") < text.index("<body>")
-        assert 'kernel: {name: "python"}' in script and "__KERNEL__" not in script
-    with pytest.raises(ValueError, match="early kernel"):      # not twice
-        lite.add_early_kernel_start(tmp_path)
-
-
-#: Node: run the early-start script against a stand-in of JupyterLite's session client, which
-#: records every kernel it starts and (as JupyterLite 0.6's does) answers only after the kernel's
-#: factory has run; a notebook session then asks for its session while the early start is
-#: still under way, then once more after it, and an attach (a kernel id) passes through
-_EARLY_KERNEL_MJS = r"""
-import vm from "node:vm";
-const [script, search] = [process.argv[2], process.argv[3]];
-const started = [], attached = [];
-let release;
-const factory = new Promise(r => { release = r; });
-const client = { sessions: [],
-  async startNew(o) {
-    const found = this.sessions.find(s => s.name === o.name);
-    if (found) return found;
-    if (o.kernel && o.kernel.id) {
-      attached.push(o.path);
-      return {id: "a", path: o.path, name: o.name, kernel: o.kernel};
-    }
-    started.push({path: o.path, name: o.name, kernel: o.kernel});
-    await factory;
-    const model = {id: "s" + started.length, path: o.path, name: o.name,
-                   kernel: o.kernel && o.kernel.id ? o.kernel : {id: "k" + started.length}};
-    this.sessions.push(model);
-    return model;
-  } };
-let go;
-const app = {started: new Promise(r => { go = r; }),
-             serviceManager: {sessions: {_sessionAPIClient: client}}};
-const window = {location: {search}};
-vm.runInNewContext(script, {window, URLSearchParams, console});
-window.jupyterapp = app;
-go();
-await new Promise(r => setTimeout(r, 10));
-const early = started.length;
-const api = app.serviceManager.sessions._sessionAPIClient;
-const during = api.startNew({path: "ch.ipynb", name: "ch.ipynb", type: "notebook",
-                             kernel: {name: "python"}});
-release();
-const first = await during;
-const after = await api.startNew({path: "ch.ipynb", name: "ch.ipynb", type: "notebook",
-                                  kernel: {name: "python"}});
-const attach = await api.startNew({path: "other.ipynb", name: "other.ipynb",
-                                   kernel: {id: first.kernel.id, name: "python"}});
-console.log(JSON.stringify({app: window.jupyterapp === app, started, early, attached,
-                            first: first.kernel.id,
-                            after: after.kernel.id, attach: attach.kernel.id}));
-"""
-
-
-@pytest.mark.parametrize("search, early", [("?path=ch.ipynb", True), ("?path=data/x.csv", False),
-                                           ("", False)])
-def test_early_kernel_script_starts_one_kernel(tmp_path, search, early):
-    """The script of :data:`lite.EARLY_KERNEL`, run under Node.js: with ``?path=`` naming a
-    notebook it starts that notebook's kernel when the app has started, and the notebook's own
-    session request, made while that start is still under way and again after it, gets the same
-    kernel: one kernel started in all. Without a notebook in ``?path=`` it starts nothing."""
-    import shutil
-    import subprocess
-
-    node = shutil.which("node") or shutil.which("nodejs")
-    if not node:
-        pytest.skip("needs Node.js")
-    html = lite.EARLY_KERNEL.replace("__KERNEL__", "python")
-    script = html[html.index(">") + 1:html.rindex("</script>")]
-    (tmp_path / "early.mjs").write_text(_EARLY_KERNEL_MJS)
-    out = subprocess.run([node, str(tmp_path / "early.mjs"), script, search],
-                         capture_output=True, text=True, timeout=60)
-    assert out.returncode == 0, out.stderr
-    got = json.loads(out.stdout.strip().splitlines()[-1])
-    assert got["app"]                           # window.jupyterapp still reads back the app
-    ch = {"path": "ch.ipynb", "name": "ch.ipynb", "kernel": {"name": "python"}}
-    assert got["early"] == int(early)           # started before the notebook asked
-    assert got["started"] == [ch]               # one kernel start, whoever asked first
-    assert got["first"] == got["after"] == got["attach"] == "k1"
-    assert got["attached"] == ["other.ipynb"]   # an attach passes through
-
-
-def test_built_lab_pages_start_the_kernel_early():
-    """The built lab's app pages (``make book``) carry the early kernel start once."""
-    if not (SITE / "lite" / "jupyter-lite.json").is_file():
-        pytest.skip(f"no built lab in {SITE}")
-    for page in lite.EARLY_KERNEL_PAGES:
-        text = (SITE / "lite" / page / "index.html").read_text(encoding="utf-8")
-        assert text.count('id="kernelclf-early-kernel"') == 1, page
-        assert text.index("kernelclf-early-kernel") < text.index("</head>")
-
-
 def test_lite_config_names_pyodide_and_disables_pypi():
     cfg = lite.lite_config("./pyodide/pyodide.js")
     kernel = cfg["jupyter-config-data"]["litePluginSettings"][
@@ -405,9 +300,6 @@ def test_data_home_inside_pyodide(monkeypatch):
 _KERNEL = """() => { const p = window.jupyterapp && window.jupyterapp.shell.currentWidget;
   const k = p && p.sessionContext && p.sessionContext.session && p.sessionContext.session.kernel;
   return k ? {id: k.id, status: k.status, path: p.context.path} : null; }"""
-#: kernels running in the page's lab (JupyterLite's kernel client, asked afresh)
-_RUNNING_KERNELS = """async () => { const m = window.jupyterapp.serviceManager.kernels;
-  await m.refreshRunning(); return Array.from(m.running()).length; }"""
 _STATE = """() => {
   const panel = window.jupyterapp.shell.currentWidget;
   const kernel = panel.sessionContext.session && panel.sessionContext.session.kernel;
@@ -608,10 +500,6 @@ class _Lane:
             if k and k["status"] == "idle" and k["path"] == f"{run.chapter}.ipynb":
                 if self.kid is not None and k["id"] != self.kid:
                     run.errors.append("the chapter did not attach to the running kernel")
-                if self.kid is None:        # a fresh page: its early start and the notebook
-                    n = self.page.evaluate(_RUNNING_KERNELS)      # share one kernel
-                    if n != 1:
-                        run.errors.append(f"{n} kernels run in the page, not one")
                 self.kid = k["id"]
                 run.kernel_s = now - self.t0
                 text = "\n".join(self.page.locator(

@@ -38,12 +38,6 @@ moves the working directory, which in the kernel is the lab's drive, to the end 
 for the drive folder's attributes at every top-level import (147 synchronous drive requests
 before the first cell was done, 62 after).
 
-The pages of the lab and of the notebook app start the kernel of the notebook named in their
-``?path=`` as soon as the app's plugins are active (:data:`EARLY_KERNEL`), so that the kernel's
-worker loads Pyodide and the kernel's packages while the notebook is still being rendered
-(its Markdown and mathematics), where JupyterLab asks for the kernel only once the notebook's
-document is ready; the notebook's session then finds the running session by its path.
-
 ``jupyter-lite.json`` sets ``pyodideUrl`` explicitly and ``disablePyPIFallback`` (an
 incremental rebuild could otherwise fall back to the CDN or PyPI). The app must be served
 over HTTP (``make serve``), not opened as ``file://``.
@@ -72,7 +66,7 @@ from pathlib import Path
 __all__ = ["LITE_WHEELS", "PYODIDE_VERSION", "PYODIDE_CDN", "KERNEL_START_PACKAGES", "build",
            "build_wheel", "download_wheels", "extend_lock", "lite_config", "copy_data",
            "precompile_wheels", "start_closure", "PRECOMPILED", "KERNEL_WHEELS",
-           "add_sitecustomize", "SITECUSTOMIZE", "EARLY_KERNEL", "add_early_kernel_start"]
+           "add_sitecustomize", "SITECUSTOMIZE"]
 
 PYODIDE_VERSION = "0.27.7"
 PYODIDE_CDN = f"https://cdn.jsdelivr.net/pyodide/v{PYODIDE_VERSION}/full/pyodide.js"
@@ -370,69 +364,6 @@ def add_sitecustomize(stdlib_zip, source=SITECUSTOMIZE):
     stdlib_zip.write_bytes(data.getvalue())
 
 
-#: a script in the ``<head>`` of the lab's and the notebook app's ``index.html``: when the page
-#: names a notebook (``?path=x.ipynb``), the kernel of that notebook's session is started as soon
-#: as the app's plugins are active (``app.started``; JupyterLite's ``exposeAppInBrowser`` sets
-#: ``window.jupyterapp`` before it starts the app), through the session service's client
-#: (JupyterLite 0.6, as the browser test's attach does). The notebook's session context then
-#: finds a running session with its path and connects to it; one that asks while this start is
-#: still under way gets the same session (no second kernel), or, should the early start fail,
-#: starts its own as before. ``__KERNEL__`` is replaced by :data:`LITE_KERNELSPEC`'s name
-EARLY_KERNEL = """\
-<script id="kernelclf-early-kernel">
-/* kernelclf lab: start the kernel of the notebook named by ?path= as soon as the app's plugins
-   are active, so that Pyodide loads while the notebook renders; the notebook's session then
-   finds this session by its path and connects to it. A session asked for while this one is
-   still starting gets this one (no second kernel); if it fails, the notebook starts its own. */
-(function () {
-  var path = new URLSearchParams(window.location.search).get("path");
-  if (!path || !/\\.ipynb$/.test(path) || "jupyterapp" in window) return;
-  var app;
-  Object.defineProperty(window, "jupyterapp", {
-    configurable: true, enumerable: true,
-    get: function () { return app; },
-    set: function (value) { app = value; if (value && value.started) value.started.then(start); }
-  });
-  function start() {
-    var api = app.serviceManager && app.serviceManager.sessions &&
-              app.serviceManager.sessions._sessionAPIClient;
-    if (!api || typeof api.startNew !== "function") return;
-    var startNew = api.startNew.bind(api), pending = {};
-    api.startNew = function (options) {
-      var early = options && !(options.kernel && options.kernel.id) && pending[options.path];
-      return early ? early.catch(function () { return startNew(options); }) : startNew(options);
-    };
-    var name = path.split("/").pop();
-    pending[path] = startNew({path: path, name: name, type: "notebook",
-                              kernel: {name: "__KERNEL__"}});
-    pending[path].then(function () { delete pending[path]; },
-                       function (e) { delete pending[path]; console.warn("early kernel start failed", e); });
-  }
-})();
-</script>
-"""
-#: the app pages that open a notebook named in ``?path=`` (the book links ``notebooks``)
-EARLY_KERNEL_PAGES = ("lab", "notebooks")
-
-
-def add_early_kernel_start(out, kernel=LITE_KERNELSPEC["name"]):
-    """Put :data:`EARLY_KERNEL` into the ``<head>`` of the app pages
-    (:data:`EARLY_KERNEL_PAGES`) of the built lab ``out`` (files rewritten as new files: the
-    build may share them). Returns the pages changed."""
-    script = EARLY_KERNEL.replace("__KERNEL__", kernel)
-    changed = []
-    for page in EARLY_KERNEL_PAGES:
-        path = Path(out) / page / "index.html"
-        text = path.read_text(encoding="utf-8")
-        if text.count("</head>") != 1 or "kernelclf-early-kernel" in text:
-            raise ValueError(f"{path}: expected one </head> and no early kernel script yet")
-        text = text.replace("</head>", script + "  </head>")
-        path.unlink()
-        path.write_text(text, encoding="utf-8")
-        changed.append(path)
-    return changed
-
-
 def lite_config(pyodide_url, preload=()):
     """The ``jupyter-lite.json`` of the app: Pyodide's URL, no PyPI fallback."""
     kernel = {"pyodideUrl": pyodide_url, "disablePyPIFallback": True}
@@ -572,7 +503,6 @@ def build(html, book="book", pyodide=None, wheels_dir=DEFAULT_WHEELS, data_home=
     _drop_extensions(out)
     _fix_compressed_mimetypes(out)
     _drop_remote_fonts(out)
-    add_early_kernel_start(out)
     log(f"JupyterLite lab in {out}: {len(_chapters(book))} notebooks, {n_data} data files, "
         f"Pyodide {'from ' + str(pyodide) if pyodide else 'from the CDN'}")
     return out
