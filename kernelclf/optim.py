@@ -220,9 +220,22 @@ def _ipm(H, c, A, b, G, h, tol, max_iter):
     scale = max(1.0, float(np.abs(H).max(initial=0.0)))
     reg = 1e-13 * scale
 
+    # rows of G with one entry (the bounds l <= x <= u) add only to the diagonal of G' D G:
+    # their part is a vector, not an (n, n) matrix product (a cubic cost per step that
+    # dominated the in-browser lab's WebAssembly BLAS); the other rows keep the product
+    single = np.count_nonzero(G, axis=1) == 1
+    s_col = np.argmax(G[single] != 0, axis=1)
+    s_sq = G[single, s_col] ** 2
+    G_rest = G[~single]
+
+    def G_DG(D):
+        M = (G_rest.T * D[~single]) @ G_rest if G_rest.shape[0] else np.zeros((n, n))
+        M[np.arange(n), np.arange(n)] += np.bincount(s_col, s_sq * D[single], minlength=n)
+        return M
+
     def solve(D, r_x, r_y):
         K = np.zeros((n + p, n + p))
-        K[:n, :n] = H + (G.T * D) @ G
+        K[:n, :n] = H + G_DG(D)
         K[np.arange(n), np.arange(n)] += reg
         K[:n, n:] = A.T
         K[n:, :n] = A
