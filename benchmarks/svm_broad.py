@@ -406,11 +406,29 @@ def table(result):
     return "\n".join(out)
 
 
+def _cpu():
+    """The CPU's model name and its widest vector extension, from ``/proc/cpuinfo`` (Linux;
+    ``None`` elsewhere): the same code's ratios differ from one CPU to another."""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return None, None
+    model = next((ln.split(":", 1)[1].strip() for ln in text.splitlines()
+                  if ln.startswith("model name")), None)
+    flags = next((set(ln.split(":", 1)[1].split()) for ln in text.splitlines()
+                  if ln.startswith("flags")), set())
+    simd = next((f for f in ("avx512f", "avx2", "avx", "sse4_2") if f in flags), None)
+    return model, simd
+
+
 def machine():
     """Where the run took place (the timings depend on it)."""
     load = os.getloadavg() if hasattr(os, "getloadavg") else None
+    model, simd = _cpu()
     return {"node": platform.node(), "machine": platform.machine(),
-            "processor": platform.processor(), "cpu_count": os.cpu_count(),
+            "processor": platform.processor(), "cpu_model": model, "simd": simd,
+            "cpu_count": os.cpu_count(),
+            "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE"),
             "load_average": None if load is None else [round(v, 2) for v in load]}
 
 
