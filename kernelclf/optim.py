@@ -208,6 +208,26 @@ def _kkt_solve(K, rhs):
         return np.linalg.lstsq(K, rhs, rcond=None)[0]
 
 
+def _weighted_gram(G, n):
+    """``D -> G' diag(D) G`` for the interior-point steps. Rows of ``G`` with one entry (the
+    bounds ``l <= x <= u``) add only to the diagonal: their part is a vector, not an
+    ``(n, n)`` matrix product (a cubic cost per step that dominated the in-browser lab's
+    WebAssembly BLAS); the other rows keep the product. With bounds only the result equals
+    the dense product bit for bit (each diagonal entry sums at most two nonzero terms)."""
+    G = np.zeros((0, n)) if G is None else G
+    single = np.count_nonzero(G, axis=1) == 1
+    s_col = np.argmax(G[single] != 0, axis=1)
+    s_sq = G[single, s_col] ** 2
+    G_rest = G[~single]
+
+    def G_DG(D):
+        M = (G_rest.T * D[~single]) @ G_rest if G_rest.shape[0] else np.zeros((n, n))
+        M[np.arange(n), np.arange(n)] += np.bincount(s_col, s_sq * D[single], minlength=n)
+        return M
+
+    return G_DG
+
+
 def _ipm(H, c, A, b, G, h, tol, max_iter):
     n = c.size
     p = 0 if A is None else A.shape[0]
@@ -220,18 +240,7 @@ def _ipm(H, c, A, b, G, h, tol, max_iter):
     scale = max(1.0, float(np.abs(H).max(initial=0.0)))
     reg = 1e-13 * scale
 
-    # rows of G with one entry (the bounds l <= x <= u) add only to the diagonal of G' D G:
-    # their part is a vector, not an (n, n) matrix product (a cubic cost per step that
-    # dominated the in-browser lab's WebAssembly BLAS); the other rows keep the product
-    single = np.count_nonzero(G, axis=1) == 1
-    s_col = np.argmax(G[single] != 0, axis=1)
-    s_sq = G[single, s_col] ** 2
-    G_rest = G[~single]
-
-    def G_DG(D):
-        M = (G_rest.T * D[~single]) @ G_rest if G_rest.shape[0] else np.zeros((n, n))
-        M[np.arange(n), np.arange(n)] += np.bincount(s_col, s_sq * D[single], minlength=n)
-        return M
+    G_DG = _weighted_gram(G, n)
 
     def solve(D, r_x, r_y):
         K = np.zeros((n + p, n + p))

@@ -439,11 +439,13 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
             try:
                 return problem, self._solve_problem(problem, gram)
             except InfeasibleProblemError as exc:
-                if not is_separable(gram.full(), y, bool(self.fit_bias)):
+                G = gram.full()
+                if not is_separable(G, y, bool(self.fit_bias)):
                     raise ValueError(
                         f"{self._hard_name()} but the training sample is not separable in "
-                        "feature space: the QP solver certifies that the hard-margin dual is "
-                        "unbounded") from exc
+                        "feature space: the QP solver stopped and a linear program on the "
+                        "kernel matrix finds no separating expansion"
+                        + _range_note(G)) from exc
                 raise
         sol = self._solve_checked(problem, gram, len(y), self._max_iter(len(y)),
                                   lambda: self._raise_not_separable(gram, y))
@@ -462,3 +464,16 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
                 f"space ({'with' if self.fit_bias else 'without'} bias): the hard-margin dual "
                 "(LKC eq. 2.46) is unbounded. Use a soft margin (hard_margin=False, a finite "
                 "C) or a more flexible kernel.")
+
+
+def _range_note(G):
+    """A hint when the kernel matrix's diagonal (the squared feature-space lengths) spans ten
+    or more orders of magnitude, as a high-degree polynomial on raw inputs gives: then both
+    programs work at the limit of double precision and their verdict may be round-off."""
+    d = np.abs(np.diag(G))
+    d = d[np.isfinite(d) & (d > 0)]
+    if d.size and d.max() >= 1e10 * d.min():
+        return (f" (the kernel matrix's diagonal spans {np.log10(d.max() / d.min()):.0f} orders "
+                "of magnitude, so this verdict may be round-off: rescale the inputs or "
+                "normalise the kernel)")
+    return ""
