@@ -108,6 +108,9 @@ def test_compiled_smo_on_many_features_reaches_the_numpy_engines_optimum(
 
     if fraction is not None:
         monkeypatch.setattr(compiled, "switch_fraction", lambda kind, m, n: fraction)
+    # (the columns in double precision past the budget too: the single-precision store
+    # solves the rounded problem, tests/test_smo.py checks it)
+    monkeypatch.setattr(compiled, "SINGLE", False)
     rng = np.random.default_rng(3)
     X = rng.normal(size=(300, 40))
     y = np.where(X[:, 0] + 0.5 * rng.normal(size=300) > 0, 1.0, -1.0)
@@ -245,11 +248,15 @@ def test_compiled_smo_on_csr_inputs_reaches_the_dense_inputs_optimum(kernel, cac
 @pytest.mark.skipif(not nc.HAVE_NUMBA, reason="needs numba (not installed, or hidden by "
                     "KERNELCLF_NO_NUMBA)")
 @pytest.mark.parametrize("kernel", [RBF(gamma=0.3), Polynomial(3, 1.0)])
-def test_compiled_smo_with_few_whole_slots_reaches_the_numpy_engines_optimum(kernel):
+def test_compiled_smo_with_few_whole_slots_reaches_the_numpy_engines_optimum(kernel, monkeypatch):
     """Few features, a cache of 24 columns of 400 (6 whole slots, far fewer than the
     variables that move): the reconstruction computes the columns it cannot keep on the
     shrunk rows only. The same optimum as the NumPy engine on Python's columns (dual
     objectives within 1e-9, the same support vectors)."""
+    from kernelclf.margin.smo import compiled as _compiled
+    # (the columns in double precision past the budget: the single-precision store
+    # solves the rounded problem, test_single_precision_columns_past_the_budget_...)
+    monkeypatch.setattr(_compiled, "SINGLE", False)
     rng = np.random.default_rng(5)
     X = rng.normal(size=(400, 6))
     y = np.where(X[:, 0] + X[:, 1] ** 2 - 1 + 0.4 * rng.normal(size=400) > 0, 1.0, -1.0)

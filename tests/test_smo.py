@@ -77,7 +77,11 @@ def test_bias_matches_libsvm():
     assert np.max(np.abs(a - res.alpha)) < 1e-5
 
 
-def test_kernel_columns_and_precomputed_agree_and_cache_is_bounded():
+def test_kernel_columns_and_precomputed_agree_and_cache_is_bounded(monkeypatch):
+    from kernelclf.margin.smo import compiled as _compiled
+    # (the columns in double precision past the budget: the single-precision store
+    # solves the rounded problem, test_single_precision_columns_past_the_budget_...)
+    monkeypatch.setattr(_compiled, "SINGLE", False)
     X, y = _data(5, m=150)
     k = RBF(0.5)
     r1 = solve_smo(np.ones(150), 1.0, k(X), s=y, tol=1e-8)
@@ -278,9 +282,13 @@ def _twin_cases():
 @pytest.mark.skipif(not smo.HAVE_NUMBA, reason="needs numba (not installed, or hidden by KERNELCLF_NO_NUMBA)")
 @pytest.mark.parametrize("name", list(_twin_cases()))
 @pytest.mark.parametrize("tol", [1e-3, 1e-8])
-def test_compiled_and_numpy_engines_take_the_same_steps(name, tol):
+def test_compiled_and_numpy_engines_take_the_same_steps(name, tol, monkeypatch):
     """The compiled loop repeats the NumPy arithmetic element by element (smo.compiled):
     same number of iterations, the same alpha bit for bit, the same bias and gap."""
+    from kernelclf.margin.smo import compiled as _compiled
+    # (the columns in double precision past the budget: the single-precision store
+    # solves the rounded problem, test_single_precision_columns_past_the_budget_...)
+    monkeypatch.setattr(_compiled, "SINGLE", False)
     p, C, K, kw = _twin_cases()[name]
     a = solve_smo(p, C, K, tol=tol, engine="numpy", **kw)
     b = solve_smo(p, C, K, tol=tol, engine="compiled", **kw)
@@ -294,9 +302,13 @@ def test_compiled_and_numpy_engines_take_the_same_steps(name, tol):
 
 
 @pytest.mark.skipif(not smo.HAVE_NUMBA, reason="needs numba (not installed, or hidden by KERNELCLF_NO_NUMBA)")
-def test_compiled_kernel_columns_agree_with_numpy_columns():
+def test_compiled_kernel_columns_agree_with_numpy_columns(monkeypatch):
     """Columns computed inside the compiled loop (kernels.native_columns; few features)
     equal NumPy's to round-off: the same optimum at a tight tolerance."""
+    from kernelclf.margin.smo import compiled as _compiled
+    # (the columns in double precision past the budget: the single-precision store
+    # solves the rounded problem, test_single_precision_columns_past_the_budget_...)
+    monkeypatch.setattr(_compiled, "SINGLE", False)
     X, y = _data(8, m=400, d=2)
     for kernel in (RBF(0.5), Polynomial(3, 1.0), Linear()):
         g1 = Gram(kernel, X, precompute=False, cache_mb=0.05)
@@ -394,6 +406,7 @@ def test_the_compacted_layout_takes_the_same_steps(case, monkeypatch):
             super().__call__(idx)
     monkeypatch.setattr(compiled, "_compact_memory", spy)
     monkeypatch.setattr(loops, "_Reconstruction", Spied)
+    monkeypatch.setattr(compiled, "SINGLE", False)    # (the layout on double precision)
     a = solve_smo(p, C, _native_gram(X, 200.0), tol=tol, engine="numpy", **kw)
     assert rebuilt and 0 < min(rebuilt)           # the NumPy engine shrank and unshrank
     g = _native_gram(X, 0.4)                       # 74 of 700 columns fit
@@ -402,6 +415,47 @@ def test_the_compacted_layout_takes_the_same_steps(case, monkeypatch):
     assert a.iterations == b.iterations > 0
     assert np.array_equal(a.alpha, b.alpha) and np.array_equal(a.gradient, b.gradient)
     assert a.bias == b.bias and a.gap == b.gap
+
+
+@pytest.mark.skipif(not smo.HAVE_NUMBA, reason="needs numba (not installed, or hidden by KERNELCLF_NO_NUMBA)")
+@pytest.mark.parametrize("kernel, d, C", [(RBF(0.8), 2, 30.0), (Polynomial(3, 1.0, 0.02), 50, 1000.0),
+                                          (Linear(), 40, 1.0), (RBF(gamma=0.02), 40, 1.0)])
+def test_single_precision_columns_past_the_budget_solve_the_double_problem(kernel, d, C,
+                                                                           monkeypatch):
+    """Past the budget the compiled SMO keeps its columns in single precision (libsvm's
+    ``Qfloat``): it solves the dual of the rounded matrix. Its solution meets the KKT
+    conditions of the double-precision problem to within tol plus the rounding's effect
+    on the gradient (each entry within ``2^-24 |K_tk|``), and its dual objective is within
+    1e-6 (relative) of the double-precision solution's (the matrix stored)."""
+    from kernelclf.margin.smo import compiled
+
+    X, y = _data(7, m=400, d=d)
+    m = len(y)
+    stores = []
+    real = compiled._compact_memory
+
+    def spy(slots, m):
+        out = real(slots, m)
+        stores.append((slots.data.dtype, out.dtype, slots.capacity))
+        return out
+    monkeypatch.setattr(compiled, "_compact_memory", spy)
+    K = kernel(X)
+    tol = 1e-3
+    ref = solve_smo(np.ones(m), C, K, s=y, tol=tol, engine="compiled")
+    g = Gram(kernel, X, precompute=False, check=False, cache_mb=60 * 8 * m / 2 ** 20)
+    res = solve_smo(np.ones(m), C, g, s=y, tol=tol, engine="compiled")
+    # (60 columns in double precision: 120 in single, a share of them whole)
+    assert stores[-1] == (np.float32, np.float32, int(compiled.WHOLE_SHARE * 120))
+    assert ref.converged and res.converged
+    a = res.alpha
+    G = y * (K @ (y * a)) - 1.0                     # the exact gradient
+    effect = 2.0 ** -24 * np.abs(K) @ a
+    gap = _kkt_gap(a, G, C, y)
+    assert gap <= tol + 2.0 * effect.max()
+    assert abs(a @ y) <= 1e-9 * C * m
+    assert res.objective == pytest.approx(ref.objective, rel=1e-6)
+    D = 0.5 * a @ (G - 1.0)                         # (the objective at the exact matrix)
+    assert D == pytest.approx(ref.objective, rel=1e-6)
 
 
 @pytest.mark.parametrize("engine", ["numpy", "compiled"])
@@ -569,10 +623,14 @@ def test_a_shrink_that_empties_the_active_set_ends_at_the_optimum(engine, kernel
 
 
 @pytest.mark.parametrize("engine", _engines())
-def test_small_problems_with_duplicates_agree_across_engines(engine):
+def test_small_problems_with_duplicates_agree_across_engines(engine, monkeypatch):
     """Tiny samples (2 to 13 points, some with a repeated point, random labels): every
     engine converges to cvxopt's optimum (the compiled one here also on the compacted
     layout: a cache of 8 columns)."""
+    from kernelclf.margin.smo import compiled as _compiled
+    # (the columns in double precision past the budget: the single-precision store
+    # solves the rounded problem, test_single_precision_columns_past_the_budget_...)
+    monkeypatch.setattr(_compiled, "SINGLE", False)
     for seed in range(60):
         rng = np.random.default_rng(seed)
         m = int(rng.integers(2, 14))
@@ -751,6 +809,7 @@ def test_the_engines_take_the_same_steps_through_the_unshrinks(monkeypatch):
         return real(slots, m)
     monkeypatch.setattr(loops, "_Reconstruction", Spied)
     monkeypatch.setattr(compiled, "_compact_memory", spy)
+    monkeypatch.setattr(compiled, "SINGLE", False)    # (the layout on double precision)
     kw = dict(s=y, tol=1e-4)
     a = solve_smo(np.ones(48), 140.0, _native_gram(X, 200.0, kernel), engine="numpy", **kw)
     assert len(rebuilt) > 10                      # many returns to the full problem
