@@ -220,7 +220,7 @@ class ColumnSlots:
         idx = np.asarray(idx, dtype=np.int64)
         if self.used == self.m and self.data.shape[0] == self.m and np.array_equal(
                 self.slot, np.arange(self.m)):           # the whole matrix is held
-            return np.array(self.data[idx].T, dtype=float)
+            return np.array(self.data[idx].T, dtype=float, order="C")
         out = np.empty((self.m, idx.size))
         s = self.slot[idx]
         have = s >= 0
