@@ -28,7 +28,9 @@ matrices are rows and columns of one stored matrix, in one call (the pairwise ma
 
 When the budget cannot hold every whole column, both stores keep their columns in single
 precision (libsvm's ``Qfloat`` in its ``svm.cpp``;
-:meth:`kernelclf.kernels.gram.ColumnSlots.single`):
+:meth:`kernelclf.kernels.gram.ColumnSlots.single`, set by
+:func:`kernelclf.margin.smo.solve_smo` before the first column is read, for this loop and
+for the NumPy engine alike, so that both read the same rounded numbers and stay twins):
 twice as many columns in the same memory, each value computed in double precision and
 rounded once; the gradient, the step and the reconstruction's sums stay in double
 precision. The loop then solves the dual of the rounded matrix, as libsvm does (its
@@ -831,8 +833,8 @@ def _run_pairwise(slots, Kd, r, q, s, grp, ng, C, alpha, F, tol, max_iter, shrin
                i8[3], i8[4], f8[9])
     st = np.array([0, min(m, 1000), m, 0, 0, 0, 0, -1, 0], dtype=np.int64)
     fst = np.array([np.inf, np.inf])
-    if SINGLE:
-        slots.single()              # (past the budget: columns in single precision)
+    if SINGLE:                      # (past the budget: columns in single precision;
+        slots.single()              # solve_smo has set it before its first column)
     spec, ust = _native(slots)
     cflat = _compact_memory(slots, m)           # (may lower the whole columns' capacity)
     ust[:2] = slots.used, slots.filled
@@ -1122,14 +1124,21 @@ def _native(slots):
 
 def _compact_memory(slots, m):
     """Memory for the compacted columns. When the whole columns do not all fit, the
-    budget is split as libsvm's layout needs it: three quarters keep whole columns
-    (untouched while the problem is compacted, so that the reconstruction finds most of
-    them), a quarter holds compacted ones; otherwise a quarter of the budget is added."""
+    budget is split as libsvm's layout needs it: the compacted columns get a quarter of
+    the columns the budget cannot hold, at most a quarter of the budget
+    (``COMPACT_SHARE``), and the rest keeps whole columns (untouched while the problem is
+    compacted, so that the reconstruction finds most of them): three quarters while the
+    budget holds at most half of the columns, nearly all of it when it holds nearly all
+    of them (then the whole columns of every variable that moves fit, each is computed
+    once, as in libsvm's single store: on USPS, m = 7291 at C = 0.01, 6242 whole columns
+    and no compacted entries instead of 7736 whole columns and 3.6 million entries, the
+    budget holding 7190 columns); otherwise a quarter of the budget is added."""
     if slots.capacity < slots.m:
         cap = getattr(slots, "_whole_capacity", None)
         if cap is None:
             slots.reserve()
-            cap = slots._whole_capacity = max(2, int(WHOLE_SHARE * slots.capacity))
+            cap = slots._whole_capacity = max(2, int(slots.capacity - COMPACT_SHARE * min(
+                slots.capacity, slots.m - slots.capacity)))
             for c in range(cap, slots.used):          # columns beyond it are let go
                 if slots.owner[c] >= 0:
                     slots.slot[slots.owner[c]] = -1
@@ -1145,8 +1154,9 @@ def _compact_memory(slots, m):
 _SCRATCH = threading.local()
 #: past the budget, the columns are kept in single precision (:meth:`ColumnSlots.single`)
 SINGLE = True
-#: the share of the budget that keeps whole columns past the budget
-WHOLE_SHARE = 0.75
+#: past the budget, the compacted columns' share of the columns it cannot hold (and of
+#: the budget at most; :func:`_compact_memory`)
+COMPACT_SHARE = 0.25
 
 
 def _scratch(size, dtype=np.float64, rows=0):
