@@ -103,7 +103,9 @@ def test_compiled_smo_on_many_features_reaches_the_numpy_engines_optimum(
     to the whole matrix (computed anew by ``whole_matrix``) after a tenth or 30 % of the
     columns; with a small cache the shrunk problem's columns are computed
     on their rows (``column_at``). The same optimum as the NumPy engine on Python's
-    columns: dual objectives within 1e-9, KKT gap below the tolerance."""
+    columns at the same budget (with the small cache both keep their columns in single
+    precision, so both solve the same rounded problem): dual objectives within 1e-9, KKT
+    gap below the tolerance."""
     from kernelclf.margin.smo import compiled
 
     if fraction is not None:
@@ -112,8 +114,8 @@ def test_compiled_smo_on_many_features_reaches_the_numpy_engines_optimum(
     X = rng.normal(size=(300, 40))
     y = np.where(X[:, 0] + 0.5 * rng.normal(size=300) > 0, 1.0, -1.0)
     kernel = RBF(gamma=0.02)
-    a = solve_smo(np.ones(300), 5.0, Gram(kernel, X, precompute=False), s=y, tol=1e-9,
-                  engine="numpy")
+    a = solve_smo(np.ones(300), 5.0, Gram(kernel, X, precompute=False, cache_mb=cache_mb),
+                  s=y, tol=1e-9, engine="numpy")
     b = solve_smo(np.ones(300), 5.0, Gram(kernel, X, precompute=False, cache_mb=cache_mb),
                   s=y, tol=1e-9, engine="compiled")
     assert a.converged and b.converged and b.gap <= 1e-9
@@ -246,16 +248,19 @@ def test_compiled_smo_on_csr_inputs_reaches_the_dense_inputs_optimum(kernel, cac
                     "KERNELCLF_NO_NUMBA)")
 @pytest.mark.parametrize("kernel", [RBF(gamma=0.3), Polynomial(3, 1.0)])
 def test_compiled_smo_with_few_whole_slots_reaches_the_numpy_engines_optimum(kernel):
-    """Few features, a cache of 24 columns of 400 (6 whole slots, far fewer than the
-    variables that move): the reconstruction computes the columns it cannot keep on the
-    shrunk rows only. The same optimum as the NumPy engine on Python's columns (dual
-    objectives within 1e-9, the same support vectors)."""
+    """Few features, a budget of 12 double-precision columns of 400 (24 columns in
+    single precision, as both engines keep them past the budget; 18 whole slots, fewer
+    than the variables that move): the reconstruction computes the columns it cannot
+    keep on the shrunk rows only. The same optimum as the NumPy engine on Python's
+    columns at the same budget (the same rounded problem; dual objectives within 1e-9,
+    the same support vectors)."""
     rng = np.random.default_rng(5)
     X = rng.normal(size=(400, 6))
     y = np.where(X[:, 0] + X[:, 1] ** 2 - 1 + 0.4 * rng.normal(size=400) > 0, 1.0, -1.0)
-    a = solve_smo(np.ones(400), 2.0, Gram(kernel, X, precompute=False), s=y, tol=1e-9,
-                  engine="numpy")
-    g = Gram(kernel, X, precompute=False, cache_mb=24 * 8 * 400 / 2 ** 20)
+    budget = 12 * 8 * 400 / 2 ** 20
+    a = solve_smo(np.ones(400), 2.0, Gram(kernel, X, precompute=False, cache_mb=budget),
+                  s=y, tol=1e-9, engine="numpy")
+    g = Gram(kernel, X, precompute=False, cache_mb=budget)
     b = solve_smo(np.ones(400), 2.0, g, s=y, tol=1e-9, engine="compiled")
     assert a.converged and b.converged and b.gap <= 1e-9
     assert abs(a.objective - b.objective) <= 1e-9 * abs(a.objective)

@@ -84,7 +84,14 @@ def test_kernel_columns_and_precomputed_agree_and_cache_is_bounded():
     r2 = solve_smo(np.ones(150), 1.0, Gram(k, X, precompute=False, cache_mb=0.0), s=y,
                    tol=1e-8)
     r3 = solve_smo(np.ones(150), 1.0, Gram(G=k(X)), s=y, tol=1e-8, shrinking=False)
-    assert r1.objective == pytest.approx(r2.objective, rel=1e-9)
+    # r2's budget holds 2 of 150 columns: past it the columns are kept in single precision
+    # (libsvm's Qfloat), so its objective is the rounded matrix's; at its multipliers the
+    # exact matrix's objective is r1's, and the two differ by at most the rounding's
+    # effect (each entry within 2^-24 of its size)
+    a, K = r2.alpha, k(X)
+    exact = 0.5 * (y * a) @ K @ (y * a) - a.sum()
+    assert r1.objective == pytest.approx(exact, rel=1e-9)
+    assert abs(r2.objective - exact) <= 0.5 * 2.0 ** -24 * a @ np.abs(K) @ a
     assert r1.objective == pytest.approx(r3.objective, rel=1e-9)
     cache = ColumnCache(lambda i: np.full(10, float(i)), 10, cache_mb=0.0)
     for i in range(5):
@@ -362,7 +369,9 @@ def test_the_compacted_layout_takes_the_same_steps(case, monkeypatch):
     ones (libsvm's layout: shrinking moves the active variables and their cached entries
     forward; a missing column is computed on the active ones). It takes the NumPy
     engine's steps bit for bit, through shrinking and unshrinking (the gradient
-    reconstructed in compiled code)."""
+    reconstructed in compiled code). Both at the same budget: past it, both engines keep
+    their columns in single precision (:meth:`kernelclf.kernels.gram.ColumnSlots.single`)
+    and read the same rounded numbers."""
     import kernelclf.margin.smo.loops as loops  # (the NumPy engine)
     from kernelclf.margin.smo import compiled, kkt
 
@@ -394,14 +403,90 @@ def test_the_compacted_layout_takes_the_same_steps(case, monkeypatch):
             super().__call__(idx)
     monkeypatch.setattr(compiled, "_compact_memory", spy)
     monkeypatch.setattr(loops, "_Reconstruction", Spied)
-    a = solve_smo(p, C, _native_gram(X, 200.0), tol=tol, engine="numpy", **kw)
+    # (74 of 700 columns fit in double precision: both engines keep 148 in single)
+    a = solve_smo(p, C, _native_gram(X, 0.4), tol=tol, engine="numpy", **kw)
     assert rebuilt and 0 < min(rebuilt)           # the NumPy engine shrank and unshrank
-    g = _native_gram(X, 0.4)                       # 74 of 700 columns fit
+    g = _native_gram(X, 0.4)
     b = solve_smo(p, C, g, tol=tol, engine="compiled", **kw)
     assert calls == [True] and a.converged and b.converged   # (the budget was split)
     assert a.iterations == b.iterations > 0
     assert np.array_equal(a.alpha, b.alpha) and np.array_equal(a.gradient, b.gradient)
     assert a.bias == b.bias and a.gap == b.gap
+
+
+@pytest.mark.skipif(not smo.HAVE_NUMBA, reason="needs numba (not installed, or hidden by KERNELCLF_NO_NUMBA)")
+@pytest.mark.parametrize("kernel, d, C", [(RBF(0.8), 2, 30.0), (Polynomial(3, 1.0, 0.02), 50, 1000.0),
+                                          (Linear(), 40, 1.0), (RBF(gamma=0.02), 40, 1.0)])
+def test_single_precision_columns_past_the_budget_solve_the_double_problem(kernel, d, C,
+                                                                           monkeypatch):
+    """Past the budget the compiled SMO keeps its columns in single precision (libsvm's
+    ``Qfloat``): it solves the dual of the rounded matrix. Its solution meets the KKT
+    conditions of the double-precision problem to within tol plus the rounding's effect
+    on the gradient (each entry within ``2^-24 |K_tk|``), and its dual objective is within
+    1e-6 (relative) of the double-precision solution's (the matrix stored)."""
+    from kernelclf.margin.smo import compiled
+
+    X, y = _data(7, m=400, d=d)
+    m = len(y)
+    stores = []
+    real = compiled._compact_memory
+
+    def spy(slots, m):
+        out = real(slots, m)
+        stores.append((slots.data.dtype, out.dtype, slots.capacity))
+        return out
+    monkeypatch.setattr(compiled, "_compact_memory", spy)
+    K = kernel(X)
+    tol = 1e-3
+    ref = solve_smo(np.ones(m), C, K, s=y, tol=tol, engine="compiled")
+    g = Gram(kernel, X, precompute=False, check=False, cache_mb=60 * 8 * m / 2 ** 20)
+    res = solve_smo(np.ones(m), C, g, s=y, tol=tol, engine="compiled")
+    # (60 columns in double precision: 120 in single, a share of them whole)
+    assert stores[-1] == (np.float32, np.float32, int(120 - compiled.COMPACT_SHARE * 120))
+    assert ref.converged and res.converged
+    a = res.alpha
+    G = y * (K @ (y * a)) - 1.0                     # the exact gradient
+    effect = 2.0 ** -24 * np.abs(K) @ a
+    gap = _kkt_gap(a, G, C, y)
+    assert gap <= tol + 2.0 * effect.max()
+    assert abs(a @ y) <= 1e-9 * C * m
+    assert res.objective == pytest.approx(ref.objective, rel=1e-6)
+    D = 0.5 * a @ (G - 1.0)                         # (the objective at the exact matrix)
+    assert D == pytest.approx(ref.objective, rel=1e-6)
+
+
+@pytest.mark.skipif(not smo.HAVE_NUMBA, reason="needs numba (not installed, or hidden by KERNELCLF_NO_NUMBA)")
+def test_a_budget_holding_nearly_every_column_computes_each_about_once(monkeypatch):
+    """Past the budget the compacted columns get a quarter of the columns the budget
+    cannot hold (smo.compiled._compact_memory): with 195 double-precision columns of 400
+    (390 in single precision, 10 missing) the whole columns take 387 slots, and each
+    column is computed about once, as in libsvm's single store: at most 1.25 m^2 kernel
+    entries (with three quarters of the budget for whole columns, 292 slots, this fit
+    computes 1.7 m^2: columns made on the active rows, then whole again for the
+    gradient's reconstruction). The solution is the NumPy engine's at the same budget (the
+    same rounded numbers: the same steps)."""
+    from kernelclf.margin.smo import compiled
+
+    X, y = _data(4, m=400, d=40)
+    m = len(y)
+    held = []
+    real = compiled._compact_memory
+
+    def spy(slots, m):
+        out = real(slots, m)
+        held.append(slots)
+        return out
+    monkeypatch.setattr(compiled, "_compact_memory", spy)
+    kernel, budget, kw = RBF(gamma=0.05), 195 * 8 * m / 2 ** 20, dict(s=y, tol=1e-4)
+    g = Gram(kernel, X, precompute=False, check=False, cache_mb=budget)
+    res = solve_smo(np.ones(m), 1.0, g, engine="compiled", **kw)
+    slots = held[-1]
+    assert slots.data.dtype == np.float32 and slots.capacity == int(390 - 0.25 * 10)
+    assert res.converged and np.count_nonzero(res.alpha) > 300
+    assert g.n_computed <= 1.25 * m * m
+    ref = solve_smo(np.ones(m), 1.0, Gram(kernel, X, precompute=False, check=False,
+                                          cache_mb=budget), engine="numpy", **kw)
+    assert ref.iterations == res.iterations and np.array_equal(ref.alpha, res.alpha)
 
 
 @pytest.mark.parametrize("engine", ["numpy", "compiled"])
@@ -572,7 +657,10 @@ def test_a_shrink_that_empties_the_active_set_ends_at_the_optimum(engine, kernel
 def test_small_problems_with_duplicates_agree_across_engines(engine):
     """Tiny samples (2 to 13 points, some with a repeated point, random labels): every
     engine converges to cvxopt's optimum (the compiled one here also on the compacted
-    layout: a cache of 8 columns)."""
+    layout: a cache of 8 columns). With that cache both engines keep the columns in
+    single precision (libsvm's Qfloat): the multipliers reach the optimum of the exact
+    matrix all the same, and the reported objective (the rounded matrix's) lies within
+    the rounding's effect of the exact objective at them."""
     for seed in range(60):
         rng = np.random.default_rng(seed)
         m = int(rng.integers(2, 14))
@@ -590,7 +678,11 @@ def test_small_problems_with_duplicates_agree_across_engines(engine):
         Q = y[:, None] * K * y[None, :]
         qp = solve_qp(Q, -np.ones(m), A1=y[None, :], b1=[0.0], l=0.0, u=C, tol=1e-11)
         assert res.converged
-        assert res.objective == pytest.approx(qp.objective, rel=1e-6, abs=1e-8)
+        a = res.alpha
+        exact = 0.5 * a @ Q @ a - a.sum()
+        assert exact == pytest.approx(qp.objective, rel=1e-6, abs=1e-8)
+        assert abs(res.objective - exact) <= (0.5 * 2.0 ** -24 * a @ np.abs(K) @ a
+                                              if seed % 4 == 1 else 1e-9 * abs(exact))
 
 
 def test_estimators_fit_tiny_samples_with_the_numpy_engine(monkeypatch):
@@ -758,9 +850,12 @@ def test_the_engines_take_the_same_steps_through_the_unshrinks(monkeypatch):
     c = solve_smo(np.ones(48), 140.0, _native_gram(X, 20 * 8 * 48 / 2 ** 20, kernel),
                   engine="compiled", **kw)
     assert calls == [False, True]                 # whole columns all fit, then a split
-    for other in (b, c):
-        assert a.converged and other.converged and a.iterations == other.iterations
-        assert np.array_equal(a.alpha, other.alpha) and a.gap == other.gap
+    # (past the budget, on the same single-precision columns as the compacted layout)
+    d = solve_smo(np.ones(48), 140.0, _native_gram(X, 20 * 8 * 48 / 2 ** 20, kernel),
+                  engine="numpy", **kw)
+    for one, other in ((a, b), (d, c)):
+        assert one.converged and other.converged and one.iterations == other.iterations
+        assert np.array_equal(one.alpha, other.alpha) and one.gap == other.gap
 
 
 # -- issue 37: solve_smo checks its inputs ----------------------------------------------

@@ -216,7 +216,13 @@ def test_large_sample_uses_kernel_columns_and_matches_precomputed(monkeypatch):
     a = SupportVectorMachine(RBF(0.5), tol=1e-8).fit(X, y)
     monkeypatch.setattr(_dual, "_PRECOMPUTE_MAX", 100)
     b = SupportVectorMachine(RBF(0.5), tol=1e-8, cache_mb=1.0).fit(X, y)
-    assert a.dual_objective_ == pytest.approx(b.dual_objective_, rel=1e-9)
+    # (past the budget the columns are kept in single precision, libsvm's Qfloat: the
+    # optimum of the rounded matrix; in double precision the same optimum to 1e-9)
+    assert a.dual_objective_ == pytest.approx(b.dual_objective_, rel=1e-7)
+    from kernelclf.margin.smo import compiled
+    monkeypatch.setattr(compiled, "SINGLE", False)
+    c = SupportVectorMachine(RBF(0.5), tol=1e-8, cache_mb=1.0).fit(X, y)
+    assert a.dual_objective_ == pytest.approx(c.dual_objective_, rel=1e-9)
 
 
 # ---------------------------------------------------------------- nu-SVM

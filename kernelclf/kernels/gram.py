@@ -170,7 +170,7 @@ class ColumnSlots:
         s = int(take_slot(self.slot, self.owner, self.stamp, self.used, self.capacity))
         if self.used < self.capacity:     # (the LRU rule of the compiled loops' caches)
             if s == self.data.shape[0]:
-                grown = np.empty((min(self.capacity, 2 * s), self.m))
+                grown = np.empty((min(self.capacity, 2 * s), self.m), dtype=self.data.dtype)
                 grown[:s] = self.data
                 self.data = grown
             self.used += 1
@@ -188,14 +188,31 @@ class ColumnSlots:
         """Allocate ``data`` for the whole budget at once (for loops that fill slots
         themselves, :func:`kernelclf.kernels.native_columns.fill_slot`)."""
         if self.data.shape[0] < self.capacity:
-            grown = np.empty((self.capacity, self.m))
+            grown = np.empty((self.capacity, self.m), dtype=self.data.dtype)
             grown[:self.used] = self.data[:self.used]
             self.data = grown
+
+    def single(self):
+        """Hold the columns in single precision (float32, libsvm's ``Qfloat`` in its
+        ``svm.cpp``): the budget then keeps twice as many, at most ``m - 1`` (the switch
+        to the whole matrix and the stored whole matrix stay in double precision). Only
+        when the budget cannot hold every column in double precision; the values are
+        computed in double precision and rounded once when stored, and :meth:`column`
+        and :meth:`columns` return them in double precision."""
+        if self.data.dtype == np.float32 or self.capacity >= self.m or self.gram.precomputed:
+            return
+        cap = min(self.m - 1, 2 * self.capacity)
+        data = np.empty((max(min(cap, 64), self.used), self.m), dtype=np.float32)
+        data[:self.used] = self.data[:self.used]
+        self.data = data
+        self.owner = np.concatenate([self.owner, np.full(cap - self.capacity, -1, np.int64)])
+        self.stamp = np.concatenate([self.stamp, np.zeros(cap - self.capacity, np.int64)])
+        self.capacity = cap
 
     def column(self, i):
         """A copy of column ``i`` (safe to keep: slots are reused)."""
         s = self.fill(i)              # may replace ``data`` (the switch to the whole matrix)
-        return self.data[s].copy()
+        return np.array(self.data[s], dtype=float)
 
     def columns(self, idx):
         """The block ``K[:, idx]`` (a new array): cached columns in one gather, the others
@@ -203,7 +220,7 @@ class ColumnSlots:
         idx = np.asarray(idx, dtype=np.int64)
         if self.used == self.m and self.data.shape[0] == self.m and np.array_equal(
                 self.slot, np.arange(self.m)):           # the whole matrix is held
-            return self.data[idx].T.copy()
+            return np.array(self.data[idx].T, dtype=float, order="C")
         out = np.empty((self.m, idx.size))
         s = self.slot[idx]
         have = s >= 0

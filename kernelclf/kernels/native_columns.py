@@ -60,8 +60,8 @@ try:
 except ImportError:  # pragma: no cover - Pyodide
     HAVE_NUMBA = False
 
-__all__ = ["NONE", "column_spec", "fill_slot", "column_at", "take_slot", "switch_fraction",
-           "whole_rbf_matrix", "whole_matrix"]
+__all__ = ["NONE", "column_spec", "fill_slot", "column_at", "column_into", "column_at_into",
+           "take_slot", "switch_fraction", "whole_rbf_matrix", "whole_matrix"]
 
 #: The ``kind`` that :func:`column_spec` returns when the columns must come from Python
 #: (no numba, another kernel, a stored matrix, inputs other than a numeric 2-D array,
@@ -394,6 +394,59 @@ def whole_matrix(spec):
     return K if _rows_formula(K, kind - ROWS, sq, offset, degree) else None
 
 
+def column_into(out, i, kind, X, sq, offset, degree, ind, ptr, work):
+    """:func:`_column` into ``out`` of any float type: a single-precision store (the
+    columns of a budget that cannot hold them all, as libsvm's ``Qfloat``) gets the
+    values computed in double precision, rounded once when stored."""
+    if out.dtype == np.float64:
+        return _column(out, i, kind, X, sq, offset, degree, ind, ptr, work)
+    tmp = np.empty(out.size)
+    ok = _column(tmp, i, kind, X, sq, offset, degree, ind, ptr, work)
+    out[:] = tmp
+    return ok
+
+
+def column_at_into(out, i, rows, n, kind, X, sq, offset, degree, ind, ptr, work):
+    """:func:`column_at` into ``out`` of any float type (as :func:`column_into`)."""
+    if out.dtype == np.float64:
+        return column_at(out, i, rows, n, kind, X, sq, offset, degree, ind, ptr, work)
+    tmp = np.empty(n)
+    ok = column_at(tmp, i, rows, n, kind, X, sq, offset, degree, ind, ptr, work)
+    out[:n] = tmp
+    return ok
+
+
+def _column_into_typed(out, i, kind, X, sq, offset, degree, ind, ptr, work):
+    """numba's version of :func:`column_into`, chosen by the type of ``out`` when the
+    caller is compiled (the double-precision one is the plain call)."""
+    if out.dtype == _nb_types.float64:
+        def impl(out, i, kind, X, sq, offset, degree, ind, ptr, work):
+            return _column(out, i, kind, X, sq, offset, degree, ind, ptr, work)
+    else:
+        def impl(out, i, kind, X, sq, offset, degree, ind, ptr, work):
+            tmp = np.empty(out.size)
+            ok = _column(tmp, i, kind, X, sq, offset, degree, ind, ptr, work)
+            for k in range(out.size):
+                out[k] = tmp[k]
+            return ok
+    return impl
+
+
+def _column_at_into_typed(out, i, rows, n, kind, X, sq, offset, degree, ind, ptr, work):
+    """numba's version of :func:`column_at_into` (as :func:`_column_into_typed`)."""
+    if out.dtype == _nb_types.float64:
+        def impl(out, i, rows, n, kind, X, sq, offset, degree, ind, ptr, work):
+            return column_at(out, i, rows, n, kind, X, sq, offset, degree, ind, ptr, work)
+    else:
+        def impl(out, i, rows, n, kind, X, sq, offset, degree, ind, ptr, work):
+            tmp = np.empty(n)
+            ok = column_at(tmp, i, rows, n, kind, X, sq, offset, degree, ind, ptr, work)
+            for k in range(n):
+                out[k] = tmp[k]
+            return ok
+    return impl
+
+
 def take_slot(slot, owner, stamp, used, capacity):
     """A slot for a new column: the next unused one while ``used < capacity`` (the caller
     counts it), else the least recently used one, whose column is forgotten."""
@@ -420,7 +473,7 @@ def fill_slot(i, data, slot, owner, stamp, clock, ust, kind, X, sq, offset, degr
     s = take_slot(slot, owner, stamp, used, capacity)
     if used < capacity:
         ust[0] = used + 1
-    if not _column(data[s], i, kind, X, sq, offset, degree, ind, ptr, work):
+    if not column_into(data[s], i, kind, X, sq, offset, degree, ind, ptr, work):
         if used < capacity:
             ust[0] = used               # the fresh slot stays unused
         owner[s] = -1                   # an evicted slot stays empty (stamp kept)
@@ -496,4 +549,8 @@ if HAVE_NUMBA:
     _column = _njit(cache=True, nogil=True, inline="always")(_column)
     column_at = _njit(cache=True, nogil=True, inline="always")(column_at)
     take_slot = _njit(cache=True, nogil=True, inline="always")(take_slot)
+    from numba import types as _nb_types
+    from numba.extending import overload as _overload
+    _overload(column_into, inline="always")(_column_into_typed)
+    _overload(column_at_into, inline="always")(_column_at_into_typed)
     fill_slot = _njit(cache=True, nogil=True)(fill_slot)

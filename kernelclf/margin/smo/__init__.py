@@ -69,7 +69,12 @@ floating-point operations in the same order, so on the same kernel values (a sto
 matrix, or columns computed by Python) they take the same steps, bit for bit. The
 compiled kernel columns agree with NumPy's to round-off, not bit for bit (the sums run in
 another order, the exponential is the compiled loop's own): there the two engines stop at
-different points of the same tolerance, after different numbers of steps. The KKT
+different points of the same tolerance, after different numbers of steps. When a budget
+cannot hold every column of a matrix computed on demand, both engines' pair loops keep the
+columns in single precision (libsvm's ``Qfloat``, :meth:`kernelclf.kernels.gram.ColumnSlots.single`;
+each value computed in double precision, rounded once; every sum in double precision):
+both then solve the dual of the rounded matrix, on the same numbers, still twins; its
+optimum is the exact one's to within the rounding's effect (``tests/test_smo.py``). The KKT
 helpers (bias, polishing, Newton steps, the NumPy engine's gradient reconstruction) are
 :mod:`kernelclf.margin.smo.kkt`.
 
@@ -326,22 +331,18 @@ def _solve(p, C, gram, *, s, groups=None, equality=True, alpha0=None, tol=1e-3,
         compiled = False                        # its own columns only)
     slots = None
     if compiled:
-        base = gram if points is None else gram.base
-        if not isinstance(base, Gram):
-            base = Gram(G=np.column_stack([base.column(i) for i in range(base.diag.size)]),
-                        check=False)
-        if base.ridge and points is None:
-            r = r + base.ridge
-            base = base.with_ridge(0.0)
-        slots = ColumnSlots(base)
-        if slots.capacity < min(base.m, 4):
-            slots = ColumnSlots(base, cache_mb=4.01 * 8 * base.m / 2 ** 20)
-        column = slots.column if points is None else _replicated_columns(slots, gram)
-        getcol = _wrap_columns(column, q, r, kernel_signs is not None)
+        slots, column, r = _column_slots(gram, points, r)
+        if equality and _cc.SINGLE:
+            slots.single()          # (past the budget: the pair loop's columns, from here)
+    elif equality and _single_past_budget(gram if points is None else gram.base):
+        # the NumPy engine on the compiled one's store of single-precision columns (the
+        # same rounded numbers: the twin of the compiled loop past the budget)
+        held, column, r = _column_slots(gram, points, r)
+        held.single()
     else:
         getter = getattr(gram, "column_getter", None)
         column = getter() if getter is not None else gram.column
-        getcol = _wrap_columns(column, q, r, kernel_signs is not None)
+    getcol = _wrap_columns(column, q, r, kernel_signs is not None)
     if max_iter is None:
         max_iter = default_max_iter(m)
     alpha = np.zeros(m)
@@ -417,6 +418,36 @@ def _solve(p, C, gram, *, s, groups=None, equality=True, alpha0=None, tol=1e-3,
                 getcols=_blocks(gram, slots) if points is None and getcol is column
                 else None, bias=bias)
     return res
+
+
+def _column_slots(gram, points, r):
+    """The column store of the pair loops on a :class:`~kernelclf.kernels.gram.Gram`:
+    ``(slots, column, r)``, a :class:`~kernelclf.kernels.gram.ColumnSlots` of the
+    Gram (of its base for a :class:`~kernelclf.kernels.gram.Replicated` view; a
+    matrix of another kind's columns stored), its columns, and the diagonal shift ``r``
+    with the Gram's ridge moved into it (the columns then come without it)."""
+    base = gram if points is None else gram.base
+    if not isinstance(base, Gram):
+        base = Gram(G=np.column_stack([base.column(i) for i in range(base.diag.size)]),
+                    check=False)
+    if base.ridge and points is None:
+        r = r + base.ridge
+        base = base.with_ridge(0.0)
+    slots = ColumnSlots(base)
+    if slots.capacity < min(base.m, 4):
+        slots = ColumnSlots(base, cache_mb=4.01 * 8 * base.m / 2 ** 20)
+    column = slots.column if points is None else _replicated_columns(slots, gram)
+    return slots, column, r
+
+
+def _single_past_budget(base):
+    """Whether the pair loops keep ``base``'s columns in single precision: columns
+    computed on demand whose budget cannot hold them all in double precision
+    (:meth:`kernelclf.kernels.gram.ColumnSlots.single`, the compiled engine's ``SINGLE``;
+    both engines then read the same rounded numbers)."""
+    if not (_cc.SINGLE and isinstance(base, Gram)) or base.precomputed:
+        return False
+    return max(4, base._cache.capacity) < base.m
 
 
 def _margin_steps(gram, q, alpha0, tol, max_iter, every, callback):

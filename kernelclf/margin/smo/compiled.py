@@ -26,6 +26,19 @@ columns are plain arguments (they act outside the passes).
 matrices are rows and columns of one stored matrix, in one call (the pairwise machines of
 :class:`kernelclf.multiclass.OneVsOneClassifier`).
 
+When the budget cannot hold every whole column, both stores keep their columns in single
+precision (libsvm's ``Qfloat`` in its ``svm.cpp``;
+:meth:`kernelclf.kernels.gram.ColumnSlots.single`, set by
+:func:`kernelclf.margin.smo.solve_smo` before the first column is read, for this loop and
+for the NumPy engine alike, so that both read the same rounded numbers and stay twins):
+twice as many columns in the same memory, each value computed in double precision and
+rounded once; the gradient, the step and the reconstruction's sums stay in double
+precision. The loop then solves the dual of the rounded matrix, as libsvm does (its
+optimum within the rounding's effect of the exact one); where every column fits, nothing
+changes. Past the budget, a missing column is also made whole (rather than on the active
+rows only) while the store of whole columns has room (``ust[4]``): the reconstruction of
+the gradient, which needs the whole column of every variable that moved, finds it there.
+
 Columns come from a :class:`kernelclf.kernels.gram.ColumnSlots`. For the linear,
 polynomial and RBF kernels on dense inputs the loop computes a missing column itself
 (:mod:`kernelclf.kernels.native_columns`: on many features one BLAS matrix-vector
@@ -52,7 +65,7 @@ import numpy as np
 from ..._jit import HAVE_NUMBA
 from ...kernels.native_columns import (
     NONE,
-    column_at,
+    column_at_into,
     column_spec,
     fill_slot,
     switch_fraction,
@@ -83,13 +96,17 @@ Problem = namedtuple("Problem", "F alpha up low Kd r q s C grp pt F0 a0 miss")
 #: the others the active variables' values (``keep`` and ``score`` are scratch)
 Layout = namedtuple("Layout", "act pos Fl al upl lowl Kdl rl ql sl Cl grpl keep score")
 #: whole columns (``data[slot[u]]``, least recently used slot replaced, ``ust = [used,
-#: filled, entries, limit]``: compiled whole columns are made while ``filled < limit``),
+#: filled, entries, limit, room]``: compiled whole columns are made while ``filled <
+#: limit``; ``room``: past the budget, a missing column is made whole while there is room),
 #: compacted columns, and the compiled kernel (``kind``...)
 Cache = namedtuple("Cache", "data slot owner stamp clock ust cflat cslot cowner cstamp cst "
                             "kind X sq offset degree ind ptr work")
 # the counters st and the values fst kept between calls
 IT, COUNTER, N, RESUME, UNSHRUNK, STALE, LOADED, REC, FINAL = range(9)
 GAP, BEST = range(2)
+#: past the budget, a missing column is computed whole while the whole columns' store has
+#: room (no column evicted for it): the gradient's reconstruction reads it there later
+ROOM = True
 # compile-time flags of _pairs, set per variant (_variant)
 SIGNED = False
 TWO = False
@@ -164,7 +181,8 @@ def _fetch(pt, act, Cc, g, n, mapped):
         Cc.cstamp, Cc.clock
     u = pt[g]
     w = slot[u]
-    if w < 0 and (Cc.kind == NONE or mapped or Cc.stamp.size >= slot.size):
+    if w < 0 and (Cc.kind == NONE or mapped or Cc.stamp.size >= slot.size
+                  or (Cc.ust[4] and Cc.ust[0] < Cc.stamp.size)):
         w = _whole_of(Cc, u)
         if w < 0:
             return cflat[:0], u
@@ -183,7 +201,7 @@ def _fetch(pt, act, Cc, g, n, mapped):
             for k in range(n):
                 out[k] = col[act[k]]
     else:                       # the active rows of a compiled column: n kernel values
-        if not column_at(out, g, act, n, Cc.kind, Cc.X, Cc.sq, Cc.offset, Cc.degree, Cc.ind,
+        if not column_at_into(out, g, act, n, Cc.kind, Cc.X, Cc.sq, Cc.offset, Cc.degree, Cc.ind,
                          Cc.ptr, Cc.work):
             Cc.cowner[c] = -1
             return cflat[:0], g
@@ -815,6 +833,8 @@ def _run_pairwise(slots, Kd, r, q, s, grp, ng, C, alpha, F, tol, max_iter, shrin
                i8[3], i8[4], f8[9])
     st = np.array([0, min(m, 1000), m, 0, 0, 0, 0, -1, 0], dtype=np.int64)
     fst = np.array([np.inf, np.inf])
+    if SINGLE:                      # (past the budget: columns in single precision;
+        slots.single()              # solve_smo has set it before its first column)
     spec, ust = _native(slots)
     cflat = _compact_memory(slots, m)           # (may lower the whole columns' capacity)
     ust[:2] = slots.used, slots.filled
@@ -1012,7 +1032,7 @@ def _pairs_on_blocks(G, pos, offsets, s_all, C_all, tol, max_iters, polish, alph
         st[N] = n
         st[REC] = -1
         fst = np.array([np.inf, np.inf])
-        ust = np.array([M, 0, 0, np.iinfo(np.int64).max], dtype=np.int64)
+        ust = np.array([M, 0, 0, np.iinfo(np.int64).max, 0], dtype=np.int64)
         Cc = Cache(G, slot, owner, stamp, np.zeros(1, dtype=np.int64), ust, cflat,
                    np.full(n, -1, dtype=np.int64), np.full(n, -1, dtype=np.int64),
                    np.zeros(n, dtype=np.int64), np.zeros(1, dtype=np.int64), NONE, spec_X,
@@ -1099,19 +1119,26 @@ def _native(slots):
         if f is not None and slots.capacity == slots.m:
             limit = max(2, int(np.ceil(f * slots.m)))
             slots.native = spec         # (the whole matrix from the same arrays)
-    return spec, np.array([slots.used, slots.filled, 0, limit], dtype=np.int64)
+    return spec, np.array([slots.used, slots.filled, 0, limit, ROOM], dtype=np.int64)
 
 
 def _compact_memory(slots, m):
     """Memory for the compacted columns. When the whole columns do not all fit, the
-    budget is split as libsvm's layout needs it: three quarters keep whole columns
-    (untouched while the problem is compacted, so that the reconstruction finds most of
-    them), a quarter holds compacted ones; otherwise a quarter of the budget is added."""
+    budget is split as libsvm's layout needs it: the compacted columns get a quarter of
+    the columns the budget cannot hold, at most a quarter of the budget
+    (``COMPACT_SHARE``), and the rest keeps whole columns (untouched while the problem is
+    compacted, so that the reconstruction finds most of them): three quarters while the
+    budget holds at most half of the columns, nearly all of it when it holds nearly all
+    of them (then the whole columns of every variable that moves fit, each is computed
+    once, as in libsvm's single store: on USPS, m = 7291 at C = 0.01, 6242 whole columns
+    and no compacted entries instead of 7736 whole columns and 3.6 million entries, the
+    budget holding 7190 columns); otherwise a quarter of the budget is added."""
     if slots.capacity < slots.m:
         cap = getattr(slots, "_whole_capacity", None)
         if cap is None:
             slots.reserve()
-            cap = slots._whole_capacity = max(2, 3 * slots.capacity // 4)
+            cap = slots._whole_capacity = max(2, int(slots.capacity - COMPACT_SHARE * min(
+                slots.capacity, slots.m - slots.capacity)))
             for c in range(cap, slots.used):          # columns beyond it are let go
                 if slots.owner[c] >= 0:
                     slots.slot[slots.owner[c]] = -1
@@ -1119,11 +1146,17 @@ def _compact_memory(slots, m):
             slots._compact = slots.data[cap:].reshape(-1)
             slots.capacity = cap
             slots.used = min(slots.used, cap)
-        return slots._compact if slots._compact.size >= 2 * m else np.empty(2 * m)
+        return slots._compact if slots._compact.size >= 2 * m else \
+            np.empty(2 * m, dtype=slots.data.dtype)
     return _scratch(max(2 * m, slots.capacity * slots.m // 4, min(m * m, 64 * m)))
 
 
 _SCRATCH = threading.local()
+#: past the budget, the columns are kept in single precision (:meth:`ColumnSlots.single`)
+SINGLE = True
+#: past the budget, the compacted columns' share of the columns it cannot hold (and of
+#: the budget at most; :func:`_compact_memory`)
+COMPACT_SHARE = 0.25
 
 
 def _scratch(size, dtype=np.float64, rows=0):
