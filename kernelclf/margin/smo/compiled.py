@@ -512,8 +512,8 @@ def _pairs(P, L, Cc, st, fst, tol, max_iter, shrinking, alpha_bound, every, shif
                 Kb = Ki
         fst[GAP] = gap
         if gap <= tol or bi < 0:
-            if n < m:           # the full problem is checked (its gradient rebuilt)
-                st[COUNTER] = reset
+            if n < m:           # the full problem is checked (its gradient rebuilt); as
+                st[COUNTER] = 2  # libsvm, one step on it, then shrinking again
                 st[RESUME] = 0
                 st[STALE] = 0
                 fst[BEST] = np.inf

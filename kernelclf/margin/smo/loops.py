@@ -143,9 +143,9 @@ def pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter, shrinking, alp
                 break
             continue
         if gap <= tol or best is None:
-            if shrunk:          # the full problem is checked (its gradient rebuilt)
-                everyone()
-                counter = reset
+            if shrunk:          # the full problem is checked (its gradient rebuilt); as
+                everyone()      # libsvm, one step on it, then shrinking again
+                counter = 2
                 continue
             how = "done"
             break
