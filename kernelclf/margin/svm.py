@@ -117,7 +117,11 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
         SMO iteration cap (default libsvm's ``max(10^7, 100 m)``,
         ``kernelclf.margin.smo.default_max_iter``).
     cache_mb : float
-        Kernel column cache for large samples.
+        Memory for kernel columns (MB; scikit-learn's ``cache_size``). When the training
+        matrix does not fit in it, SMO computes columns on demand and, as libsvm does, keeps
+        them in single precision (each value computed in double and rounded once, every sum
+        in double): the reported dual objective is then that of the rounded matrix, within
+        ``2**-24 * alpha' |K| alpha / 2`` of the exact one (see ``kernelclf.margin.smo``).
     class_weight : dict, 'balanced' or None, default None
         Weight of each class in the slack penalty, ``C_i = C * class_weight[y_i]``
         (libsvm's ``-wi``; scikit-learn ``SVC(class_weight=...)``). A dict maps labels
