@@ -443,13 +443,7 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
             try:
                 return problem, self._solve_problem(problem, gram)
             except InfeasibleProblemError as exc:
-                G = gram.full()
-                if not is_separable(G, y, bool(self.fit_bias)):
-                    raise ValueError(
-                        f"{self._hard_name()} but the training sample is not separable in "
-                        "feature space: the QP solver stopped and a linear program on the "
-                        "kernel matrix finds no separating expansion"
-                        + _range_note(G)) from exc
+                self._raise_not_separable(gram, y, exc)
                 raise
         sol = self._solve_checked(problem, gram, len(y), self._max_iter(len(y)),
                                   lambda: self._raise_not_separable(gram, y))
@@ -461,13 +455,18 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
         self.w_norm_ = self._weight_norm(problem, sol)
         self.margin_ = 1.0 / self.w_norm_ if self.w_norm_ > 0 else np.inf
 
-    def _raise_not_separable(self, gram, y):
-        if not is_separable(gram.full(), y, bool(self.fit_bias)):
+    def _raise_not_separable(self, gram, y, cause=None):
+        """The error for a solver that stopped on a hard margin, when a linear program on
+        the kernel matrix (:func:`~kernelclf.margin.separability.is_separable`) finds the
+        sample not separable; returns otherwise."""
+        G = gram.full()
+        if not is_separable(G, y, bool(self.fit_bias)):
             raise ValueError(
                 f"{self._hard_name()} but the training sample is not separable in feature "
-                f"space ({'with' if self.fit_bias else 'without'} bias): the hard-margin dual "
+                f"space ({'with' if self.fit_bias else 'without'} bias; a linear program on "
+                "the kernel matrix finds no separating expansion): the hard-margin dual "
                 "(LKC eq. 2.46) is unbounded. Use a soft margin (hard_margin=False, a finite "
-                "C) or a more flexible kernel.")
+                f"C) or a more flexible kernel.{_range_note(G)}") from cause
 
 
 def _range_note(G):
@@ -477,7 +476,7 @@ def _range_note(G):
     d = np.abs(np.diag(G))
     d = d[np.isfinite(d) & (d > 0)]
     if d.size and d.max() >= 1e10 * d.min():
-        return (f" (the kernel matrix's diagonal spans {np.log10(d.max() / d.min()):.0f} orders "
+        return (f" The kernel matrix's diagonal spans {np.log10(d.max() / d.min()):.0f} orders "
                 "of magnitude, so this verdict may be round-off: rescale the inputs or "
-                "normalise the kernel)")
+                "normalise the kernel.")
     return ""

@@ -42,8 +42,8 @@ set aside, and the selection and the gradient update run on the others. Every va
 comes back (the gradient of the set-aside ones reconstructed, and the full problem
 checked) when the shrunk problem has converged, as in libsvm (which then takes one step on
 the full problem and shrinks again at the next iteration, not ``min(m, 1000)`` steps
-later: the shrunk problem of a linear kernel on 2000 examples has some twenty variables,
-and a thousand steps on all of them cost a third of the fit); once, as in libsvm, when
+later: steps on every variable cost far more than steps on a small shrunk problem); once,
+as in libsvm, when
 its gap first drops to ``10 tol``; and -- our addition -- when its gap has not reached a
 new low for ``PATIENCE`` (10) rounds. On low-rank kernels the shrunk problem can zigzag
 for a long time above ``10 tol`` while the set-aside variables violate the KKT conditions

@@ -1129,10 +1129,10 @@ def _compact_memory(slots, m):
     (``COMPACT_SHARE``), and the rest keeps whole columns (untouched while the problem is
     compacted, so that the reconstruction finds most of them): three quarters while the
     budget holds at most half of the columns, nearly all of it when it holds nearly all
-    of them (then the whole columns of every variable that moves fit, each is computed
-    once, as in libsvm's single store: on USPS, m = 7291 at C = 0.01, 6242 whole columns
-    and no compacted entries instead of 7736 whole columns and 3.6 million entries, the
-    budget holding 7190 columns); otherwise a quarter of the budget is added."""
+    of them (then the whole columns of every variable that moves fit and each is computed
+    about once, as in libsvm's single store; the test
+    ``test_a_budget_holding_nearly_every_column_computes_each_about_once``); otherwise a
+    quarter of the budget is added."""
     if slots.capacity < slots.m:
         cap = getattr(slots, "_whole_capacity", None)
         if cap is None:
