@@ -808,7 +808,7 @@ class _PairwiseBase(_MulticlassBase):
         of the machines' support vectors (as libsvm's one-versus-one prediction: a support
         vector of several machines is evaluated once), or None (machines fitted one by
         one, or inputs that are not an array)."""
-        from .margin.svm import SupportVectorMachine
+        from .margin.svm import SupportVectorMachine, _RowsOf
 
         rows = getattr(self, "_pair_rows", None)
         ests = self.estimators_
@@ -819,8 +819,9 @@ class _PairwiseBase(_MulticlassBase):
         union = np.unique(np.concatenate(glob))
         where = [np.searchsorted(union, g) for g in glob]
         XU = np.empty((union.size, X.shape[1]))
-        for w, e in zip(where, ests):
-            XU[w] = e.support_vectors_
+        for w, e in zip(where, ests):       # (rows of the wrapper's copy, left unread)
+            sv = e.__dict__.get("support_vectors_")
+            XU[w] = sv.take() if type(sv) is _RowsOf else e.support_vectors_
         KU = ests[0]._kernel_rows(X, XU)
         out = np.empty((X.shape[0], len(ests)))
         for p, (w, e) in enumerate(zip(where, ests)):
