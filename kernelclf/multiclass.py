@@ -75,7 +75,10 @@ are solved in one compiled call (``solve_pairs_on_blocks`` of
 :mod:`kernelclf.margin.smo.compiled`): the binary machine's own pair loop and polish on
 each pair's rows and columns of the whole matrix, read in place, then each machine's
 attributes from its solution, as libsvm solves its pairwise problems one
-after another in compiled code. With a larger sample the machine of a pair is fitted on
+after another in compiled code; those machines hold their ``X_fit_`` and
+``support_vectors_`` as rows of one private copy of the sample, taken when first read
+(pickling and deep copies write the arrays), instead of a copy of their examples each (as
+libsvm's pairwise problems index one copy of the sample). With a larger sample the machine of a pair is fitted on
 its examples with the SMO's own kernel columns (computed as needed, as libsvm's are), the
 machine a clone's ``fit`` gives, but without the clone and the re-validation of what the
 wrapper has validated; with numba and a kernel positive semi-definite by construction the
