@@ -75,7 +75,10 @@ are solved in one compiled call (``solve_pairs_on_blocks`` of
 :mod:`kernelclf.margin.smo.compiled`): the binary machine's own pair loop and polish on
 each pair's rows and columns of the whole matrix, read in place, then each machine's
 attributes from its solution, as libsvm solves its pairwise problems one
-after another in compiled code. With a larger sample the machine of a pair is fitted on
+after another in compiled code; those machines hold their ``X_fit_`` and
+``support_vectors_`` as rows of one private copy of the sample, taken when first read
+(pickling and deep copies write the arrays), instead of a copy of their examples each (as
+libsvm's pairwise problems index one copy of the sample). With a larger sample the machine of a pair is fitted on
 its examples with the SMO's own kernel columns (computed as needed, as libsvm's are), the
 machine a clone's ``fit`` gives, but without the clone and the re-validation of what the
 wrapper has validated; with numba and a kernel positive semi-definite by construction the
@@ -290,14 +293,22 @@ def _shallow_copy(obj):
     import copy
 
     cls = type(obj)
-    if (isinstance(obj, BaseEstimator) and not cls.__module__.startswith("sklearn.")
+    plain = _PLAIN_STATE.get(cls)
+    if plain is None:                   # (decided once per class)
+        plain = _PLAIN_STATE[cls] = bool(
+            issubclass(cls, BaseEstimator) and not cls.__module__.startswith("sklearn.")
             and cls.__getstate__ is BaseEstimator.__getstate__
             and cls.__setstate__ is BaseEstimator.__setstate__
-            and not hasattr(cls, "__copy__") and not hasattr(cls, "__slots__")):
+            and not hasattr(cls, "__copy__") and not hasattr(cls, "__slots__"))
+    if plain:
         new = object.__new__(cls)
         new.__dict__.update(obj.__dict__)
         return new
     return copy.copy(obj)
+
+
+#: per class: whether :func:`_shallow_copy` may copy its ``__dict__`` alone
+_PLAIN_STATE = {}
 
 
 def _takes_sample_weight(estimator):
@@ -515,11 +526,13 @@ class _PairwiseBase(_MulticlassBase):
         pairwise = self._pairwise_input()
         shared = None if pairwise else self._shared_gram(base, X, y_idx)
         if shared is not None:
+            self._pair_rows = None          # (set by the batched fit, which has them)
             self.estimators_ = self._fit_on_shared_gram(base, X, y_idx, sw, cw, shared)
             self.pairs_ = pairs(len(self.classes_))
             self._train_rows = None
-            self._pair_rows = [np.flatnonzero((y_idx == i) | (y_idx == j))
-                               for i, j in self.pairs_]
+            if self._pair_rows is None:
+                self._pair_rows = [np.flatnonzero((y_idx == i) | (y_idx == j))
+                                   for i, j in self.pairs_]
             return self
         fixed = None if pairwise else self._fixed_kernel(base, X)
         if fixed is not None:
@@ -623,7 +636,7 @@ class _PairwiseBase(_MulticlassBase):
         if psd and sw is None and (cw is None or np.all(cw > 0)) \
                 and template._batch_pairs():
             return self._fit_batched(template, X, y_idx, cw, G, members, rank, starts,
-                                     kernel, labels)
+                                     kernel, labels, Xs)
         out = []
         for i, j in pairs(K):
             idx = np.flatnonzero((y_idx == i) | (y_idx == j))
@@ -649,7 +662,7 @@ class _PairwiseBase(_MulticlassBase):
         return out
 
     def _fit_batched(self, template, X, y_idx, cw, G, members, rank, starts, kernel,
-                     labels):
+                     labels, Xs):
         """The pairwise machines of :meth:`_fit_on_shared_gram` with every pair's dual
         solved in one compiled call (:func:`kernelclf.margin.smo.compiled.solve_pairs_on_blocks`:
         the pair loop of the binary SVM on each pair's rows and columns of ``G``, read in
@@ -675,9 +688,8 @@ class _PairwiseBase(_MulticlassBase):
         C_all = np.full(rows.size, C) if cw is None else \
             C * np.where(in_j, cw[pj][pair_of], cw[pi][pair_of])
         max_iters = [template._max_iter(int(n)) for n in counts]
-        cuts = offsets[1:-1]
-        idxs = list(zip(np.split(rows, cuts), np.split(in_j, cuts)))
-        pos = np.split(pos_all, cuts)
+        # each pair's examples (rows of X), for the evaluation from one kernel matrix
+        self._pair_rows = [rows[offsets[p]:offsets[p + 1]] for p in range(len(plist))]
         alpha_all, F_all, codes, iters, gaps, objectives, polished = \
             _cc.solve_pairs_on_blocks(G, pos_all, offsets.astype(np.int64), s_all, C_all,
                                       float(template.tol), np.asarray(max_iters, dtype=np.int64),
@@ -698,22 +710,22 @@ class _PairwiseBase(_MulticlassBase):
             done = template._fit_pairs_on_solutions(
                 out, X, rows, s_all, C_all, alpha_all,
                 F_all, offsets, iters, objectives, [_shallow_copy(kfit) for _ in plist],
-                (codes == _cc.DONE) & (polished != 2))
+                (codes == _cc.DONE) & (polished != 2), Xs, pos_all)
         for p, (i, j) in enumerate(plist):
             if done[p]:
                 continue
-            idx, in_j = idxs[p]
             a, b = offsets[p], offsets[p + 1]
+            idx, in_j_p = rows[a:b], in_j[a:b]
             est = out[p]
             try:
-                sol = est._pair_solution(G, pos[p], s_all[a:b], C_all[a:b],
+                sol = est._pair_solution(G, pos_all[a:b], s_all[a:b], C_all[a:b],
                                          alpha_all[a:b].copy(), F_all[a:b].copy(),
                                          int(codes[p]), int(iters[p]), float(gaps[p]),
                                          float(objectives[p]), int(polished[p]))
                 if plain:
-                    est._fit_on_solution(X[idx], in_j.astype(int), _shallow_copy(kfit), sol)
+                    est._fit_on_solution(X[idx], in_j_p.astype(int), _shallow_copy(kfit), sol)
                 else:
-                    est._fit_on_gram(X[idx], in_j.astype(int), None, solution=sol)
+                    est._fit_on_gram(X[idx], in_j_p.astype(int), None, solution=sol)
             except ValueError as exc:
                 _note_pair(exc, labels, i, j)
                 raise
@@ -799,7 +811,7 @@ class _PairwiseBase(_MulticlassBase):
         of the machines' support vectors (as libsvm's one-versus-one prediction: a support
         vector of several machines is evaluated once), or None (machines fitted one by
         one, or inputs that are not an array)."""
-        from .margin.svm import SupportVectorMachine
+        from .margin.svm import SupportVectorMachine, _RowsOf
 
         rows = getattr(self, "_pair_rows", None)
         ests = self.estimators_
@@ -810,8 +822,9 @@ class _PairwiseBase(_MulticlassBase):
         union = np.unique(np.concatenate(glob))
         where = [np.searchsorted(union, g) for g in glob]
         XU = np.empty((union.size, X.shape[1]))
-        for w, e in zip(where, ests):
-            XU[w] = e.support_vectors_
+        for w, e in zip(where, ests):       # (rows of the wrapper's copy, left unread)
+            sv = e.__dict__.get("support_vectors_")
+            XU[w] = sv.take() if type(sv) is _RowsOf else e.support_vectors_
         KU = ests[0]._kernel_rows(X, XU)
         out = np.empty((X.shape[0], len(ests)))
         for p, (w, e) in enumerate(zip(where, ests)):

@@ -241,6 +241,59 @@ def test_batched_pairs_are_the_pair_by_pair_machines(monkeypatch, case):
     assert fast.estimators_[0].kernel_ is not fast.estimators_[1].kernel_
 
 
+@pytest.mark.parametrize("wrapper", [OneVsOneClassifier, DAGClassifier])
+def test_batched_machines_share_one_copy_of_the_inputs(wrapper):
+    """The batched machines hold their ``X_fit_`` and ``support_vectors_`` as rows of one
+    private copy of the sample (taken when first read) instead of a copy each: every
+    reading of them -- the attributes, pickling, deep copies, the machine's own
+    ``decision_function`` -- gives the pair's examples in their order in ``X`` (and its
+    support vectors in the order of ``support_``), and changing the caller's ``X`` after
+    ``fit`` changes none of them."""
+    import copy
+    import pickle
+
+    from kernelclf.margin.smo import HAVE_NUMBA
+    from kernelclf.margin.svm import _RowsOf
+
+    if not HAVE_NUMBA:
+        pytest.skip("the batched solve is the compiled engine's")
+    X, y, Xt, _ = _digits(250)
+    X = X.copy()
+    kw = {"tie_break": "first"} if wrapper is OneVsOneClassifier else {}
+    ovo = wrapper(SupportVectorMachine(kernel=RBF(gamma=0.05), C=10.0), **kw).fit(X, y)
+    X0 = X.copy()
+    X[:] = -1.0                              # (the caller's array, changed after fit)
+    names = ("X_fit_", "support_vectors_")
+    lazy = [vars(e)[name] for e in ovo.estimators_ for name in names]
+    assert all(type(v) is _RowsOf for v in lazy)
+    assert len({id(v.store) for v in lazy}) == 1 and lazy[0].store is not X
+    outputs = ovo.predict(Xt)
+    if wrapper is OneVsOneClassifier:       # (the vote reads the rows in place)
+        assert all(type(vars(e)[name]) is _RowsOf for e in ovo.estimators_ for name in names)
+    copied = copy.deepcopy(ovo)
+    loaded = pickle.loads(pickle.dumps(ovo))
+    single = pickle.loads(pickle.dumps(ovo.estimators_[3]))
+    for p, ((i, j), e) in enumerate(zip(ovo.pairs_, ovo.estimators_)):
+        rows = np.flatnonzero((y == i) | (y == j))
+        for other in (copied.estimators_[p], loaded.estimators_[p]) + \
+                ((single,) if p == 3 else ()):
+            assert all(type(vars(other)[name]) is np.ndarray for name in names)
+            np.testing.assert_array_equal(other.X_fit_, X0[rows])
+            np.testing.assert_array_equal(other.support_vectors_, X0[rows][e.support_])
+        np.testing.assert_array_equal(e.decision_function(Xt),
+                                      loaded.estimators_[p].decision_function(Xt))
+        assert type(vars(e)["X_fit_"]) is np.ndarray       # (read once, then held)
+        np.testing.assert_array_equal(e.X_fit_, X0[rows])
+        assert e.X_fit_ is e.X_fit_ and e.X_fit_.flags.owndata
+        np.testing.assert_array_equal(e.support_vectors_, X0[rows][e.support_])
+        assert type(vars(e)["support_vectors_"]) is np.ndarray
+    np.testing.assert_array_equal(loaded.predict(Xt), outputs)
+    np.testing.assert_array_equal(copied.predict(Xt), outputs)
+    e = ovo.estimators_[0]
+    del e.X_fit_, e.support_vectors_
+    assert not hasattr(e, "X_fit_") and not hasattr(e, "support_vectors_")
+
+
 def test_whole_rbf_matrix_is_the_kernels_matrix():
     """The RBF matrix of the whole sample in three passes (``whole_rbf_matrix``, with numba):
     the kernel's own matrix bit for bit, entries in ``[0, 1]`` with ones on the diagonal

@@ -70,6 +70,60 @@ __all__ = ["SupportVectorMachine", "is_separable"]
 _ALPHA_BOUND = 1e9
 
 
+class _RowsOf:
+    """``X_fit_`` or ``support_vectors_`` of a pairwise machine of a one-versus-one wrapper
+    until it is first read: the rows ``rows`` of ``store``, a private array of the
+    wrapper's training inputs shared by its machines
+    (:meth:`SupportVectorMachine._fit_pairs_on_solutions`), instead of a copy per machine
+    (libsvm's pairwise problems likewise index one copy of the sample). Reading the
+    attribute replaces it by ``np.take(store, rows, axis=0)`` (the array the machine would
+    otherwise hold); pickling and deep copies write that array."""
+
+    __slots__ = ("store", "rows")
+
+    def __init__(self, store, rows):
+        self.store = store
+        self.rows = rows
+
+    def take(self):
+        """The rows as a new array."""
+        return np.take(self.store, self.rows, axis=0)
+
+    def __array__(self, dtype=None, copy=None):
+        out = self.take()
+        return out if dtype is None else out.astype(dtype, copy=False)
+
+    def __reduce_ex__(self, protocol):
+        return self.take().__reduce_ex__(protocol)
+
+
+def _rows_attribute(name):
+    """A property for the instance attribute ``name`` (kept in ``__dict__``) that turns a
+    :class:`_RowsOf` into its array when read (no docstring: the class's Attributes
+    section documents the attribute)."""
+    def get(self):
+        d = self.__dict__
+        try:
+            value = d[name]
+        except KeyError:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute "
+                                 f"{name!r}") from None
+        if type(value) is _RowsOf:
+            value = d[name] = value.take()
+        return value
+
+    def set_(self, value):
+        self.__dict__[name] = value
+
+    def delete(self):
+        try:
+            del self.__dict__[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    return property(get, set_, delete)
+
+
 class SupportVectorMachine(_PlattScaling, DualClassifier):
     """Support vector machine: hard margin, linear or quadratic soft margin.
 
@@ -189,6 +243,9 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
     X_fit_, kernel_, classes_, n_iter_, converged_
     """
 
+    # instance attributes that may hold a :class:`_RowsOf` until they are read
+    X_fit_ = _rows_attribute("X_fit_")
+    support_vectors_ = _rows_attribute("support_vectors_")
     _bound_tags = {"family": "svm", "bias": lambda s: s.fit_bias,  # kernelclf.bounds.report_tags
                    "margin": lambda s: "hard" if s._hard() else "soft"}
     _parameter_constraints = {
@@ -285,7 +342,7 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
 
     @staticmethod
     def _fit_pairs_on_solutions(machines, X, rows, s, box, alpha, F, offsets, iterations,
-                                objectives, kernels, ready):
+                                objectives, kernels, ready, store=None, at=None):
         """:meth:`_fit_on_solution` for many machines at once, from the concatenated
         solutions of :func:`kernelclf.margin.smo.compiled.solve_pairs_on_blocks`.
 
@@ -302,8 +359,11 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
         ``w_norm_``); the signs, the support and its order, the support vectors and the
         per-class counts come from one vectorised pass over all machines (as libsvm builds
         its model of the ``K (K - 1) / 2`` problems in one pass). The arrays of a machine
-        are views of arrays shared by the machines (disjoint parts of them). Returns the
-        boolean array of the machines fitted."""
+        are views of arrays shared by the machines (disjoint parts of them). ``store``, ``at``:
+        a private array of the training inputs whose rows ``at`` are the rows ``rows`` of
+        ``X`` (the wrapper's copy sorted by class); ``X_fit_`` and ``support_vectors_`` of
+        a machine are then its rows of ``store`` taken when first read (:class:`_RowsOf`),
+        else copies of them at once. Returns the boolean array of the machines fitted."""
         n_p = len(machines)
         counts = np.diff(offsets)
         pair_of = np.repeat(np.arange(n_p), counts)
@@ -326,8 +386,9 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
         sv_at = np.concatenate([[0], np.cumsum(per_side.sum(axis=1))])
         local = sv - np.repeat(offsets[:-1], per_side.sum(axis=1))
         dual = coef[sv]
-        X_all = np.take(X, rows, axis=0)
-        SV_all = np.take(X, rows[sv], axis=0)
+        X_all = np.take(X, rows, axis=0) if store is None else None
+        SV_all = np.take(X, rows[sv], axis=0) if store is None else None
+        sv_rows = None if store is None else at[sv]      # (their rows of store)
         d = X.shape[1]
         for p in np.flatnonzero(done).tolist():
             a, b = offsets[p], offsets[p + 1]
@@ -335,10 +396,13 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
             w_norm = float(np.sqrt(max(float(alpha[a:b] @ quad[a:b]), 0.0)))
             machines[p].__dict__.update(
                 kernel_=kernels[p], n_features_in_=d, classes_=np.arange(2),
-                class_weight_=np.ones(2), X_fit_=X_all[a:b], alpha_=coef[a:b],
-                intercept_=float(F_free[free_at[p]:free_at[p + 1]].mean()),
+                class_weight_=np.ones(2), alpha_=coef[a:b],
+                X_fit_=X_all[a:b] if store is None else _RowsOf(store, at[a:b]),
+                intercept_=float(np.add.reduce(F_free[free_at[p]:free_at[p + 1]]))
+                / int(n_free[p]),               # (ndarray.mean's sum and division)
                 support_=local[u:v], dual_coef_=dual[None, u:v],
-                support_vectors_=SV_all[u:v], multipliers_=alpha[a:b],
+                support_vectors_=SV_all[u:v] if store is None else
+                _RowsOf(store, sv_rows[u:v]), multipliers_=alpha[a:b],
                 dual_objective_=float(-objectives[p]), n_iter_=max(int(iterations[p]), 1),
                 converged_=True, y_fit_=s[a:b], n_support_=per_side[p].copy(),
                 w_norm_=w_norm, margin_=1.0 / w_norm if w_norm > 0 else np.inf)

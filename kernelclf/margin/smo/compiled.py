@@ -924,10 +924,15 @@ def _polish_one(G, pt, alpha, F, C, s, gap, max_free):
             k += 1
     M = np.zeros((nf + 1, nf + 1))
     rhs = np.zeros(nf + 1)
+    # M[a, c] = G[pt[idx[c]], pt[idx[a]]] s_a s_c, filled column by column: each column of
+    # M reads one row of G (G's rows lie far apart in memory; the same numbers)
+    for c in range(nf):
+        row = G[pt[idx[c]]]
+        sc = s[idx[c]]
+        for a in range(nf):
+            M[a, c] = row[pt[idx[a]]] * s[idx[a]] * sc
     for a in range(nf):
         sa = s[idx[a]]
-        for c in range(nf):
-            M[a, c] = G[pt[idx[c]], pt[idx[a]]] * sa * s[idx[c]]
         M[a, nf] = sa
         M[nf, a] = sa
         rhs[a] = -(-s[idx[a]] * F[idx[a]])
