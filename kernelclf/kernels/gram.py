@@ -34,7 +34,8 @@ from .gram_guard import (
     check_memory,
     get_gram_checks,
 )
-from .native_columns import take_slot, whole_rbf_matrix
+from .._jit import HAVE_NUMBA
+from .native_columns import _gather_columns, take_slot, whole_rbf_matrix
 from .rows import n_rows, take_rows
 
 __all__ = ["Gram", "as_gram", "ColumnCache", "ColumnSlots", "Replicated", "cross_gram"]
@@ -218,9 +219,13 @@ class ColumnSlots:
         """The block ``K[:, idx]`` (a new array): cached columns in one gather, the others
         filled one by one (as :meth:`column`)."""
         idx = np.asarray(idx, dtype=np.int64)
-        if self.used == self.m and self.data.shape[0] == self.m and np.array_equal(
-                self.slot, np.arange(self.m)):           # the whole matrix is held
-            return np.array(self.data[idx].T, dtype=float, order="C")
+        D = self.held()
+        if D is not None:                               # the whole matrix is held
+            if HAVE_NUMBA and D.dtype == np.float64 and D.flags.c_contiguous:
+                out = np.empty((self.m, idx.size))
+                _gather_columns(D, idx, out)     # (the same numbers, one pass)
+                return out
+            return np.array(D[idx].T, dtype=float, order="C")
         out = np.empty((self.m, idx.size))
         s = self.slot[idx]
         have = s >= 0
@@ -229,6 +234,14 @@ class ColumnSlots:
         for r in np.flatnonzero(~have):
             out[:, r] = self.column(idx[r])
         return out
+
+    def held(self):
+        """``data`` when it holds the whole matrix in place (row ``i`` the column ``i``),
+        else None."""
+        if self.used == self.m and self.data.shape[0] == self.m and np.array_equal(
+                self.slot, np.arange(self.m)):
+            return self.data
+        return None
 
     def _store_all(self):
         """Compute the whole matrix (checked as the Gram's columns are) into ``data``.
