@@ -22,6 +22,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from .._jit import HAVE_NUMBA
 from .gram_guard import (
     _SAMPLE,
     _check_degenerate,
@@ -34,7 +35,6 @@ from .gram_guard import (
     check_memory,
     get_gram_checks,
 )
-from .._jit import HAVE_NUMBA
 from .native_columns import _gather_columns, take_slot, whole_rbf_matrix
 from .rows import n_rows, take_rows
 
