@@ -31,6 +31,7 @@ from .gram_guard import (
     _degeneracy_sample,
     _finite_columns,
     _psd_by_construction,
+    _screen_degenerate,
     check_gram,
     check_memory,
     get_gram_checks,
@@ -412,8 +413,10 @@ class Gram:
                 _check_finite(block, self.kernel, X)
                 if psd:
                     _check_range(block, self.kernel, X)
-                _check_degenerate(block, rows, cols, base[rows], base[cols], self.m,
-                                  self.kernel, X)
+                if not _screen_degenerate(block, rows, cols, base[rows], base[cols], self.m,
+                                          self.kernel, rix=np.arange(rows.size)):
+                    _check_degenerate(block, rows, cols, base[rows], base[cols], self.m,
+                                      self.kernel, X)
             _check_finite(base, self.kernel, X, "kernel diagonal")
         self._diag = base + ridge
         self._diag.setflags(write=False)
