@@ -36,7 +36,12 @@ from .gram_guard import (
     check_memory,
     get_gram_checks,
 )
-from .native_columns import _gather_columns, take_slot, whole_rbf_matrix
+from .native_columns import (
+    _gather_columns,
+    _whole_polynomial_matrix,
+    take_slot,
+    whole_rbf_matrix,
+)
 from .rows import n_rows, take_rows
 
 __all__ = ["Gram", "as_gram", "ColumnCache", "ColumnSlots", "Replicated", "cross_gram"]
@@ -382,6 +387,8 @@ class Gram:
                 # then makes no pass over it (as the one-versus-one wrapper's matrix)
                 G = whole_rbf_matrix(self.kernel, X) if type(X) is np.ndarray else None
                 bounds = None if G is None else (0.0, 1.0)
+                if G is None:       # (the polynomial kernel's, its bounds from the same pass)
+                    G, bounds = _whole_polynomial_matrix(self.kernel, X)
                 self._G = np.asarray(self.kernel(X), dtype=float) if G is None else G
                 self.n_computed = self._G.size
                 if check:
