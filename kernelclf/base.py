@@ -147,15 +147,21 @@ def labels_to_pm1(y):
 
 
 _MADE = {}
+#: the types of parameter values whose verdict is kept (:func:`_made_constraints`): for
+#: them the constraints' ``is_satisfied_by`` depends on the type and the value only
+_SCALARS = frozenset((type(None), bool, int, float, str))
+_KEPT = 256             # verdicts kept per constraint list at most
 
 
 def _made_constraints(src):
     """scikit-learn's ``make_constraint`` of each entry of a parameter's constraint list,
-    kept per list (and remade when the list no longer equals the one they were made from)."""
+    kept per list (and remade when the list no longer equals the one they were made from),
+    with the set of ``(type, value)`` of plain values (``None``, booleans, integers,
+    floats, strings) that satisfied one of them: ``(constraints, accepted)``."""
     hit = _MADE.get(id(src))
     if hit is None or hit[0] is not src or hit[1] != src:
-        hit = _MADE[id(src)] = (src, list(src), [make_constraint(c) for c in src])
-    return hit[2]
+        hit = _MADE[id(src)] = (src, list(src), [make_constraint(c) for c in src], set())
+    return hit[2], hit[3]
 
 
 def _plain_sample(X, y):
@@ -209,15 +215,26 @@ class KernelMixin(_CachedParamNames):
         """scikit-learn's check of the parameters against ``_parameter_constraints``
         (``BaseEstimator._validate_params``), with each list of constraints turned into
         constraint objects once (:func:`_made_constraints`) instead of at every fit (a
-        twentieth of a small fit's time); a parameter that satisfies none of its
-        constraints goes to scikit-learn's check, which raises its error."""
+        twentieth of a small fit's time), and a plain value (``None``, a boolean, an
+        integer, a float, a string) that satisfied its constraints before passing without
+        asking them again (their verdict on such a value depends on its type and value
+        only); a parameter that satisfies none of its constraints goes to scikit-learn's
+        check, which raises its error."""
         spec = self._parameter_constraints
         for name, val in self.get_params(deep=False).items():
             src = spec.get(name)
             if src is None or (isinstance(src, str) and src == "no_validation"):
                 continue
-            if not any(c.is_satisfied_by(val) for c in _made_constraints(src)):
+            made, accepted = _made_constraints(src)
+            key = (type(val), val) if type(val) in _SCALARS else None
+            if key is not None and key in accepted:     # (the same verdict as before)
+                continue
+            if not any(c.is_satisfied_by(val) for c in made):
                 return super()._validate_params()
+            if key is not None:
+                if len(accepted) >= _KEPT:
+                    accepted.clear()
+                accepted.add(key)
         return None
 
     # -- kernel -----------------------------------------------------------

@@ -70,8 +70,9 @@ def _warm_up():
     wide = np.hstack([X] * 10)                     # 40 features: columns from NumPy
     steps = [
         ("SVM, RBF columns compiled", lambda: SupportVectorMachine(RBF()).fit(X, y)),
-        ("SVM, linear and polynomial columns",
-         lambda: (SupportVectorMachine().fit(X, y), SupportVectorMachine("poly").fit(X, y))),
+        ("SVM, linear and polynomial columns (and a small sample's whole matrix)",
+         lambda: (SupportVectorMachine().fit(X, y), SupportVectorMachine("poly").fit(X, y),
+                  SupportVectorMachine("poly").fit(X[:150], y[:150]))),
         ("SVM without threshold (coordinate steps)",
          lambda: SupportVectorMachine(RBF(), fit_bias=False).fit(X, y)),
         ("SVM, columns from NumPy", lambda: SupportVectorMachine(RBF()).fit(wide, y)),

@@ -811,3 +811,22 @@ def test_the_label_shortcut_agrees_with_scikit_learn():
             shortcut += 1
             assert type_of_target(y) == "binary", y
     assert shortcut == 7
+
+
+def test_kept_verdicts_on_plain_values_tell_types_apart():
+    """The parameter check keeps the verdicts of plain values that passed
+    (``kernelclf.base._made_constraints``): a value equal to an accepted one but of another
+    type (``True`` after ``1``, ``1`` after ``1.0``) or outside the interval is still judged,
+    and refused with scikit-learn's error; the same values then pass again."""
+    from kernelclf.margin import SupportVectorMachine
+
+    X, y = np.array([[0.0, 1.0], [1.0, 0.0], [0.0, -1.0], [-1.0, 0.0]]), np.array([1, 1, 0, 0])
+    for _ in range(2):
+        SupportVectorMachine(C=1).fit(X, y)
+        SupportVectorMachine(C=1.0, max_iter=100).fit(X, y)
+        for bad in ({"C": True}, {"C": 0.0}, {"C": -1}, {"max_iter": 1.0},
+                    {"max_iter": True}, {"tol": 0.0}, {"loss": "Hinge"}):
+            name = next(iter(bad))
+            with pytest.raises(InvalidParameterError, match=f"'{name}' parameter of "
+                                                            "SupportVectorMachine"):
+                SupportVectorMachine(**bad).fit(X, y)

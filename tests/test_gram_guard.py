@@ -458,3 +458,39 @@ def test_the_degeneracy_statistic_equals_its_elementwise_definition():
     assert expected < guard._IDENTITY and len(found) == 1
     msg = str(found[0].message)
     assert f"sum to {expected:.2g};" in msg
+
+
+def test_the_compiled_degeneracy_screen_never_changes_the_verdict():
+    """The screen (:func:`~kernelclf.kernels.gram_guard._screen_degenerate`) lets a Gram
+    matrix pass without the NumPy check only where that check gives no warning, and the
+    guard's warnings are the same with and without it: seeded matrices of RBF kernels from
+    far too narrow to far too wide, linear and polynomial kernels, repeated inputs, sizes
+    on both sides of the 64 sampled rows. Reference: the NumPy check alone."""
+    from kernelclf.kernels import Polynomial
+    from kernelclf.kernels import gram_guard as guard
+
+    pytest.importorskip("numba")
+    rng = np.random.default_rng(3)
+    decided = 0
+    for trial in range(160):
+        m = int(rng.choice([2, 3, 20, 63, 64, 65, 130, 200]))
+        Z = rng.normal(size=(m, int(rng.integers(1, 12)))) * 10 ** rng.uniform(-3, 3)
+        kernel = [RBF(sigma=float(10 ** rng.uniform(-4, 4))), Linear(),
+                  Polynomial(int(rng.integers(1, 4)), float(rng.uniform(0, 2)),
+                             float(10 ** rng.uniform(-3, 1))), RBF(1.0)][trial % 4]
+        if trial % 4 == 3:
+            Z[: m // 2] = Z[0]
+        K = kernel(Z)
+        rows, cols = guard._degeneracy_sample(m)
+        d = np.diag(K)
+        passed = guard._screen_degenerate(K, rows, cols, d[rows], d[cols], m, kernel)
+        numpy_only = _caught(lambda: guard._check_degenerate(
+            guard._block(K, rows, cols), rows, cols, d[rows], d[cols], m, kernel, Z))
+        assert not (passed and numpy_only)
+        decided += passed
+        with warnings.catch_warnings(record=True) as screened:
+            warnings.simplefilter("always")
+            check_gram(K, kernel, Z)
+        degenerate = [w for w in screened if w.category is DegenerateKernelWarning]
+        assert [str(w.message) for w in degenerate] == [str(w.message) for w in numpy_only]
+    assert 60 <= decided < 160          # it decides most, never the degenerate ones

@@ -265,3 +265,28 @@ def test_compiled_smo_with_few_whole_slots_reaches_the_numpy_engines_optimum(ker
     assert a.converged and b.converged and b.gap <= 1e-9
     assert abs(a.objective - b.objective) <= 1e-9 * abs(a.objective)
     assert np.array_equal(a.alpha > 1e-8, b.alpha > 1e-8)
+
+
+def test_whole_polynomial_matrix_is_the_kernels_matrix_with_its_bounds():
+    """The polynomial matrix of a training sample in one compiled pass after the product
+    (``_whole_polynomial_matrix``, what ``Gram`` stores for a float array with numba) holds
+    the kernel's own numbers bit for bit, for degrees 1 to 5, with and without a scale and
+    an offset; its bounds are the matrix's smallest and largest entry, and None when an
+    entry overflows (the guard then raises its own error). Reference: ``kernel(X)``."""
+    pytest.importorskip("numba")
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(37, 6))
+    for degree in range(1, 6):
+        for gamma, offset in ((1.0, 0.0), (0.3, 1.0), (1.0, 2), (0.02, 0.5)):
+            kernel = Polynomial(degree, offset, gamma)
+            G, bounds = nc._whole_polynomial_matrix(kernel, X)
+            K = kernel(X)
+            assert G.tobytes() == K.tobytes()
+            assert bounds == (float(K.min()), float(K.max()))
+            assert Gram(kernel, X).stored().tobytes() == K.tobytes()
+    G, bounds = nc._whole_polynomial_matrix(Polynomial(5, 1.0, 1.0), X * 1e40)
+    assert bounds is None and not np.isfinite(G).all()
+    assert nc._whole_polynomial_matrix(RBF(1.0), X) == (None, None)
+    assert nc._whole_polynomial_matrix(Polynomial(2), np.where(X > 2, np.nan, X)) == (None, None)
+    with pytest.raises(ValueError, match="not finite|NaN|infinity|overflow"):
+        Gram(Polynomial(5, 1.0, 1.0), X * 1e40)

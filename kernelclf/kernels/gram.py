@@ -22,6 +22,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from .._jit import HAVE_NUMBA
 from .gram_guard import (
     _SAMPLE,
     _check_degenerate,
@@ -30,11 +31,17 @@ from .gram_guard import (
     _degeneracy_sample,
     _finite_columns,
     _psd_by_construction,
+    _screen_degenerate,
     check_gram,
     check_memory,
     get_gram_checks,
 )
-from .native_columns import take_slot, whole_rbf_matrix
+from .native_columns import (
+    _gather_columns,
+    _whole_polynomial_matrix,
+    take_slot,
+    whole_rbf_matrix,
+)
 from .rows import n_rows, take_rows
 
 __all__ = ["Gram", "as_gram", "ColumnCache", "ColumnSlots", "Replicated", "cross_gram"]
@@ -218,9 +225,13 @@ class ColumnSlots:
         """The block ``K[:, idx]`` (a new array): cached columns in one gather, the others
         filled one by one (as :meth:`column`)."""
         idx = np.asarray(idx, dtype=np.int64)
-        if self.used == self.m and self.data.shape[0] == self.m and np.array_equal(
-                self.slot, np.arange(self.m)):           # the whole matrix is held
-            return np.array(self.data[idx].T, dtype=float, order="C")
+        D = self.held()
+        if D is not None:                               # the whole matrix is held
+            if HAVE_NUMBA and D.dtype == np.float64 and D.flags.c_contiguous:
+                out = np.empty((self.m, idx.size))
+                _gather_columns(D, idx, out)     # (the same numbers, one pass)
+                return out
+            return np.array(D[idx].T, dtype=float, order="C")
         out = np.empty((self.m, idx.size))
         s = self.slot[idx]
         have = s >= 0
@@ -229,6 +240,14 @@ class ColumnSlots:
         for r in np.flatnonzero(~have):
             out[:, r] = self.column(idx[r])
         return out
+
+    def held(self):
+        """``data`` when it holds the whole matrix in place (row ``i`` the column ``i``),
+        else None."""
+        if self.used == self.m and self.data.shape[0] == self.m and np.array_equal(
+                self.slot, np.arange(self.m)):
+            return self.data
+        return None
 
     def _store_all(self):
         """Compute the whole matrix (checked as the Gram's columns are) into ``data``.
@@ -368,6 +387,8 @@ class Gram:
                 # then makes no pass over it (as the one-versus-one wrapper's matrix)
                 G = whole_rbf_matrix(self.kernel, X) if type(X) is np.ndarray else None
                 bounds = None if G is None else (0.0, 1.0)
+                if G is None:       # (the polynomial kernel's, its bounds from the same pass)
+                    G, bounds = _whole_polynomial_matrix(self.kernel, X)
                 self._G = np.asarray(self.kernel(X), dtype=float) if G is None else G
                 self.n_computed = self._G.size
                 if check:
@@ -399,8 +420,10 @@ class Gram:
                 _check_finite(block, self.kernel, X)
                 if psd:
                     _check_range(block, self.kernel, X)
-                _check_degenerate(block, rows, cols, base[rows], base[cols], self.m,
-                                  self.kernel, X)
+                if not _screen_degenerate(block, rows, cols, base[rows], base[cols], self.m,
+                                          self.kernel, rix=np.arange(rows.size)):
+                    _check_degenerate(block, rows, cols, base[rows], base[cols], self.m,
+                                      self.kernel, X)
             _check_finite(base, self.kernel, X, "kernel diagonal")
         self._diag = base + ridge
         self._diag.setflags(write=False)

@@ -511,8 +511,9 @@ def check_gram(G, kernel=None, X=None, mode=None, random_state=0, degenerate=Tru
         if degenerate:
             rows, cols = _degeneracy_sample(G.shape[0], random_state)
             d = np.diag(G)
-            _check_degenerate(_block(G, rows, cols), rows, cols, d[rows], d[cols],
-                              G.shape[0], kernel, X)
+            if not _screen_degenerate(G, rows, cols, d[rows], d[cols], G.shape[0], kernel):
+                _check_degenerate(_block(G, rows, cols), rows, cols, d[rows], d[cols],
+                                  G.shape[0], kernel, X)
         return 0.0
     if _asymmetry(G) > 1e-8 * scale:
         _complain(mode, f"the Gram matrix of the kernel {name} is not symmetric "
@@ -522,7 +523,9 @@ def check_gram(G, kernel=None, X=None, mode=None, random_state=0, degenerate=Tru
     if degenerate:
         rows, cols = _degeneracy_sample(m, random_state)
         d = np.diag(G)
-        _check_degenerate(_block(G, rows, cols), rows, cols, d[rows], d[cols], m, kernel, X)
+        if not _screen_degenerate(G, rows, cols, d[rows], d[cols], m, kernel):
+            _check_degenerate(_block(G, rows, cols), rows, cols, d[rows], d[cols], m, kernel,
+                              X)
     if m > _SAMPLE:
         idx = np.sort(np.random.default_rng(random_state).choice(m, _SAMPLE, replace=False))
         G = G[np.ix_(idx, idx)]
@@ -555,3 +558,7 @@ def _complain(mode, message, error=True, kind=None):
     if mode == "raise" and error:
         raise (kind or IndefiniteKernelError)(message)
     warnings.warn(message, RuntimeWarning, stacklevel=4)
+
+
+# the compiled screen before _check_degenerate (its own module: it imports from this one)
+from ._guard_screen import _screen_degenerate  # noqa: E402

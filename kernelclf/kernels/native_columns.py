@@ -532,9 +532,89 @@ def whole_rbf_matrix(kernel, X):
     return np.exp(G, out=G)
 
 
+
+def _poly_entries(G, gamma, scaled, offset, degree):
+    """``G`` holds ``<x_i, x_j>``: writes ``(gamma <x_i, x_j> + offset) ** degree`` in place
+    with the operations, in their order, of :meth:`Polynomial._gram
+    <kernelclf.kernels.vector.Polynomial>` (the product by ``gamma`` when it is not 1, the
+    offset, ``kernelclf.kernels.vector._int_power``'s squarings) in one pass instead of
+    four; returns the smallest and the largest entry and whether all are finite."""
+    lo = np.inf
+    hi = -np.inf
+    finite = True
+    m, n = G.shape
+    for i in range(m):
+        row = G[i]
+        for j in range(n):
+            a = row[j]
+            if scaled:
+                a = a * gamma
+            a = a + offset
+            p = degree
+            if p == 1:
+                r = a
+            else:
+                r = 0.0
+                have = False
+                while True:
+                    if p & 1:
+                        r = r * a if have else a
+                        have = True
+                    p >>= 1
+                    if p == 0:
+                        break
+                    a = a * a
+            row[j] = r
+            if not np.isfinite(r):
+                finite = False
+            if r < lo:
+                lo = r
+            if r > hi:
+                hi = r
+    return lo, hi, finite
+
+
+def _whole_polynomial_matrix(kernel, X):
+    """The polynomial kernel's matrix of ``X`` with itself and its bounds ``(lo, hi)`` (the
+    smallest and the largest entry; None when one is not finite: the guard's finite
+    check then finds it and says so), or ``(None, None)`` (no numba, another kernel,
+    inputs other than a finite float array).
+
+    The numbers of the kernel's own matrix bit for bit (the same product ``X X'``, then
+    :func:`_poly_entries`: the kernel's operations in one compiled pass instead of four),
+    without the kernel's second input check; the bounds spare the guard's range check
+    its two passes (:func:`kernelclf.kernels.gram_guard.check_gram`'s ``bounds``)."""
+    if (not HAVE_NUMBA or type(kernel) is not Polynomial or type(X) is not np.ndarray
+            or X.ndim != 2 or X.dtype != np.float64 or X.size == 0
+            or not np.isfinite(X).all()):
+        return None, None
+    gamma = kernel._gamma_for(X)
+    degree = int(kernel.degree)
+    G = np.asarray(X @ X.T)                     # (kernelclf.kernels.rows.inner_products)
+    lo, hi, finite = _poly_entries(G, float(gamma), gamma != 1.0, float(kernel.offset), degree)
+    return G, ((float(lo), float(hi)) if finite else None)
+
+def _gather_columns(D, idx, out):
+    """``out[i, r] = D[idx[r], i]``: the block ``K[:, idx]`` in C order from a matrix ``D``
+    whose row ``j`` holds the column ``j`` of ``K`` (the numbers of ``np.array(D[idx].T,
+    order='C')``, copied in one pass over blocks of 32 x 32 entries instead of a gather
+    and a transposing copy; :meth:`kernelclf.kernels.gram.ColumnSlots.columns`)."""
+    m = out.shape[0]
+    n = idx.size
+    for i0 in range(0, m, 32):
+        i1 = min(i0 + 32, m)
+        for r0 in range(0, n, 32):
+            r1 = min(r0 + 32, n)
+            for r in range(r0, r1):
+                row = D[idx[r]]
+                for i in range(i0, i1):
+                    out[i, r] = row[i]
+
 if HAVE_NUMBA:
     _o = dict(cache=True, nogil=True, boundscheck=False)
     _rbf_exponents = _njit(**_o)(_rbf_exponents)
+    _gather_columns = _njit(**_o)(_gather_columns)
+    _poly_entries = _njit(**_o)(_poly_entries)
     _exp_parts = _njit(**_o)(_exp_parts)
     _scale = _njit(**_o)(_scale)
     _exp = _njit(**_o)(_exp)

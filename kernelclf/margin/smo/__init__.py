@@ -557,8 +557,22 @@ def _blocks(gram, slots):
     engine's cached columns; None (one column at a time) otherwise."""
     K = gram.stored() if isinstance(gram, Gram) and not gram.ridge else None
     if K is not None:
-        return lambda idx: K[idx].T
+        return _StoredColumns(K)
     return None if slots is None else slots.columns
+
+
+class _StoredColumns:
+    """``idx -> K[idx].T`` (the columns ``idx`` of a stored matrix as the solver reads them:
+    its rows, a transposed view), with the matrix as ``rows`` (the polish reads ``K[F, F]``
+    from it in place, :func:`kernelclf.margin.smo.kkt._rows_of`)."""
+
+    __slots__ = ("rows",)
+
+    def __init__(self, K):
+        self.rows = K
+
+    def __call__(self, idx):
+        return self.rows[idx].T
 
 
 def _replicated_columns(slots, gram):

@@ -969,8 +969,30 @@ def _polish_one(G, pt, alpha, F, C, s, gap, max_free):
     return 1, g2
 
 
+def _free_block(D, idx, sF, M):
+    """``M[a, c] = K[idx[a], idx[c]] * sF[a] * sF[c]`` for the free variables of
+    :func:`kernelclf.margin.smo.kkt._polish`, read from ``D`` whose row ``j`` is the column
+    ``j`` of ``K`` (``D[idx[c], idx[a]] = K[idx[a], idx[c]]``: a stored matrix read by rows,
+    or the whole matrix held by a :class:`kernelclf.kernels.gram.ColumnSlots`), written in
+    place into the ``n x n`` block ``M``: the numbers of the polish's ``(K[:, idx][idx] *
+    sF[:, None]) * sF``, the same two products in the same order, in one pass over blocks of
+    32 x 32 entries and without the ``m x n`` block of columns (which the polish needs only
+    when it keeps its point)."""
+    n = idx.size
+    for c0 in range(0, n, 32):
+        c1 = min(c0 + 32, n)
+        for a0 in range(0, n, 32):
+            a1 = min(a0 + 32, n)
+            for c in range(c0, c1):
+                row = D[idx[c]]
+                sc = sF[c]
+                for a in range(a0, a1):
+                    M[a, c] = (row[idx[a]] * sF[a]) * sc
+
+
 if HAVE_NUMBA:
     _gap_one = _njit(**_o)(_gap_one)
+    _free_block = _njit(**_o)(_free_block)
     _objective_one = _njit(**_o)(_objective_one)
     _polish_one = _njit(**_o)(_polish_one)
 

@@ -13,6 +13,9 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import lapack, lstsq
 
+from ..._jit import HAVE_NUMBA
+from . import compiled as _cc
+
 __all__ = []
 
 
@@ -68,13 +71,6 @@ def _polish(res, p, C, s, gmask, getcol, max_free=1000, getcols=None, bias=True)
     if n == 0 or n > max_free:
         return
     sF = s[idx]
-    if getcols is not None:                     # K[:, F] at once (the cached columns)
-        cols = getcols(idx)
-    else:                                       # K[:, F], one column fetch each
-        cols = np.empty((alpha.size, n))
-        for r, i in enumerate(idx):
-            cols[:, r] = getcol(i)
-    KFF = cols[idx]
     if gmask is None:
         A = np.empty((0, n))
     elif len(gmask) == 1:                       # (one group holds every variable)
@@ -83,7 +79,19 @@ def _polish(res, p, C, s, gmask, getcol, max_free=1000, getcols=None, bias=True)
         A = np.array([sF * gm[idx] for gm in gmask if gm[idx].any()]).reshape(-1, n)
     k = A.shape[0]
     M = np.zeros((n + k, n + k))
-    M[:n, :n] = KFF * sF[:, None] * sF
+    D = _rows_of(getcols)
+    cols = None
+    if D is not None:               # K[F, F] read in place; K[:, F] only if the point is kept
+        _cc._free_block(D, idx, sF, M)
+    else:
+        if getcols is not None:                 # K[:, F] at once (the cached columns)
+            cols = getcols(idx)
+        else:                                   # K[:, F], one column fetch each
+            cols = np.empty((alpha.size, n))
+            for r, i in enumerate(idx):
+                cols[:, r] = getcol(i)
+        KFF = cols[idx]
+        M[:n, :n] = KFF * sF[:, None] * sF
     M[:n, n:] = A.T
     M[n:, :n] = A
     rhs = np.zeros(n + k)
@@ -106,6 +114,8 @@ def _polish(res, p, C, s, gmask, getcol, max_free=1000, getcols=None, bias=True)
     d = x[:n]
     new = alpha[idx] + d
     F = -s * res.gradient
+    if cols is None:
+        cols = getcols(idx)
     Fn = F - cols @ (sF * d)
     an = alpha.copy()
     an[idx] = new
@@ -127,6 +137,25 @@ def _polish(res, p, C, s, gmask, getcol, max_free=1000, getcols=None, bias=True)
         rpos, rneg = r.get(1.0, 0.0), r.get(-1.0, 0.0)
         res.bias = float(-(rpos - rneg) / 2.0)
         res.rho = float((rpos + rneg) / 2.0)
+
+
+def _rows_of(getcols):
+    """The matrix ``D`` whose row ``j`` is the column ``j`` of ``K``, when ``getcols`` reads
+    its columns from one (a stored matrix's rows, ``getcols.rows``; the whole matrix held by
+    the :class:`kernelclf.kernels.gram.ColumnSlots` whose ``columns`` it is), a C-ordered
+    float array, and numba is there: :func:`_polish` then reads ``K[F, F]`` from it in
+    compiled code (:func:`kernelclf.margin.smo.compiled._free_block`) and asks for the
+    block ``K[:, F]`` only when it keeps its point. Else None."""
+    if getcols is None or not HAVE_NUMBA:
+        return None
+    D = getattr(getcols, "rows", None)
+    if D is None:
+        held = getattr(getattr(getcols, "__self__", None), "held", None)
+        D = held() if callable(held) else None
+    if not (isinstance(D, np.ndarray) and D.dtype == np.float64 and D.ndim == 2
+            and D.flags.c_contiguous):
+        return None
+    return D
 
 
 def _lu_solution(M, rhs):

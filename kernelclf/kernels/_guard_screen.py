@@ -1,0 +1,95 @@
+"""Book chapter 02 (``book/02_kernels.md``): the compiled screen of the Gram guard's
+degeneracy check.
+
+:func:`kernelclf.kernels.gram_guard.check_gram` (and the on-demand
+:class:`kernelclf.kernels.gram.Gram`) warn when a training Gram matrix is numerically the
+identity or (nearly) constant, judged on a block of 64 sampled rows (the module docstring
+of :mod:`kernelclf.kernels.gram_guard`). Most matrices are neither; for them one compiled
+pass over the block (:func:`_degeneracy_stats`) says so, and the NumPy check
+(``_check_degenerate``, a dozen passes and temporaries: a tenth of a small SVM fit) runs
+only where the pass cannot tell. Without numba the NumPy check always runs.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._jit import HAVE_NUMBA
+from .gram_guard import _CONSTANT, _IDENTITY, _WIDE, _rbf_sigma
+
+if HAVE_NUMBA:
+    from .._jit import njit as _njit
+
+__all__ = []
+
+
+def _degeneracy_stats(A, rix, rows, ir, ic, step, n_total, close):
+    """One pass over the rows ``rix`` of ``A`` (every column), the block ``R`` of
+    :func:`_check_degenerate` with ``cols`` all the columns and ``rows`` the examples of its
+    rows: ``(hi, lo, n_off, n_close, typical)``, the block's largest and smallest entry,
+    :func:`_typical_closeness`' count of the pairs ``i != j`` of its columns ``::step`` and
+    of those whose normalised value ``R_ij * (ir_i * ic_j)`` exceeds ``close`` (the same
+    products, so the same counts), and the median row mass of the identity test (its sums
+    in another order than the matrix-vector product's: equal to round-off)."""
+    nr = rix.size
+    nc = A.shape[1]
+    hi = -np.inf
+    lo = np.inf
+    n_off = 0
+    n_close = 0
+    mass = np.empty(nr)
+    for k in range(nr):
+        row = A[rix[k]]
+        own = rows[k]
+        irk = ir[k]
+        acc = 0.0
+        for j in range(nc):
+            v = row[j]
+            if v > hi:
+                hi = v
+            if v < lo:
+                lo = v
+            acc += abs(v) * ic[j]
+        for j in range(0, nc, step):
+            if j != own:
+                n_off += 1
+                if row[j] * (irk * ic[j]) > close:
+                    n_close += 1
+        total = acc * irk - (abs(row[own]) * irk) * ic[own]
+        mass[k] = max(total, 0.0) * (n_total - 1) / max(nc - 1, 1)
+    mass.sort()
+    h = nr // 2
+    typical = mass[h] if nr % 2 else 0.5 * (mass[h - 1] + mass[h])
+    return hi, lo, n_off, n_close, typical
+
+
+if HAVE_NUMBA:
+    _degeneracy_stats = _njit(cache=True, nogil=True, boundscheck=False)(_degeneracy_stats)
+
+
+def _screen_degenerate(A, rows, cols, d_rows, d_cols, n_total, kernel, rix=None):
+    """Whether :func:`_check_degenerate` on the block ``A[rix]`` (``rix``: ``rows``) with
+    diagonals ``d_rows``, ``d_cols`` certainly returns without a warning, decided by one
+    compiled pass (:func:`_degeneracy_stats`); False when it cannot tell (no numba,
+    sampled columns, a diagonal entry not positive, a verdict near a threshold), and the
+    caller then runs :func:`_check_degenerate`, whose verdict this one never changes: the
+    extremes and the closeness counts are that function's numbers, and the median row
+    mass, equal to round-off, decides only beyond ``1e-6`` of ``_IDENTITY``."""
+    if not (HAVE_NUMBA and n_total >= 2 and isinstance(A, np.ndarray)
+            and A.dtype == np.float64 and A.ndim == 2 and A.flags.c_contiguous
+            and cols.size == A.shape[1] and cols.size >= 2 and cols[-1] == cols.size - 1
+            and rows.size >= 1):
+        return False
+    if not (np.all(d_rows > 0) and np.all(d_cols > 0)):
+        return False
+    ir, ic = 1.0 / np.sqrt(d_rows), 1.0 / np.sqrt(d_cols)
+    step = max(1, -(-len(cols) // 64))          # (_typical_closeness' columns)
+    hi, lo, n_off, n_close, typical = _degeneracy_stats(
+        A, rows if rix is None else rix, rows, ir, ic, step, n_total, 1.0 - _WIDE)
+    top = max(hi, -lo)
+    if top == 0.0:
+        return True
+    if hi - lo <= _CONSTANT * top:
+        return False
+    if isinstance(_rbf_sigma(kernel), float) and not (n_off == 0 or 2 * n_close < n_off):
+        return False
+    return bool(typical > _IDENTITY * (1.0 + 1e-6))
