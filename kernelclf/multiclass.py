@@ -55,35 +55,34 @@ own examples).
 
 One kernel matrix. The pairwise machines of a
 :class:`kernelclf.margin.svm.SupportVectorMachine` (SMO solver, a kernel of fixed
-parameters, array inputs, ``n_jobs`` None or 1) read their training matrices from one
-kernel matrix of the whole sample, computed once, when that ``m x m`` matrix and three
-buffers of the largest pair's size (``8 (m^2 + 3 n^2)`` bytes, ``n`` the examples of the
-two largest classes) fit in the estimator's ``cache_mb`` (200 MB by default: ten equal
-classes up to about ``m = 4800``); the machine of a
-pair gets its rows and columns of it instead of computing its own (the pairs' matrices
-hold each off-diagonal block once and each diagonal block ``K - 1`` times: with equal
-classes ``(2 K - 2) / K`` times the entries of the whole matrix), and skips the
-re-validation of what the wrapper has validated (libsvm shares one validation of the
-sample among its pairwise problems in the same way). The machines are those of a clone
-fitted on each pair's examples (up to the round-off of the kernel values;
+parameters, array inputs, ``n_jobs`` None or 1) read their training matrices from one kernel
+matrix of the whole sample, computed once, when that ``m x m`` matrix and three buffers of
+the largest pair's size (``8 (m^2 + 3 n^2)`` bytes, ``n`` the examples of the two largest
+classes) fit in the estimator's ``cache_mb`` (200 MB by default: ten equal classes up to
+about ``m = 4800``); the machine of a pair gets its rows and columns of it instead of
+computing its own (the pairs' matrices hold each off-diagonal block once and each diagonal
+block ``K - 1`` times: with equal classes ``(2 K - 2) / K`` times the entries of the whole
+matrix), and skips the re-validation of what the wrapper has validated (libsvm shares one
+validation of the sample among its pairwise problems in the same way). The machines are
+those of a clone fitted on each pair's examples (up to the round-off of the kernel values;
 ``tests/test_multiclass_shared_gram.py`` compares the two); the kernel guard
 (:mod:`kernelclf.kernels.gram_guard`) checks the whole matrix once (and each pair's for
-kernels that are not positive semi-definite by construction). With numba, for the
-C-SVM with bias (hinge loss, no Platt scaling), positive class weights, no
-``sample_weight`` and a kernel positive semi-definite by construction, the pairs' duals
-are solved in one compiled call (``solve_pairs_on_blocks`` of
-:mod:`kernelclf.margin.smo.compiled`): the binary machine's own pair loop and polish on
-each pair's rows and columns of the whole matrix, read in place, then each machine's
-attributes from its solution, as libsvm solves its pairwise problems one
-after another in compiled code; those machines hold their ``X_fit_`` and
+kernels that are not positive semi-definite by construction). With numba, for the C-SVM with
+bias (hinge loss, no Platt scaling), positive class weights, no ``sample_weight`` and a
+kernel positive semi-definite by construction, the pairs' duals are solved in one compiled
+call (``solve_pairs_on_blocks`` of :mod:`kernelclf.margin.smo.compiled`): the binary
+machine's own pair loop and polish on each pair's rows and columns of the whole matrix, read
+in place, then each machine's attributes from its solution, as libsvm solves its pairwise
+problems one after another in compiled code; those machines hold their ``X_fit_`` and
 ``support_vectors_`` as rows of one private copy of the sample, taken when first read
 (pickling and deep copies write the arrays), instead of a copy of their examples each (as
-libsvm's pairwise problems index one copy of the sample). With a larger sample the machine of a pair is fitted on
-its examples with the SMO's own kernel columns (computed as needed, as libsvm's are), the
-machine a clone's ``fit`` gives, but without the clone and the re-validation of what the
-wrapper has validated; with numba and a kernel positive semi-definite by construction the
-guard's sample checks then run once on the whole sample (these machines are evaluated
-one by one, as those of any other estimator, which gets a clone fitted per pair).
+libsvm's pairwise problems index one copy of the sample). With a larger sample the machine
+of a pair is fitted on its examples with the SMO's own kernel columns (computed as needed,
+as libsvm's are), the machine a clone's ``fit`` gives, but without the clone and the
+re-validation of what the wrapper has validated; with numba and a kernel positive
+semi-definite by construction the guard's sample checks then run once on the whole sample
+(these machines are evaluated one by one, as those of any other estimator, which gets a
+clone fitted per pair).
 Machines that read one kernel matrix are also evaluated together:
 ``predict``, ``decision_function``, ``vote_counts`` and ``pairwise_winners`` compute one
 kernel matrix between the test points and the union of the machines' support vectors

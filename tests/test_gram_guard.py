@@ -468,8 +468,10 @@ def test_the_compiled_degeneracy_screen_never_changes_the_verdict():
     on both sides of the 64 sampled rows. Reference: the NumPy check alone."""
     from kernelclf.kernels import Polynomial
     from kernelclf.kernels import gram_guard as guard
+    from kernelclf.kernels._guard_screen import _screen_degenerate
 
     pytest.importorskip("numba")
+    assert guard._screen_degenerate is _screen_degenerate
     rng = np.random.default_rng(3)
     decided = 0
     for trial in range(160):
