@@ -55,25 +55,27 @@ own examples).
 
 One kernel matrix. The pairwise machines of a
 :class:`kernelclf.margin.svm.SupportVectorMachine` (SMO solver, a kernel of fixed
-parameters, array inputs, ``n_jobs`` None or 1) read their training matrices from one kernel
-matrix of the whole sample, computed once, when that ``m x m`` matrix and three buffers of
-the largest pair's size (``8 (m^2 + 3 n^2)`` bytes, ``n`` the examples of the two largest
-classes) fit in the estimator's ``cache_mb`` (200 MB by default: ten equal classes up to
-about ``m = 4800``); the machine of a pair gets its rows and columns of it instead of
-computing its own (the pairs' matrices hold each off-diagonal block once and each diagonal
-block ``K - 1`` times: with equal classes ``(2 K - 2) / K`` times the entries of the whole
-matrix), and skips the re-validation of what the wrapper has validated (libsvm shares one
-validation of the sample among its pairwise problems in the same way). The machines are
-those of a clone fitted on each pair's examples (up to the round-off of the kernel values;
+parameters, array inputs, ``n_jobs`` None or 1) read their training matrices from one
+kernel matrix of the whole sample, computed once, when that ``m x m`` matrix and three
+buffers of the largest pair's size (``8 (m^2 + 3 n^2)`` bytes, ``n`` the examples of the
+two largest classes) fit in the estimator's ``cache_mb`` (200 MB by default: ten equal
+classes up to about ``m = 4800``); the machine of a
+pair gets its rows and columns of it instead of computing its own (the pairs' matrices
+hold each off-diagonal block once and each diagonal block ``K - 1`` times: with equal
+classes ``(2 K - 2) / K`` times the entries of the whole matrix), and skips the
+re-validation of what the wrapper has validated (libsvm shares one validation of the
+sample among its pairwise problems in the same way). The machines are those of a clone
+fitted on each pair's examples (up to the round-off of the kernel values;
 ``tests/test_multiclass_shared_gram.py`` compares the two); the kernel guard
 (:mod:`kernelclf.kernels.gram_guard`) checks the whole matrix once (and each pair's for
-kernels that are not positive semi-definite by construction). With numba, for the C-SVM with
-bias (hinge loss, no Platt scaling), positive class weights, no ``sample_weight`` and a
-kernel positive semi-definite by construction, the pairs' duals are solved in one compiled
-call (``solve_pairs_on_blocks`` of :mod:`kernelclf.margin.smo.compiled`): the binary
-machine's own pair loop and polish on each pair's rows and columns of the whole matrix, read
-in place, then each machine's attributes from its solution, as libsvm solves its pairwise
-problems one after another in compiled code; those machines hold their ``X_fit_`` and
+kernels that are not positive semi-definite by construction). With numba, for the
+C-SVM with bias (hinge loss, no Platt scaling), positive class weights, no
+``sample_weight`` and a kernel positive semi-definite by construction, the pairs' duals
+are solved in one compiled call (``solve_pairs_on_blocks`` of
+:mod:`kernelclf.margin.smo.compiled`): the binary machine's own pair loop and polish on
+each pair's rows and columns of the whole matrix, read in place, then each machine's
+attributes from its solution, as libsvm solves its pairwise problems one
+after another in compiled code; those machines hold their ``X_fit_`` and
 ``support_vectors_`` as rows of one private copy of the sample, taken when first read
 (pickling and deep copies write the arrays), instead of a copy of their examples each (as
 libsvm's pairwise problems index one copy of the sample). With a larger sample the machine
@@ -82,7 +84,12 @@ as libsvm's are), the machine a clone's ``fit`` gives, but without the clone and
 re-validation of what the wrapper has validated; with numba and a kernel positive
 semi-definite by construction the guard's sample checks then run once on the whole sample
 (these machines are evaluated one by one, as those of any other estimator, which gets a
-clone fitted per pair).
+clone fitted per pair). A pair whose compiled columns of many features switch to its whole
+matrix gets it assembled from blocks of its classes (``_ClassBlocks``): each class's
+diagonal block computed once and kept until its last pair (while they all take at most
+half of ``cache_mb``), each pair's off-diagonal block computed for it -- the entries of
+the pair's own matrix to round-off (not bit for bit: BLAS sums a product's last rows in
+another order).
 Machines that read one kernel matrix are also evaluated together:
 ``predict``, ``decision_function``, ``vote_counts`` and ``pairwise_winners`` compute one
 kernel matrix between the test points and the union of the machines' support vectors
@@ -104,6 +111,7 @@ scikit-learn has no random tie-breaking and no decision DAG. Its
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 
 import numpy as np
@@ -504,6 +512,80 @@ class _MulticlassBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         return tags
 
 
+class _ClassBlocks:
+    """The kernel matrices of the pairwise machines that compute their own (module
+    docstring, "One kernel matrix": the whole one does not fit ``cache_mb``), from blocks
+    of the classes: each class's diagonal block computed once, when a first pair of the
+    class needs its whole matrix, and kept until the class's last pair; each pair's
+    off-diagonal block computed for the pair (LKC Definition 2.15: the entries of a
+    pair's Gram matrix are those of the whole sample's). A machine of ``K`` classes then
+    computes ``2 / K`` of its classes' diagonal entries instead of all of them in each of
+    its ``K - 1`` pairs (with ten classes of equal size, the pair's matrix costs a half of
+    the products and formula evaluations, the diagonal blocks once).
+
+    For the compiled columns of many features
+    (:func:`kernelclf.kernels.native_columns.switch_fraction`), whose pairs switch to
+    their whole matrix (:meth:`kernelclf.kernels.gram.ColumnSlots._store_native`, which
+    calls :meth:`pair_matrix`): the entries are those of
+    :func:`~kernelclf.kernels.native_columns.whole_matrix` on the pair's examples to
+    round-off (:func:`~kernelclf.kernels.native_columns.kernel_block`)."""
+
+    #: the diagonal blocks may take at most this fraction of ``cache_mb``
+    SHARE = 0.5
+
+    def __init__(self, spec, members):
+        self.spec = spec
+        X, sq = spec[1], spec[2]
+        self.rows = [(np.ascontiguousarray(X[idx]), sq[idx]) for idx in members]
+        self.diag = {}
+        self.n_computed = 0
+
+    @classmethod
+    def of(cls, kernel, X, y_idx, K, cache_mb):
+        """The blocks of the sample ``X`` (classes ``y_idx``), or None: inputs without
+        compiled columns of many features, or diagonal blocks larger than ``SHARE`` of
+        ``cache_mb``."""
+        from .kernels.gram import Gram
+        from .kernels.native_columns import ROWS, SPARSE, column_spec
+
+        if not isinstance(X, np.ndarray):
+            return None
+        counts = np.bincount(y_idx, minlength=K)
+        if 8.0 * float(np.sum(counts.astype(float) ** 2)) > cls.SHARE * cache_mb * 2 ** 20:
+            return None
+        spec = column_spec(Gram(kernel, X, precompute=False, cache_mb=0.01, check=False))
+        if not ROWS < spec[0] < SPARSE:
+            return None
+        return cls(spec, [np.flatnonzero(y_idx == c) for c in range(K)])
+
+    def _diagonal(self, c):
+        from .kernels.native_columns import kernel_block
+
+        D = self.diag.get(c)
+        if D is None:
+            D = kernel_block(self.spec, self.rows[c])
+            if D is None:
+                return None
+            self.n_computed += D.size
+            self.diag[c] = D
+        return D
+
+    def pair_matrix(self, i, j, in_j):
+        """The kernel matrix of the pair ``(i, j)``'s examples in their order in ``X``
+        (``in_j``: which are of class ``j``), or None when a value is not finite."""
+        from .kernels.native_columns import pair_matrix
+
+        Kii, Kjj = self._diagonal(i), self._diagonal(j)
+        if Kii is None or Kjj is None:
+            return None
+        self.n_computed += 2 * Kii.shape[0] * Kjj.shape[0]
+        return pair_matrix(self.spec, self.rows[i], self.rows[j], Kii, Kjj, in_j)
+
+    def drop(self, c):
+        """Forget class ``c``'s diagonal block (its last pair is done)."""
+        self.diag.pop(c, None)
+
+
 class _PairwiseBase(_MulticlassBase):
     """The ``K (K - 1) / 2`` pairwise machines of LKC §2.4.4 (method 2)."""
 
@@ -757,13 +839,19 @@ class _PairwiseBase(_MulticlassBase):
         once = HAVE_NUMBA and _psd_by_construction(kernel)
         if once:            # (the guard's checks; its columns compiled, as the pairs' are)
             once = column_spec(Gram(kernel, X, precompute=False, cache_mb=0.01))[0] != NONE
+        K = len(self.classes_)
+        blocks = _ClassBlocks.of(kernel, X, y_idx, K, float(template.cache_mb)) \
+            if once else None
         out = []
-        for i, j in pairs(len(self.classes_)):
+        for i, j in pairs(K):
             idx = np.flatnonzero((y_idx == i) | (y_idx == j))
             est = _pair_machine(template, _kernel_copy(kparam), cw, i, j)
             Xp = X[idx]
             gram = Gram(kernel, Xp, precompute=False, cache_mb=template.cache_mb,
                         check=False) if once and idx.size > _PRECOMPUTE_MAX else None
+            if gram is not None and blocks is not None:
+                gram._pair_whole = functools.partial(blocks.pair_matrix, i, j,
+                                                     y_idx[idx] == j)
             try:
                 est._fit_on_gram(Xp, (y_idx[idx] == j).astype(int), gram,
                                  None if sw is None else sw[idx])
@@ -771,6 +859,8 @@ class _PairwiseBase(_MulticlassBase):
                 _note_pair(exc, labels, i, j)
                 raise
             out.append(est)
+            if blocks is not None and j == K - 1:
+                blocks.drop(i)          # (class i's last pair; class K - 1's is the last)
         return out
 
     def _input_of(self, p, X, rows=None):

@@ -405,3 +405,75 @@ def test_beyond_the_budget_the_guard_still_warns(monkeypatch, gamma):
         fast.fit(X, y)
     with pytest.warns(DegenerateKernelWarning):
         _general(monkeypatch, OneVsOneClassifier(svm, tie_break="first"), X, y)
+
+
+@pytest.mark.parametrize("kernel", [RBF(gamma=0.05), Polynomial(degree=3, gamma=0.02,
+                                                                 offset=1.0), "linear"])
+def test_pair_matrix_from_class_blocks_is_the_pairs_matrix(kernel):
+    """Past the budget, a pair whose compiled columns switch to its whole matrix gets it
+    assembled from its classes' blocks (``_ClassBlocks``): the kernel's own matrix of the
+    pair's examples, in their order in ``X``, to round-off, and the matrix the pair would
+    compute itself (``whole_matrix``) to round-off; no blocks for few features or when
+    the diagonal blocks exceed their share of ``cache_mb``."""
+    from kernelclf.kernels import Linear
+    from kernelclf.kernels.gram import Gram
+    from kernelclf.kernels.native_columns import HAVE_NUMBA, column_spec, whole_matrix
+    from kernelclf.multiclass import _ClassBlocks
+
+    if not HAVE_NUMBA:
+        pytest.skip("the compiled columns are numba's")
+    kernel = Linear() if kernel == "linear" else kernel
+    X, y, _, _ = _digits(600)
+    blocks = _ClassBlocks.of(kernel, X, y, 10, 200.0)
+    for i, j in [(0, 1), (2, 7), (3, 9), (8, 9)]:
+        idx = np.flatnonzero((y == i) | (y == j))
+        Kp = blocks.pair_matrix(i, j, y[idx] == j)
+        own = np.asarray(kernel(X[idx]))
+        np.testing.assert_allclose(Kp, own, rtol=1e-12, atol=1e-13)
+        whole = whole_matrix(column_spec(Gram(kernel, X[idx], precompute=False,
+                                              cache_mb=0.01, check=False)))
+        np.testing.assert_allclose(Kp, whole, rtol=1e-13, atol=1e-14)
+        blocks.drop(i)
+    assert _ClassBlocks.of(kernel, X[:, :30], y, 10, 200.0) is None     # (few features)
+    need = 8.0 * np.sum(np.bincount(y).astype(float) ** 2) / 2 ** 20
+    assert _ClassBlocks.of(kernel, X, y, 10, 0.99 * need / _ClassBlocks.SHARE) is None
+    assert _ClassBlocks.of(kernel, X, y, 10, need / _ClassBlocks.SHARE) is not None
+
+
+@pytest.mark.parametrize("C", [1.0, 100.0])
+def test_beyond_the_budget_blocks_give_a_clones_machines(monkeypatch, C):
+    """Pairs of more than 200 examples on 64 features, past the budget: their whole
+    matrices come from the classes' blocks (each class's diagonal block computed once),
+    and the machines are those of a clone's ``fit`` per pair (which computes each pair's
+    own matrix) up to the round-off of the kernel values (``_same_machines``)."""
+    from kernelclf.kernels.native_columns import HAVE_NUMBA
+    from kernelclf.multiclass import _ClassBlocks
+
+    if not HAVE_NUMBA:
+        pytest.skip("the compiled columns are numba's")
+    X, y, Xt, _ = _digits(1200)
+    svm = SupportVectorMachine(kernel=RBF(gamma=0.05), C=C, cache_mb=5.0)
+    fast = OneVsOneClassifier(svm, tie_break="first")
+    assert fast._shared_gram(fast._base(), X, y) is None
+    calls, diagonals = [], []
+    pair_matrix, diagonal = _ClassBlocks.pair_matrix, _ClassBlocks._diagonal
+
+    def counted(self, i, j, in_j):
+        calls.append((i, j))
+        return pair_matrix(self, i, j, in_j)
+
+    def counted_diagonal(self, c):
+        if c not in self.diag:
+            diagonals.append(c)
+        return diagonal(self, c)
+
+    with monkeypatch.context() as mp:
+        mp.setattr(_ClassBlocks, "pair_matrix", counted)
+        mp.setattr(_ClassBlocks, "_diagonal", counted_diagonal)
+        fast.fit(X, y)
+    assert len(calls) > 20                       # (most pairs switch to their matrix)
+    assert len(diagonals) == len(set(diagonals)) == len({c for p in calls for c in p})
+    ref = _general(monkeypatch, OneVsOneClassifier(svm, tie_break="first"), X, y)
+    parted = _same_machines(fast, ref, C, X)
+    keep = _agree(parted, Xt)
+    np.testing.assert_array_equal(fast.predict(Xt)[keep], ref.predict(Xt)[keep])

@@ -291,12 +291,15 @@ class ColumnSlots:
         :func:`kernelclf.kernels.native_columns.column_spec` of many features, no ridge):
         the whole matrix anew (:func:`~kernelclf.kernels.native_columns.whole_matrix`,
         one product and the kernel's formula), the columns held before dropped (a
-        compiled loop switches after few of them, ``switch_fraction``). False (nothing
+        compiled loop switches after few of them, ``switch_fraction``), or the Gram's
+        ``_pair_whole()`` when it has one (a one-versus-one pair's matrix assembled from
+        its classes' blocks: :class:`kernelclf.multiclass._ClassBlocks`). False (nothing
         changed) when a value is not finite: the checked path then raises the package's
         error."""
         from .native_columns import whole_matrix
 
-        K = whole_matrix(self.native)
+        whole = getattr(self.gram, "_pair_whole", None)   # (from its classes' blocks)
+        K = whole_matrix(self.native) if whole is None else whole()
         if K is None:
             return False
         self.gram.n_computed += K.size
