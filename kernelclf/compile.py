@@ -79,6 +79,9 @@ def _warm_up():
         ("SVM, compacted cache",
          lambda: SupportVectorMachine(RBF(), cache_mb=0.5).fit(
              rng.normal(size=(2500, 4)), np.where(rng.normal(size=2500) > 0, 1, -1))),
+        ("SVM, compacted cache on many features",
+         lambda: SupportVectorMachine(RBF(), cache_mb=1.0).fit(
+             rng.normal(size=(2100, 40)), np.where(rng.normal(size=2100) > 0, 1, -1))),
         ("one-versus-one, every pair in one call",
          lambda: OneVsOneClassifier(SupportVectorMachine(RBF())).fit(
              X, np.digitize(X[:, 0], [-0.5, 0.5]))),

@@ -362,16 +362,20 @@ def _native_gram(X, cache_mb, kernel=None):
 
 
 @pytest.mark.skipif(not smo.HAVE_NUMBA, reason="needs numba (not installed, or hidden by KERNELCLF_NO_NUMBA)")
+@pytest.mark.parametrize("pool", [True, False], ids=["pool", "split"])
 @pytest.mark.parametrize("case", ["L1 bias", "vector C", "diag shift", "nu bias", "nu no bias"])
-def test_the_compacted_layout_takes_the_same_steps(case, monkeypatch):
+def test_the_compacted_layout_takes_the_same_steps(case, pool, monkeypatch):
     """Issue 29: with compiled columns and a cache smaller than the sample, the compiled
-    SMO keeps three quarters of the budget for whole columns and a quarter for compacted
-    ones (libsvm's layout: shrinking moves the active variables and their cached entries
-    forward; a missing column is computed on the active ones). It takes the NumPy
-    engine's steps bit for bit, through shrinking and unshrinking (the gradient
-    reconstructed in compiled code). Both at the same budget: past it, both engines keep
-    their columns in single precision (:meth:`kernelclf.kernels.gram.ColumnSlots.single`)
-    and read the same rounded numbers."""
+    SMO runs on libsvm's layout (shrinking moves the active variables and their cached
+    entries forward; a missing column is computed on the active ones), its columns in
+    one pool (whole while every variable is active, turned into compacted ones at the
+    first shrinking: the budget holds at most half of the columns,
+    ``compiled.POOL_SHARE``) or, with the pool off, in a budget split between whole
+    columns (three quarters) and compacted ones. Either way it takes the NumPy engine's
+    steps bit for bit, through shrinking and unshrinking (the gradient reconstructed in
+    compiled code). Both at the same budget: past it, both engines keep their columns in
+    single precision (:meth:`kernelclf.kernels.gram.ColumnSlots.single`) and read the
+    same rounded numbers."""
     import kernelclf.margin.smo.loops as loops  # (the NumPy engine)
     from kernelclf.margin.smo import compiled, kkt
 
@@ -394,7 +398,7 @@ def test_the_compacted_layout_takes_the_same_steps(case, monkeypatch):
     real = compiled._compact_memory
 
     def spy(slots, m):
-        calls.append(slots.capacity < slots.m)
+        calls.append((slots.capacity < slots.m, slots.pooled))
         return real(slots, m)
 
     class Spied(kkt._Reconstruction):
@@ -403,12 +407,14 @@ def test_the_compacted_layout_takes_the_same_steps(case, monkeypatch):
             super().__call__(idx)
     monkeypatch.setattr(compiled, "_compact_memory", spy)
     monkeypatch.setattr(loops, "_Reconstruction", Spied)
+    if not pool:
+        monkeypatch.setattr(compiled, "POOL_SHARE", 0.0)
     # (74 of 700 columns fit in double precision: both engines keep 148 in single)
     a = solve_smo(p, C, _native_gram(X, 0.4), tol=tol, engine="numpy", **kw)
     assert rebuilt and 0 < min(rebuilt)           # the NumPy engine shrank and unshrank
     g = _native_gram(X, 0.4)
     b = solve_smo(p, C, g, tol=tol, engine="compiled", **kw)
-    assert calls == [True] and a.converged and b.converged   # (the budget was split)
+    assert calls == [(True, pool)] and a.converged and b.converged
     assert a.iterations == b.iterations > 0
     assert np.array_equal(a.alpha, b.alpha) and np.array_equal(a.gradient, b.gradient)
     assert a.bias == b.bias and a.gap == b.gap
@@ -441,8 +447,9 @@ def test_single_precision_columns_past_the_budget_solve_the_double_problem(kerne
     ref = solve_smo(np.ones(m), C, K, s=y, tol=tol, engine="compiled")
     g = Gram(kernel, X, precompute=False, check=False, cache_mb=60 * 8 * m / 2 ** 20)
     res = solve_smo(np.ones(m), C, g, s=y, tol=tol, engine="compiled")
-    # (60 columns in double precision: 120 in single, a share of them whole)
-    assert stores[-1] == (np.float32, np.float32, int(120 - compiled.COMPACT_SHARE * 120))
+    # (60 columns in double precision: 120 in single, at most half of the 400: one pool
+    # of columns, whole then compacted, compiled.POOL_SHARE)
+    assert stores[-1] == (np.float32, np.float32, 120)
     assert ref.converged and res.converged
     a = res.alpha
     G = y * (K @ (y * a)) - 1.0                     # the exact gradient

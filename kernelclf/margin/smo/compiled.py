@@ -9,10 +9,20 @@ compacted layout: the ``n`` active variables' values are copied into contiguous 
 contiguous memory. While every variable is active (``n = m``) the passes read whole
 kernel columns; once shrinking has set variables aside they read compacted columns,
 ``n`` entries each (column ``c`` in ``cflat[c n : (c + 1) n]``), copied from the whole
-column when that is cached, else computed on the active rows only. Every shrinking step
-moves the survivors forward in place, in the variables and in the compacted columns;
-bringing every variable back reconstructs the gradient of the shrunk ones (the
-operations of :class:`kernelclf.margin.smo.kkt._Reconstruction`) from whole columns.
+column when that is cached, else computed on the active rows only (on many features
+from the active inputs, stored in the layout's order: one BLAS product). Every
+shrinking step moves the survivors forward in place, in the variables, their inputs
+and the compacted columns; bringing every variable back reconstructs the gradient of
+the shrunk ones (the operations of :class:`kernelclf.margin.smo.kkt._Reconstruction`)
+from whole columns. When the budget holds at most half of the whole columns
+(``POOL_SHARE``) and the loop computes its columns itself, whole and compacted columns
+share the budget as in libsvm's one cache of columns of the active length
+(:func:`_compact_memory`): the whole ones fill it while every variable is active, the
+first shrinking turns them into compacted ones (:func:`_pool_whole`), which then fill
+it. A budget that holds more keeps most of its whole columns through the shrunk phases
+(the split of :func:`_compact_memory`): there the reconstruction, which needs the whole
+column of every variable that moved, finds them, where the pool has to compute them
+again.
 
 The loop's state is named: the iterate and the problem (``Problem``), the layout,
 the two column stores (``Cache``), and two small arrays of counters and values
@@ -36,8 +46,9 @@ rounded once; the gradient, the step and the reconstruction's sums stay in doubl
 precision. The loop then solves the dual of the rounded matrix, as libsvm does (its
 optimum within the rounding's effect of the exact one); where every column fits, nothing
 changes. Past the budget, a missing column is also made whole (rather than on the active
-rows only) while the store of whole columns has room (``ust[4]``): the reconstruction of
-the gradient, which needs the whole column of every variable that moved, finds it there.
+rows only) while the store of whole columns has room (``ust[4]``; not with one pool of
+columns, below): the reconstruction of the gradient, which needs the whole column of
+every variable that moved, finds it there.
 
 Columns come from a :class:`kernelclf.kernels.gram.ColumnSlots`. For the linear,
 polynomial and RBF kernels on dense inputs the loop computes a missing column itself
@@ -65,7 +76,10 @@ import numpy as np
 from ..._jit import HAVE_NUMBA
 from ...kernels.native_columns import (
     NONE,
+    ROWS,
+    SPARSE,
     column_at_into,
+    column_on_rows_into,
     column_spec,
     fill_slot,
     switch_fraction,
@@ -96,17 +110,22 @@ Problem = namedtuple("Problem", "F alpha up low Kd r q s C grp pt F0 a0 miss")
 #: the others the active variables' values (``keep`` and ``score`` are scratch)
 Layout = namedtuple("Layout", "act pos Fl al upl lowl Kdl rl ql sl Cl grpl keep score")
 #: whole columns (``data[slot[u]]``, least recently used slot replaced, ``ust = [used,
-#: filled, entries, limit, room]``: compiled whole columns are made while ``filled <
-#: limit``; ``room``: past the budget, a missing column is made whole while there is room),
-#: compacted columns, and the compiled kernel (``kind``...)
+#: filled, entries, limit, room, pooled]``: compiled whole columns are made while
+#: ``filled < limit``; ``room``: past the budget, a missing column is made whole while
+#: there is room; ``pooled``: ``cflat`` is the memory of ``data``, see :func:`_shrink`),
+#: compacted columns, the compiled kernel (``kind``...) and, for dense inputs of many
+#: features whose whole columns do not all fit, the active variables' inputs in the
+#: layout's order (``xr[k] = X[act[k]]``, ``m + 4`` rows; else one row)
 Cache = namedtuple("Cache", "data slot owner stamp clock ust cflat cslot cowner cstamp cst "
-                            "kind X sq offset degree ind ptr work")
+                            "kind X sq offset degree ind ptr work xr")
 # the counters st and the values fst kept between calls
 IT, COUNTER, N, RESUME, UNSHRUNK, STALE, LOADED, REC, FINAL = range(9)
 GAP, BEST = range(2)
 #: past the budget, a missing column is computed whole while the whole columns' store has
 #: room (no column evicted for it): the gradient's reconstruction reads it there later
+#: (not with one pool of columns, where the compacted columns use that memory)
 ROOM = True
+ROOM_AT, POOLED = 4, 5          # (the entries of ust)
 # compile-time flags of _pairs, set per variant (_variant)
 SIGNED = False
 TWO = False
@@ -175,14 +194,15 @@ def _whole_of(Cc, u):
 def _fetch(pt, act, Cc, g, n, mapped):
     """The compacted column of variable ``g`` (its active rows) when it is not cached:
     ``(column, -1)``, copied from the whole column (made first when all whole columns
-    fit, or for a map) or computed on the active rows; or ``(empty, u)`` when Python must
-    fill the whole column ``u`` first."""
+    fit, or for a map) or computed on the active rows (from the active inputs ``Cc.xr``
+    when they are stored, :func:`~kernelclf.kernels.native_columns.column_on_rows`); or
+    ``(empty, u)`` when Python must fill the whole column ``u`` first."""
     data, slot, cflat, cslot, cstamp, clock = Cc.data, Cc.slot, Cc.cflat, Cc.cslot, \
         Cc.cstamp, Cc.clock
     u = pt[g]
     w = slot[u]
     if w < 0 and (Cc.kind == NONE or mapped or Cc.stamp.size >= slot.size
-                  or (Cc.ust[4] and Cc.ust[0] < Cc.stamp.size)):
+                  or (Cc.ust[ROOM_AT] and Cc.ust[0] < Cc.stamp.size)):
         w = _whole_of(Cc, u)
         if w < 0:
             return cflat[:0], u
@@ -201,8 +221,13 @@ def _fetch(pt, act, Cc, g, n, mapped):
             for k in range(n):
                 out[k] = col[act[k]]
     else:                       # the active rows of a compiled column: n kernel values
-        if not column_at_into(out, g, act, n, Cc.kind, Cc.X, Cc.sq, Cc.offset, Cc.degree, Cc.ind,
-                         Cc.ptr, Cc.work):
+        if Cc.xr.shape[0] > pt.size + 3:    # (the active inputs in the layout's order)
+            ok = column_on_rows_into(out, g, act, n, Cc.kind, Cc.X, Cc.xr, Cc.sq, Cc.offset,
+                                     Cc.degree)
+        else:
+            ok = column_at_into(out, g, act, n, Cc.kind, Cc.X, Cc.sq, Cc.offset, Cc.degree,
+                                Cc.ind, Cc.ptr, Cc.work)
+        if not ok:
             Cc.cowner[c] = -1
             return cflat[:0], g
         Cc.ust[2] += n
@@ -233,8 +258,10 @@ def _group_gap(L, n, ng):
 
 def _shrink(P, L, Cc, n, ng):
     """libsvm's shrinking (the rule of :func:`kernelclf.margin.smo.loops._shrink`) in the
-    layout: the survivors, and their compacted columns, move forward in place. Returns
-    the new ``n``."""
+    layout: the survivors, their stored inputs (``Cc.xr``, gathered from ``X`` on the
+    first shrinking from the whole problem) and their compacted columns move forward in
+    place; with one pool of columns the whole ones become compacted ones
+    (:func:`_pool_whole`). Returns the new ``n``."""
     act, pos, keep, Fl, upl, lowl, grpl = L.act, L.pos, L.keep, L.Fl, L.upl, L.lowl, L.grpl
     F, alpha, up, low, al = P.F, P.alpha, P.up, P.low, L.al
     for k in range(n):
@@ -276,6 +303,16 @@ def _shrink(P, L, Cc, n, ng):
         act[k2] = act[keep[k2]]
         grpl[k2] = grpl[keep[k2]]
         pos[act[k2]] = k2
+    xr = Cc.xr
+    if xr.shape[0] > F.size + 3:    # the active inputs follow (gathered from X at first)
+        X = Cc.X
+        whole = n == F.size
+        for k2 in range(n2):
+            if whole or keep[k2] != k2:
+                src = X[act[k2]] if whole else xr[keep[k2]]
+                dst = xr[k2]
+                for f in range(dst.size):
+                    dst[f] = src[f]
     # compacted column c (length n) becomes column c2 <= c (length n2 <= n): every read
     # lies at or after every write
     cflat, cslot, cowner, cstamp, cst = Cc.cflat, Cc.cslot, Cc.cowner, Cc.cstamp, Cc.cst
@@ -296,7 +333,39 @@ def _shrink(P, L, Cc, n, ng):
     for c in range(c2, cst[0]):
         cowner[c] = -1
     cst[0] = c2
+    if Cc.ust[POOLED] and n == F.size:
+        _pool_whole(Cc, pos, act, n, n2)
     return n2
+
+
+def _pool_whole(Cc, pos, act, m, n2):
+    """The first shrinking from the whole problem with one pool of columns
+    (``ust[POOLED]``: ``cflat`` is the memory of ``data``): each whole column of a
+    variable still active becomes its compacted column (its active rows, in place: slot
+    ``w`` becomes compacted column ``c <= w``, of length ``n2 < m``, so that every read
+    lies at or after every write), the others are let go; no whole column is kept."""
+    cflat, cslot, cowner, cstamp, cst = Cc.cflat, Cc.cslot, Cc.cowner, Cc.cstamp, Cc.cst
+    slot, owner, stamp, ust = Cc.slot, Cc.owner, Cc.stamp, Cc.ust
+    ccap = min(cflat.size // n2, n2, cstamp.size) if n2 > 0 else 0
+    c2 = cst[0]
+    for w in range(ust[0]):
+        u = owner[w]
+        if u < 0:
+            continue
+        slot[u] = -1
+        owner[w] = -1
+        if pos[u] < 0 or c2 >= ccap:
+            continue
+        base = w * m
+        out = c2 * n2
+        for k2 in range(n2):
+            cflat[out + k2] = cflat[base + act[k2]]
+        cslot[u] = c2
+        cowner[c2] = u
+        cstamp[c2] = stamp[w]
+        c2 += 1
+    cst[0] = c2
+    ust[0] = 0
 
 
 def _start_rec(P, L, Cc, st, n):
@@ -669,6 +738,7 @@ if HAVE_NUMBA:
     _whole = _njit(**_o)(_whole)
     _whole_of = _njit(**_o)(_whole_of)
     _group_gap = _njit(**_o)(_group_gap)
+    _pool_whole = _njit(**_o)(_pool_whole)
     _shrink = _njit(**_o)(_shrink)
     _start_rec = _njit(**_o)(_start_rec)
     _coords = _njit(**_o, error_model="numpy")(_coords)
@@ -836,8 +906,19 @@ def _run_pairwise(slots, Kd, r, q, s, grp, ng, C, alpha, F, tol, max_iter, shrin
     if SINGLE:                      # (past the budget: columns in single precision;
         slots.single()              # solve_smo has set it before its first column)
     spec, ust = _native(slots)
+    # one pool of columns (whole, then compacted) when no callback reads columns between
+    # the loop's calls (Python's fill would write over compacted columns) and the budget
+    # holds at most POOL_SHARE of the columns
+    slots.pooled = (spec[0] != NONE and not mapped and every == 0
+                    and slots.capacity <= POOL_SHARE * slots.m)
     cflat = _compact_memory(slots, m)           # (may lower the whole columns' capacity)
     ust[:2] = slots.used, slots.filled
+    ust[POOLED] = slots.pooled and slots.capacity < slots.m
+    if ust[POOLED]:                             # (no whole columns while shrunk)
+        ust[ROOM_AT] = 0
+    xr = _NO_ROWS
+    if ON_ROWS and ROWS < spec[0] < SPARSE and slots.capacity < slots.m and not mapped:
+        xr = np.zeros((m + 4, spec[1].shape[1]))    # (column_on_rows reads 4 rows ahead)
     i8[5:7] = -1
     i8[7:9] = 0
     compact = (cflat, i8[5], i8[6], i8[7], i8[8, :1])
@@ -852,7 +933,7 @@ def _run_pairwise(slots, Kd, r, q, s, grp, ng, C, alpha, F, tol, max_iter, shrin
     while True:
         cap = slots.capacity
         Cc = Cache(slots.data[:cap], slots.slot, slots.owner[:cap], slots.stamp[:cap],
-                   slots.clock, ust, *compact, *spec)
+                   slots.clock, ust, *compact, *spec, xr)
         code, need = loop(P, L, Cc, st, fst, float(tol), int(max_iter), bool(shrinking),
                           float(alpha_bound), int(every), shifted, mapped, *extra)
         _sync(slots, ust)
@@ -1059,11 +1140,11 @@ def _pairs_on_blocks(G, pos, offsets, s_all, C_all, tol, max_iters, polish, alph
         st[N] = n
         st[REC] = -1
         fst = np.array([np.inf, np.inf])
-        ust = np.array([M, 0, 0, np.iinfo(np.int64).max, 0], dtype=np.int64)
+        ust = np.array([M, 0, 0, np.iinfo(np.int64).max, 0, 0], dtype=np.int64)
         Cc = Cache(G, slot, owner, stamp, np.zeros(1, dtype=np.int64), ust, cflat,
                    np.full(n, -1, dtype=np.int64), np.full(n, -1, dtype=np.int64),
                    np.zeros(n, dtype=np.int64), np.zeros(1, dtype=np.int64), NONE, spec_X,
-                   spec_sq, 0.0, 1, no_index, no_index, work)
+                   spec_sq, 0.0, 1, no_index, no_index, work, spec_X)
         code, need = _pairs(P, L, Cc, st, fst, tol, max_iters[k], True, np.inf, 0, False,
                             True)
         codes[k] = code
@@ -1118,7 +1199,7 @@ def run_coordinate(slots, Kd, Kds, r, q, s, C, alpha, F, tol, max_iter, every, a
              np.zeros(0, np.int64), np.zeros(1, np.int64))
     while True:
         Cc = Cache(slots.data, slots.slot, slots.owner, slots.stamp, slots.clock, ust,
-                   *empty, *spec)
+                   *empty, *spec, _NO_ROWS)
         code, need = _coords(P, Cc, Kds, st, fst, float(tol), int(max_iter), int(every),
                              float(alpha_bound), signed, shifted)
         _sync(slots, ust)
@@ -1146,13 +1227,18 @@ def _native(slots):
         if f is not None and slots.capacity == slots.m:
             limit = max(2, int(np.ceil(f * slots.m)))
             slots.native = spec         # (the whole matrix from the same arrays)
-    return spec, np.array([slots.used, slots.filled, 0, limit, ROOM], dtype=np.int64)
+    return spec, np.array([slots.used, slots.filled, 0, limit, ROOM, 0], dtype=np.int64)
 
 
 def _compact_memory(slots, m):
-    """Memory for the compacted columns. When the whole columns do not all fit, the
-    budget is split as libsvm's layout needs it: the compacted columns get a quarter of
-    the columns the budget cannot hold, at most a quarter of the budget
+    """Memory for the compacted columns. When the budget holds at most ``POOL_SHARE`` of
+    the whole columns and the loop computes its columns itself without callbacks
+    (``slots.pooled``), the whole budget: it holds whole columns while every variable is
+    active, compacted ones once shrinking has set some aside (libsvm's one cache of
+    columns of the active length; :func:`_shrink` turns the whole columns into compacted
+    ones). When they do not all fit otherwise, the budget is split as libsvm's layout
+    needs it: the compacted columns
+    get a quarter of the columns the budget cannot hold, at most a quarter of the budget
     (``COMPACT_SHARE``), and the rest keeps whole columns (untouched while the problem is
     compacted, so that the reconstruction finds most of them): three quarters while the
     budget holds at most half of the columns, nearly all of it when it holds nearly all
@@ -1160,6 +1246,8 @@ def _compact_memory(slots, m):
     about once, as in libsvm's single store; the test
     ``test_a_budget_holding_nearly_every_column_computes_each_about_once``); otherwise a
     quarter of the budget is added."""
+    if slots.capacity < slots.m and getattr(slots, "pooled", False):
+        return slots.data.reshape(-1)
     if slots.capacity < slots.m:
         cap = getattr(slots, "_whole_capacity", None)
         if cap is None:
@@ -1184,6 +1272,13 @@ SINGLE = True
 #: past the budget, the compacted columns' share of the columns it cannot hold (and of
 #: the budget at most; :func:`_compact_memory`)
 COMPACT_SHARE = 0.25
+#: past a budget that holds at most this share of the columns (in single precision), one
+#: pool of columns rather than the split (:func:`_compact_memory`; 0: never)
+POOL_SHARE = 0.5
+#: past the budget, on many features, the compacted columns from the active inputs stored
+#: in the layout's order (:func:`~kernelclf.kernels.native_columns.column_on_rows`)
+ON_ROWS = True
+_NO_ROWS = np.zeros((1, 1))
 
 
 def _scratch(size, dtype=np.float64, rows=0):
