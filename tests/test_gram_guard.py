@@ -444,7 +444,8 @@ def test_the_degeneracy_statistic_equals_its_elementwise_definition():
     whose rows are partly among its columns."""
     from kernelclf.kernels import gram_guard as guard
 
-    Z = RNG.normal(scale=3.0, size=(40, 2))
+    # its own generator: the module's RNG state depends on which tests ran before
+    Z = np.random.default_rng(9).normal(scale=3.0, size=(40, 2))
     K = RBF(0.2)(Z)
     rows, cols = np.array([0, 3, 5, 7, 11]), np.arange(2, 40, 1)
     R = K[np.ix_(rows, cols)]

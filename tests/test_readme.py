@@ -196,7 +196,8 @@ def test_numba_extra_covers_the_compiled_modules():
     compiled = sorted(str(p.relative_to(package)) for p in package.rglob("*.py")
                       if "njit" in p.read_text(encoding="utf-8") and p.name != "_jit.py")
     assert compiled == ["bayespoint/billiard_engines.py", "bayespoint/perceptron_epochs.py",
-                        "kernels/native_columns.py", "margin/smo/compiled.py", "margin/smo/step.py"]
+                        "kernels/_guard_screen.py", "kernels/native_columns.py",
+                        "margin/smo/compiled.py", "margin/smo/step.py"]
     text = " ".join(README.split())
     assert ("numba (the compiled SMO loops of the SVMs and the RMM, the kernel billiard and its "
             "perceptron start, the separability margin bounds;") in text

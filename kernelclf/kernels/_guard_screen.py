@@ -7,19 +7,50 @@ identity or (nearly) constant, judged on a block of 64 sampled rows (the module 
 of :mod:`kernelclf.kernels.gram_guard`). Most matrices are neither; for them one compiled
 pass over the block (:func:`_degeneracy_stats`) says so, and the NumPy check
 (``_check_degenerate``, a dozen passes and temporaries: a tenth of a small SVM fit) runs
-only where the pass cannot tell. Without numba the NumPy check always runs.
+only where the pass cannot tell. Without numba the NumPy check always runs. The
+thresholds of that check (``_IDENTITY``, ``_CONSTANT``, ``_WIDE``) and the RBF width it
+names in its advice (:func:`_rbf_sigma`) are defined here and imported by the guard, so
+that the import runs one way.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .._jit import HAVE_NUMBA
-from .gram_guard import _CONSTANT, _IDENTITY, _WIDE, _rbf_sigma
 
 if HAVE_NUMBA:
     from .._jit import njit as _njit
 
 __all__ = []
+
+_IDENTITY = 1e-2      # median off-diagonal mass of a row (normalised) below this: identity
+_CONSTANT = 1e-8      # spread of the entries relative to the largest: constant
+_WIDE = 1e-4          # median of 1 - k_ij / sqrt(k_ii k_jj) below this: nearly constant
+
+
+def _rbf_sigma(kernel, depth=0):
+    """The width sigma of the first RBF-type part of a kernel (for advice), or None."""
+    if kernel is None or depth > 8:
+        return None
+    width = getattr(kernel, "_advice_width", None)
+    if callable(width):
+        try:
+            return width()
+        except Exception:
+            return None
+    get = getattr(kernel, "get_params", None)
+    if get is None:
+        return None
+    try:
+        parts = get(deep=False).values()
+    except Exception:
+        return None
+    for part in parts:
+        if hasattr(part, "get_params") and not isinstance(part, type):
+            found = _rbf_sigma(part, depth + 1)
+            if found is not None:
+                return found
+    return None
 
 
 def _degeneracy_stats(A, rix, rows, ir, ic, step, n_total, close):

@@ -65,6 +65,10 @@ import warnings
 
 import numpy as np
 
+# the degeneracy thresholds, the RBF width for advice and the compiled screen before
+# _check_degenerate live in their own module (which imports nothing from this one)
+from ._guard_screen import _CONSTANT, _IDENTITY, _WIDE, _rbf_sigma, _screen_degenerate
+
 __all__ = ["IndefiniteKernelError", "gram_checks", "set_gram_checks", "get_gram_checks",
            "check_gram", "DegenerateKernelWarning", "GramMemoryError", "check_memory",
            "available_memory", "set_memory_limit", "get_memory_limit", "memory_limit"]
@@ -75,9 +79,6 @@ _SAMPLE = 200
 _CLEAR = 0.5          # |lambda_min| >= 0.5 lambda_max: clearly indefinite
 _SLIGHT = 1e-8        # relative round-off allowed below zero
 _RANGE = (1e-100, 1e100)  # kernel values the solvers handle: products of two stay finite
-_IDENTITY = 1e-2      # median off-diagonal mass of a row (normalised) below this: identity
-_CONSTANT = 1e-8      # spread of the entries relative to the largest: constant
-_WIDE = 1e-4          # median of 1 - k_ij / sqrt(k_ii k_jj) below this: nearly constant
 _PAIRS = 1000         # pairs of inputs sampled for the typical squared distance
 _MEMORY = {"limit": "auto"}
 _QUIET = 64 * 2 ** 20  # 'auto' looks at the machine only for requests above this
@@ -271,31 +272,6 @@ def _asymmetry(G, block=1024):
     for s in range(0, G.shape[0], block):
         worst = max(worst, float(np.max(np.abs(G[s:s + block] - G[:, s:s + block].T))))
     return worst
-
-
-def _rbf_sigma(kernel, depth=0):
-    """The width sigma of the first RBF-type part of a kernel (for advice), or None."""
-    if kernel is None or depth > 8:
-        return None
-    width = getattr(kernel, "_advice_width", None)
-    if callable(width):
-        try:
-            return width()
-        except Exception:
-            return None
-    get = getattr(kernel, "get_params", None)
-    if get is None:
-        return None
-    try:
-        parts = get(deep=False).values()
-    except Exception:
-        return None
-    for part in parts:
-        if hasattr(part, "get_params") and not isinstance(part, type):
-            found = _rbf_sigma(part, depth + 1)
-            if found is not None:
-                return found
-    return None
 
 
 def _typical_sq_distance(X, random_state=0):
@@ -558,7 +534,3 @@ def _complain(mode, message, error=True, kind=None):
     if mode == "raise" and error:
         raise (kind or IndefiniteKernelError)(message)
     warnings.warn(message, RuntimeWarning, stacklevel=4)
-
-
-# the compiled screen before _check_degenerate (its own module: it imports from this one)
-from ._guard_screen import _screen_degenerate  # noqa: E402
