@@ -985,11 +985,14 @@ def _objective_one(alpha, F, s):
 
 def _polish_one(G, pt, alpha, F, C, s, gap, max_free):
     """:func:`kernelclf.margin.smo.kkt._polish` for one equality group on the matrix
-    ``G[pt][:, pt]`` (read in place; ``p = 1``, no signs, no shift): the bordered KKT
-    system of the free variables solved by LU; kept, in place, when the point stays in the
-    box and its KKT gap is not larger than ``gap``. Returns ``(status, gap)``: 0 nothing
-    to do or not kept, 1 kept, 2 the LU solution failed or left the box (Python's polish
-    decides: it tries the minimum-norm solution when the system is singular)."""
+    ``G[pt][:, pt]`` (read in place; ``p = 1``, no signs, no shift): the KKT system of
+    the free variables solved through the Cholesky factor of ``Q_FF`` and the Schur
+    complement of the equality (:func:`_cholesky_kkt`, the same numbers as Python's
+    polish); kept, in place, when the point stays in the box and its KKT gap is not
+    larger than ``gap``. Returns ``(status, gap)``: 0 nothing to do or not kept, 1 kept,
+    2 ``Q_FF`` not positive definite or the point outside the box (Python's polish
+    decides: the condition number, the bordered LU, the minimum-norm solution when the
+    system is singular)."""
     n = F.size
     nf = 0
     for t in range(n):
@@ -1003,26 +1006,18 @@ def _polish_one(G, pt, alpha, F, C, s, gap, max_free):
         if alpha[t] > 0 and alpha[t] < C[t]:
             idx[k] = t
             k += 1
-    M = np.zeros((nf + 1, nf + 1))
-    rhs = np.zeros(nf + 1)
-    # M[a, c] = G[pt[idx[c]], pt[idx[a]]] s_a s_c, filled column by column: each column of
-    # M reads one row of G (G's rows lie far apart in memory; the same numbers)
-    for c in range(nf):
-        row = G[pt[idx[c]]]
-        sc = s[idx[c]]
-        for a in range(nf):
-            M[a, c] = row[pt[idx[a]]] * s[idx[a]] * sc
+    rows = np.empty(nf, dtype=np.int64)
+    sF = np.empty(nf)
+    g = np.empty(nf)
+    A = np.empty((1, nf))
     for a in range(nf):
-        sa = s[idx[a]]
-        M[a, nf] = sa
-        M[nf, a] = sa
-        rhs[a] = -(-s[idx[a]] * F[idx[a]])
-    ok = True
-    x = rhs
-    try:
-        x = np.linalg.solve(M, rhs)
-    except Exception:
-        ok = False
+        rows[a] = pt[idx[a]]
+        sF[a] = s[idx[a]]
+        A[0, a] = sF[a]
+        g[a] = -(-s[idx[a]] * F[idx[a]])
+    M = np.empty((nf, nf))
+    _free_lower(G, rows, rows, sF, M)
+    ok, x = _cholesky_kkt(M, A, g)
     if not ok:
         return 2, gap
     for a in range(nf):
@@ -1050,30 +1045,131 @@ def _polish_one(G, pt, alpha, F, C, s, gap, max_free):
     return 1, g2
 
 
-def _free_block(D, idx, sF, M):
-    """``M[a, c] = K[idx[a], idx[c]] * sF[a] * sF[c]`` for the free variables of
-    :func:`kernelclf.margin.smo.kkt._polish`, read from ``D`` whose row ``j`` is the column
-    ``j`` of ``K`` (``D[idx[c], idx[a]] = K[idx[a], idx[c]]``: a stored matrix read by rows,
-    or the whole matrix held by a :class:`kernelclf.kernels.gram.ColumnSlots`), written in
-    place into the ``n x n`` block ``M``: the numbers of the polish's ``(K[:, idx][idx] *
-    sF[:, None]) * sF``, the same two products in the same order, in one pass over blocks of
-    32 x 32 entries and without the ``m x n`` block of columns (which the polish needs only
-    when it keeps its point)."""
-    n = idx.size
-    for c0 in range(0, n, 32):
-        c1 = min(c0 + 32, n)
-        for a0 in range(0, n, 32):
-            a1 = min(a0 + 32, n)
-            for c in range(c0, c1):
-                row = D[idx[c]]
-                sc = sF[c]
-                for a in range(a0, a1):
-                    M[a, c] = (row[idx[a]] * sF[a]) * sc
+def _free_lower(D, rows, cols, sF, M):
+    """The lower triangle of the polish's matrix ``Q_FF``: ``M[c, a] = (D[rows[c], cols[a]]
+    * sF[a]) * sF[c]`` for ``a <= c``, read from ``D`` whose row ``rows[c]`` holds the
+    column of free variable ``c`` (a stored matrix by rows, the whole matrix held, or the
+    column cache's slots; ``cols[a]``: the entry of free variable ``a`` in it). Row ``c``
+    of ``M`` is written from one row of ``D`` in one pass; the upper triangle is left as
+    it is (the Cholesky factorisation reads the lower one only)."""
+    n = rows.size
+    for c in range(n):
+        row = D[rows[c]]
+        sc = sF[c]
+        out = M[c]
+        for a in range(c + 1):
+            out[a] = (row[cols[a]] * sF[a]) * sc
+
+
+def _cholesky_kkt(M, A, g):
+    """``(ok, d)``: :func:`_schur_solve` on the Cholesky factor of the lower triangle of
+    ``M`` (LAPACK ``potrf`` through ``np.linalg.cholesky``: the routine and the triangle
+    that Python's polish factors in place, :func:`kernelclf.margin.smo.kkt._polish`, so
+    the same numbers); ``ok`` False when ``M`` is not numerically positive definite."""
+    try:
+        L = np.linalg.cholesky(M)
+    except Exception:
+        return False, np.zeros(g.size)
+    return _schur_solve(L, A, g)
+
+
+def _schur_solve(L, A, g):
+    """The solution ``d`` of the polish's bordered system ``Q d + A' lam = g``, ``A d = 0``
+    (:func:`kernelclf.margin.smo.kkt._polish`) from the Cholesky factor ``Q = L L'`` (the
+    lower triangle of ``L`` read) and the Schur complement of the ``k <= 2`` rows of ``A``
+    (Nocedal & Wright 2006, §16.2, the range-space method): ``U = Q^{-1} [g, A']`` by two
+    triangular solves each, ``S = A U_A`` (``k x k``), ``S lam = A u_g``,
+    ``d = u_g - U_A lam``. Returns ``(ok, d)``, ``ok`` False when ``S`` is not positive
+    definite (then the bordered LU decides). The forward solves' dot products are summed
+    in four interleaved parts (one dependency chain each), the backward ones are
+    ``axpy`` updates along the rows of ``L``."""
+    n = g.size
+    k = A.shape[0]
+    d = np.zeros(n)
+    R = np.empty((k + 1, n))
+    R[0] = g
+    for j in range(k):
+        R[j + 1] = A[j]
+    for r in range(k + 1):
+        b = R[r]
+        for i in range(n):
+            row = L[i]
+            a0 = 0.0
+            a1 = 0.0
+            a2 = 0.0
+            a3 = 0.0
+            j = 0
+            while j + 4 <= i:
+                a0 += row[j] * b[j]
+                a1 += row[j + 1] * b[j + 1]
+                a2 += row[j + 2] * b[j + 2]
+                a3 += row[j + 3] * b[j + 3]
+                j += 4
+            while j < i:
+                a0 += row[j] * b[j]
+                j += 1
+            b[i] = (b[i] - ((a0 + a1) + (a2 + a3))) / row[i]
+        for i in range(n - 1, -1, -1):
+            row = L[i]
+            xi = b[i] / row[i]
+            b[i] = xi
+            for j in range(i):
+                b[j] -= xi * row[j]
+    for t in range(n):
+        d[t] = R[0, t]
+    if k == 0:
+        return True, d
+    S = np.empty((k, k))
+    rhs = np.empty(k)
+    for i in range(k):
+        acc = 0.0
+        for t in range(n):
+            acc += A[i, t] * R[0, t]
+        rhs[i] = acc
+        for j in range(k):
+            acc = 0.0
+            for t in range(n):
+                acc += A[i, t] * R[j + 1, t]
+            S[i, j] = acc
+    lam = np.empty(k)
+    if k == 1:
+        if not (S[0, 0] > 0):
+            return False, d
+        lam[0] = rhs[0] / S[0, 0]
+    else:
+        det = S[0, 0] * S[1, 1] - S[0, 1] * S[1, 0]
+        if not (det > 0 and S[0, 0] > 0):
+            return False, d
+        lam[0] = (S[1, 1] * rhs[0] - S[0, 1] * rhs[1]) / det
+        lam[1] = (S[0, 0] * rhs[1] - S[1, 0] * rhs[0]) / det
+    for j in range(k):
+        lj = lam[j]
+        for t in range(n):
+            d[t] -= R[j + 1, t] * lj
+    return True, d
+
+
+def _free_update(D, rows, w, F, out):
+    """``out = F - K[:, F] w`` for the polish's step ``w = s_F d`` (the new ``F``), read
+    row by row from ``D`` (row ``rows[c]``: the column of free variable ``c``, as in
+    :func:`_free_lower`), without gathering the ``m x n`` block of columns."""
+    m = F.size
+    acc = np.zeros(m)
+    for c in range(rows.size):
+        row = D[rows[c]]
+        wc = w[c]
+        for t in range(m):
+            acc[t] += row[t] * wc
+    for t in range(m):
+        out[t] = F[t] - acc[t]
 
 
 if HAVE_NUMBA:
     _gap_one = _njit(**_o)(_gap_one)
-    _free_block = _njit(**_o)(_free_block)
+    _free_lower = _njit(**_o)(_free_lower)
+    _schur_solve = _njit(**_o)(_schur_solve)
+    _cholesky_kkt = _njit(**_o)(_cholesky_kkt)
+    _free_update = _njit(**_o)(_free_update)
     _objective_one = _njit(**_o)(_objective_one)
     _polish_one = _njit(**_o)(_polish_one)
 

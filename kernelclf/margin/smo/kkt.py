@@ -51,19 +51,27 @@ def _polish(res, p, C, s, gmask, getcol, max_free=1000, getcols=None, bias=True)
 
     With the bounded variables fixed, the free ones ``a_F`` must satisfy
     ``Q_FF d + A' lam = -G_F`` and ``A d = 0`` (``A``: one row ``s_F`` per equality
-    group). The bordered system is solved by LU. When its reciprocal condition number
-    is below ``n eps`` (``Q_FF`` singular, e.g. for repeated examples) and that point
-    leaves the box, it is solved again by least squares: the minimum-norm solution,
-    from LAPACK's complete orthogonal factorisation ``gelsy`` (a few LU solves' cost,
-    where the SVD-based ``gelsd`` costs tens). A regular system has one solution, so
-    when it leaves the box nothing else is tried;
+    group). Where ``Q_FF`` is positive definite (a positive definite kernel on distinct
+    examples) the system is solved through its Cholesky factor and the Schur complement
+    of ``A`` (:func:`_cholesky_kkt`: half the operations of an LU of the bordered
+    matrix); when that point leaves the box and ``Q_FF``'s reciprocal condition number
+    (LAPACK ``pocon``) is at least ``n eps``, the system is regular and its one solution
+    is not in the box, so nothing else is tried. Otherwise (``Q_FF`` not numerically
+    positive definite, or ill-conditioned and the point outside the box) the bordered
+    system is solved by LU; when its reciprocal condition number is below ``n eps``
+    (``Q_FF`` singular, e.g. for repeated examples) and that point leaves the box, it is
+    solved again by least squares: the minimum-norm solution, from LAPACK's complete
+    orthogonal factorisation ``gelsy`` (a few LU solves' cost, where the SVD-based
+    ``gelsd`` costs tens). A regular system has one solution, so when it leaves the box
+    nothing else is tried;
     ``res`` is updated in place only if the new point is in the box and its KKT
     violation is not larger than ``res.gap``, which must be the KKT violation
     (:func:`_kkt_gap`) at ``res``'s point, as :func:`kernelclf.margin.smo._result` sets it.
     ``getcols(idx)``, when given, returns the block ``K[:, idx]`` at once
     (:meth:`kernelclf.kernels.gram.ColumnSlots.columns`, or a view of rows of a stored
-    matrix). ``bias=False`` leaves
-    ``res.bias`` (and ``res.rho``) as they are.
+    matrix); where its columns are rows of one matrix in memory (:func:`_rows_of`), the
+    block is never formed: ``Q_FF`` and the new gradient are read from those rows in
+    compiled code. ``bias=False`` leaves ``res.bias`` (and ``res.rho``) as they are.
     """
     alpha = res.alpha
     idx = np.flatnonzero((alpha > 0) & (alpha < C))
@@ -78,11 +86,13 @@ def _polish(res, p, C, s, gmask, getcol, max_free=1000, getcols=None, bias=True)
     else:
         A = np.array([sF * gm[idx] for gm in gmask if gm[idx].any()]).reshape(-1, n)
     k = A.shape[0]
-    M = np.zeros((n + k, n + k))
-    D = _rows_of(getcols)
+    g = -res.gradient[idx]
+    src = _rows_of(getcols, idx)
     cols = None
-    if D is not None:               # K[F, F] read in place; K[:, F] only if the point is kept
-        _cc._free_block(D, idx, sF, M)
+    if src is not None:             # Q_FF's lower triangle read in place, no K[:, F]
+        D, rows = src
+        Q = np.empty((n, n))
+        _cc._free_lower(D, rows, idx, sF, Q)
     else:
         if getcols is not None:                 # K[:, F] at once (the cached columns)
             cols = getcols(idx)
@@ -90,12 +100,7 @@ def _polish(res, p, C, s, gmask, getcol, max_free=1000, getcols=None, bias=True)
             cols = np.empty((alpha.size, n))
             for r, i in enumerate(idx):
                 cols[:, r] = getcol(i)
-        KFF = cols[idx]
-        M[:n, :n] = KFF * sF[:, None] * sF
-    M[:n, n:] = A.T
-    M[n:, :n] = A
-    rhs = np.zeros(n + k)
-    rhs[:n] = -res.gradient[idx]
+        Q = np.ascontiguousarray(cols[idx].T) * sF[:, None] * sF    # (row c: column c)
 
     CF = C[idx]
 
@@ -103,20 +108,39 @@ def _polish(res, p, C, s, gmask, getcol, max_free=1000, getcols=None, bias=True)
         new = alpha[idx] + x[:n]
         return bool((np.isfinite(new) & (new >= 0) & (new <= CF)).all())
 
-    x, lu = _lu_factor_solve(M, rhs)
-    if not in_box(x):
-        if _regular(M, lu):     # the unique solution leaves the box: the active set is wrong
-            return
-        # singular Q_FF (e.g. repeated examples): the minimum-norm solution
-        x = _min_norm_solution(M, rhs)
+    qmax = float(np.diagonal(Q).max())          # (bounds the 1-norm, before Q is factored)
+    ok, d, L = _cholesky_kkt(Q, A, g)           # (Q now holds its factor, L)
+    inside = ok and in_box(d)
+    if ok and not inside and _rcond_cholesky(L, n * qmax) >= _EPS * (n + k):
+        return                      # the unique solution leaves the box: the wrong active set
+    if not inside:                  # not positive definite, or ill-conditioned: bordered LU
+        if src is not None:         # (Q_FF again, its lower triangle; the full matrix)
+            _cc._free_lower(D, rows, idx, sF, Q)
+        else:
+            Q = np.ascontiguousarray(cols[idx].T) * sF[:, None] * sF
+        Q = np.tril(Q) + np.tril(Q, -1).T
+        M = np.zeros((n + k, n + k))
+        M[:n, :n] = Q
+        M[:n, n:] = A.T
+        M[n:, :n] = A
+        rhs = np.zeros(n + k)
+        rhs[:n] = g
+        x, lu = _lu_factor_solve(M, rhs)
         if not in_box(x):
-            return
-    d = x[:n]
+            if _regular(M, lu):     # the unique solution leaves the box
+                return
+            # singular Q_FF (e.g. repeated examples): the minimum-norm solution
+            x = _min_norm_solution(M, rhs)
+            if not in_box(x):
+                return
+        d = x[:n]
     new = alpha[idx] + d
     F = -s * res.gradient
-    if cols is None:
-        cols = getcols(idx)
-    Fn = F - cols @ (sF * d)
+    if src is not None:
+        Fn = np.empty(alpha.size)
+        _cc._free_update(D, rows, sF * d, F, Fn)
+    else:
+        Fn = F - cols @ (sF * d)
     an = alpha.copy()
     an[idx] = new
     gap = _kkt_gap(Fn, an, C, s, gmask)
@@ -139,23 +163,71 @@ def _polish(res, p, C, s, gmask, getcol, max_free=1000, getcols=None, bias=True)
         res.rho = float((rpos + rneg) / 2.0)
 
 
-def _rows_of(getcols):
-    """The matrix ``D`` whose row ``j`` is the column ``j`` of ``K``, when ``getcols`` reads
-    its columns from one (a stored matrix's rows, ``getcols.rows``; the whole matrix held by
-    the :class:`kernelclf.kernels.gram.ColumnSlots` whose ``columns`` it is), a C-ordered
-    float array, and numba is there: :func:`_polish` then reads ``K[F, F]`` from it in
-    compiled code (:func:`kernelclf.margin.smo.compiled._free_block`) and asks for the
-    block ``K[:, F]`` only when it keeps its point. Else None."""
+def _rows_of(getcols, idx):
+    """``(D, rows)`` when the columns ``idx`` of ``K`` are rows of one matrix in memory:
+    row ``rows[r]`` of ``D`` is the column ``idx[r]`` -- a stored matrix's rows
+    (``getcols.rows``), or the column store of a :class:`kernelclf.kernels.gram.ColumnSlots`
+    whose ``columns`` ``getcols`` is, when every one of them is in its slots (the whole
+    matrix held, or the pair loop's cache) -- a C-ordered float array, and numba is there:
+    :func:`_polish` then reads ``Q_FF`` and the new gradient from them in compiled code
+    (:func:`kernelclf.margin.smo.compiled._free_lower`, ``_free_update``), the numbers
+    ``getcols(idx)`` would return, without the ``m x n`` block. Else None."""
     if getcols is None or not HAVE_NUMBA:
         return None
     D = getattr(getcols, "rows", None)
+    rows = idx
     if D is None:
-        held = getattr(getattr(getcols, "__self__", None), "held", None)
-        D = held() if callable(held) else None
+        slots = getattr(getcols, "__self__", None)
+        D = getattr(slots, "data", None)
+        slot = getattr(slots, "slot", None)
+        if not isinstance(slot, np.ndarray):
+            return None
+        rows = slot[idx]
+        if rows.size and rows.min() < 0:
+            return None
     if not (isinstance(D, np.ndarray) and D.dtype == np.float64 and D.ndim == 2
             and D.flags.c_contiguous):
         return None
-    return D
+    return D, np.ascontiguousarray(rows, dtype=np.int64)
+
+
+def _cholesky_kkt(Q, A, g):
+    """``(ok, d, L)``: the solution ``d`` of ``Q d + A' lam = g``, ``A d = 0`` through the
+    Cholesky factor ``L`` of ``Q`` (its lower triangle read; LAPACK ``potrf`` on its
+    transpose, the upper triangle in Fortran order, in place when ``Q`` is C-ordered, so
+    ``Q`` then holds ``L`` in that triangle) and the Schur complement of ``A``; ``ok`` False when
+    ``Q`` (or the Schur complement) is not numerically positive definite. The solves:
+    :func:`kernelclf.margin.smo.compiled._schur_solve` (which states the method) with
+    numba, else LAPACK's ``potrs`` through SciPy (the same steps; the triangular solves'
+    sums in LAPACK's order)."""
+    n, k = g.size, A.shape[0]
+    c, info = lapack.dpotrf(Q.T, lower=0, clean=0, overwrite_a=1)
+    L = c.T
+    if info != 0:
+        return False, np.zeros(n), L
+    if HAVE_NUMBA:
+        return (*_cc._schur_solve(L, A, g), L)
+    U, info = lapack.dpotrs(c, np.column_stack([g, A.T]), lower=0)
+    if info != 0:
+        return False, np.zeros(n), L
+    d = U[:, 0].copy()
+    if k:
+        S = A @ U[:, 1:]
+        if k == 1 and not S[0, 0] > 0 or k == 2 and not (
+                S[0, 0] > 0 and S[0, 0] * S[1, 1] - S[0, 1] * S[1, 0] > 0):
+            return False, d, L
+        d -= U[:, 1:] @ np.linalg.solve(S, A @ U[:, 0])
+    return True, d, L
+
+
+def _rcond_cholesky(L, anorm):
+    """The reciprocal condition number (1-norm, LAPACK ``pocon``) of ``Q = L L'`` from the
+    factor that :func:`_cholesky_kkt` leaves in the lower triangle of ``L`` (C-ordered;
+    read in place as the upper triangle of its transpose) and ``anorm``, the 1-norm of
+    ``Q`` or a bound on it (the polish's ``n max_i Q_ii``, from ``|Q_ij| <= sqrt(Q_ii
+    Q_jj)``: a smaller estimate, the safe side); 0 when LAPACK reports an error."""
+    rcond, info = lapack.dpocon(L.T, float(anorm), uplo="U")
+    return float(rcond) if info == 0 else 0.0
 
 
 def _lu_solution(M, rhs):
