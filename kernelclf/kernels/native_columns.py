@@ -400,29 +400,51 @@ def column_on_rows(out, i, rows, n, kind, X, Xr, sq, offset, degree):
     return _formula(out, i, rows, n, False, kind - ROWS, sq, offset, degree)
 
 
-def _rows_formula(K, kind, sq, offset, degree):
-    """``K[i, k] <- k(x_k, x_i)`` from the inner products in ``K`` (``kind`` without
-    ``ROWS``), row by row with :func:`_formula` (the columns' formula); False if a value
-    is not finite."""
+def _lower_formula(K, kind, sq, offset, degree):
+    """``K[i, k] <- k(x_k, x_i)`` from the inner products in the lower triangle of ``K``
+    (``k <= i``; ``kind`` without ``ROWS``): in blocks of 32 rows, the formula on each
+    row's first ``i + 1`` entries (:func:`_formula`, the columns' formula), then the
+    block's columns of the upper triangle copied from those rows while they are in the
+    cache (the matrix exactly symmetric); False if a value is not finite."""
+    m = K.shape[0]
     ok = True
-    for i in range(K.shape[0]):
-        if not _formula(K[i], i, _NO_ROWS, K.shape[1], True, kind, sq, offset, degree):
-            ok = False
+    for i0 in range(0, m, 32):
+        i1 = min(i0 + 32, m)
+        for i in range(i0, i1):
+            if not _formula(K[i], i, _NO_ROWS, i + 1, True, kind, sq, offset, degree):
+                ok = False
+        for k in range(i1 - 1):
+            out = K[k]
+            for i in range(max(i0, k + 1), i1):
+                out[i] = K[i, k]
     return ok
+
+
+def _inner_products(X):
+    """The lower triangle of ``X X'`` (C order; the upper one is not set) by one BLAS
+    ``dsyrk`` (SciPy's: the upper triangle of the Fortran-ordered product, read through
+    its transpose), without NumPy's second pass that copies the other triangle; NumPy's
+    product ``X @ X.T`` for inputs other than a C-ordered float array."""
+    if X.dtype == np.float64 and X.flags.c_contiguous and X.shape[0]:
+        from scipy.linalg.blas import dsyrk
+
+        return dsyrk(1.0, X.T, trans=1, lower=0).T
+    return X @ X.T
 
 
 def whole_matrix(spec):
     """The whole kernel matrix from :func:`column_spec`'s arrays on many features
-    (``kind > ROWS``, dense rows): the inner products ``X X'`` in one BLAS call
-    (NumPy's product of an array with its own transpose, ``dsyrk``: half the operations
-    of a general product), then the kernel's formula row by row, in place
-    (:func:`_formula`, as the compiled columns: the same numbers to round-off, not bit
-    for bit; no pass of NumPy's over the matrix for the norms, the clipping, the
-    exponential or the finite check). ``None`` when a value is not finite (the caller
-    then raises the package's error through the Gram's checked path)."""
+    (``kind > ROWS``, dense rows): the inner products ``X X'`` in one BLAS call (``dsyrk``:
+    half the operations of a general product, one triangle, :func:`_inner_products`),
+    then the kernel's formula on that triangle row by row, in place, and the other
+    triangle copied from it (:func:`_lower_formula`; :func:`_formula`, as the compiled
+    columns: the same numbers to round-off, not bit for bit; no pass of NumPy's over the
+    matrix for the norms, the clipping, the exponential or the finite check). ``None``
+    when a value is not finite (the caller then raises the package's error through the
+    Gram's checked path)."""
     kind, X, sq, offset, degree = spec[:5]
-    K = X @ X.T
-    return K if _rows_formula(K, kind - ROWS, sq, offset, degree) else None
+    K = _inner_products(X)
+    return K if _lower_formula(K, kind - ROWS, sq, offset, degree) else None
 
 
 def _block_formula(K, kind, sq2, offset, degree):
@@ -776,7 +798,7 @@ if HAVE_NUMBA:
     _sparse_dots = _njit(**_o)(_sparse_dots)
     _formula = _njit(**_o)(_formula)
     _entries = _njit(**_o)(_entries)
-    _rows_formula = _njit(**_o)(_rows_formula)
+    _lower_formula = _njit(**_o)(_lower_formula)
     _block_formula = _njit(**_o)(_block_formula)
     _assemble_pair = _njit(**_o)(_assemble_pair)
     _column = _njit(cache=True, nogil=True, inline="always")(_column)
