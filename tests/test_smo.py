@@ -234,6 +234,28 @@ def test_polish_with_repeated_examples_and_nu_groups():
     assert r.alpha[y < 0].sum() == pytest.approx(nu * m / 2)
 
 
+@pytest.mark.parametrize("seed, d", [(0, 2), (0, 3), (5, 5)])
+def test_polish_with_more_free_variables_than_features(seed, d):
+    """A linear kernel on ``d`` features leaves ``d + 1`` free variables at the optimum:
+    ``Q_FF`` is singular (rank ``d``; its Cholesky factorisation may end on round-off
+    instead of failing) while the bordered system with the equality is regular. The
+    polish must not trust the factor there (its pivots reveal the singular matrix) and
+    reaches the exact optimum through the bordered system (cvxopt's optimum, the KKT
+    conditions to round-off)."""
+    rng = np.random.default_rng(seed)
+    m = 200
+    X = rng.normal(size=(m, d))
+    y = np.where(X[:, 0] + 0.8 * rng.normal(size=m) > 0, 1.0, -1.0)
+    K = Linear()(X)
+    res = solve_smo(np.ones(m), 1.0, K, s=y, tol=1e-3, polish=True)
+    assert np.count_nonzero((res.alpha > 0) & (res.alpha < 1.0)) > d
+    Q = y[:, None] * K * y[None, :]
+    qp = solve_qp(Q, -np.ones(m), A1=y[None, :], b1=[0.0], l=0.0, u=1.0, tol=1e-11)
+    assert res.gap < 1e-9
+    assert res.objective == pytest.approx(qp.objective, rel=1e-9)
+    assert _kkt_gap(res.alpha, Q @ res.alpha - 1, 1.0, y) < 1e-9
+
+
 def test_bounds_of_the_wrong_shape_are_refused():
     with pytest.raises(ValueError, match="vector of 3 upper bounds"):
         solve_smo(np.ones(3), np.ones(2), np.eye(3))

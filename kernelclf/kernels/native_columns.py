@@ -463,9 +463,10 @@ def _block_formula(K, kind, sq2, offset, degree):
 def kernel_block(spec, rows):
     """The diagonal block ``k(x_a, x_b)``, ``a, b`` in a group of examples, of the kernel
     matrix of :func:`column_spec`'s arrays on many features (``kind > ROWS``, dense rows):
-    the inner products by one BLAS product (``dsyrk``, as :func:`whole_matrix`), then
+    the inner products by one BLAS product (NumPy's ``Xr @ Xr.T``, ``dsyrk``), then
     :func:`whole_matrix`'s formula, the same operations per entry (the block's row of
-    ``x_a`` is that matrix's row of ``x_a``). ``rows``: ``(X_rows, sq_rows)``, a contiguous
+    ``x_a`` is that matrix's row of ``x_a`` below the diagonal; above it, that matrix
+    holds its lower triangle's numbers). ``rows``: ``(X_rows, sq_rows)``, a contiguous
     copy of the group's rows of ``X`` and their squared norms. ``None`` when a value is not
     finite.
 

@@ -424,7 +424,7 @@ class SupportVectorMachine(_PlattScaling, DualClassifier):
         ``G[pos][:, pos]``: ``alpha``, ``F``, the loop's code and steps, the KKT gap and
         objective, the polish status): libsvm's threshold from it, as
         :func:`kernelclf.margin._dual_problem.solve_dual` computes it; where the compiled
-        polish left the decision to Python (status 2: a singular system, or a solution
+        polish left the decision to Python (status 2: ``Q_FF`` not positive definite, or a solution
         outside the box), the polish of :func:`kernelclf.margin.smo.solve_smo` from the
         loop's end point. The machine is then the one :meth:`_fit_on_gram` gives (up to
         the round-off of the sums)."""

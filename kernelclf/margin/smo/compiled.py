@@ -1061,6 +1061,12 @@ def _free_lower(D, rows, cols, sF, M):
             out[a] = (row[cols[a]] * sF[a]) * sc
 
 
+#: the smallest ratio of the Cholesky factor's pivots ``L_ii^2`` (smallest to largest)
+#: at which the polish trusts its solution through the factor (``sqrt(eps)``; below it
+#: ``Q_FF`` is taken as singular and the bordered LU decides, :func:`_schur_solve`)
+PIVOT_RATIO = 2.0 ** -26
+
+
 def _cholesky_kkt(M, A, g):
     """``(ok, d)``: :func:`_schur_solve` on the Cholesky factor of the lower triangle of
     ``M`` (LAPACK ``potrf`` through ``np.linalg.cholesky``: the routine and the triangle
@@ -1079,13 +1085,26 @@ def _schur_solve(L, A, g):
     lower triangle of ``L`` read) and the Schur complement of the ``k <= 2`` rows of ``A``
     (Nocedal & Wright 2006, §16.2, the range-space method): ``U = Q^{-1} [g, A']`` by two
     triangular solves each, ``S = A U_A`` (``k x k``), ``S lam = A u_g``,
-    ``d = u_g - U_A lam``. Returns ``(ok, d)``, ``ok`` False when ``S`` is not positive
-    definite (then the bordered LU decides). The forward solves' dot products are summed
-    in four interleaved parts (one dependency chain each), the backward ones are
-    ``axpy`` updates along the rows of ``L``."""
+    ``d = u_g - U_A lam``. Returns ``(ok, d)``, ``ok`` False (then the bordered LU
+    decides) when ``S`` is not positive definite or the factor's pivots reveal a
+    numerically singular ``Q``: the smallest ``L_ii^2`` below :data:`PIVOT_RATIO` times
+    the largest (the pivots lie between ``Q``'s extreme eigenvalues, so their ratio is at
+    least ``1 / cond(Q)``; measured: ``1e-2`` to ``0.8`` on the broad benchmark's
+    problems, ``2e-15`` on 21 free variables of a linear kernel on 20 features, where
+    ``potrf`` ends on round-off). The forward solves' dot products are summed in four
+    interleaved parts (one dependency chain each), the backward ones are ``axpy``
+    updates along the rows of ``L``."""
     n = g.size
     k = A.shape[0]
     d = np.zeros(n)
+    pmin = np.inf
+    pmax = 0.0
+    for i in range(n):
+        piv = L[i, i] * L[i, i]
+        pmin = min(pmin, piv)
+        pmax = max(pmax, piv)
+    if not (pmin >= PIVOT_RATIO * pmax):
+        return False, d
     R = np.empty((k + 1, n))
     R[0] = g
     for j in range(k):

@@ -196,7 +196,9 @@ def _cholesky_kkt(Q, A, g):
     Cholesky factor ``L`` of ``Q`` (its lower triangle read; LAPACK ``potrf`` on its
     transpose, the upper triangle in Fortran order, in place when ``Q`` is C-ordered, so
     ``Q`` then holds ``L`` in that triangle) and the Schur complement of ``A``; ``ok`` False when
-    ``Q`` (or the Schur complement) is not numerically positive definite. The solves:
+    ``Q`` (or the Schur complement) is not numerically positive definite, or the
+    factor's pivots reveal a numerically singular ``Q``
+    (:data:`kernelclf.margin.smo.compiled.PIVOT_RATIO`). The solves:
     :func:`kernelclf.margin.smo.compiled._schur_solve` (which states the method) with
     numba, else LAPACK's ``potrs`` through SciPy (the same steps; the triangular solves'
     sums in LAPACK's order)."""
@@ -207,6 +209,9 @@ def _cholesky_kkt(Q, A, g):
         return False, np.zeros(n), L
     if HAVE_NUMBA:
         return (*_cc._schur_solve(L, A, g), L)
+    piv = np.diagonal(c) ** 2
+    if not piv.min() >= _cc.PIVOT_RATIO * piv.max():    # (numerically singular)
+        return False, np.zeros(n), L
     U, info = lapack.dpotrs(c, np.column_stack([g, A.T]), lower=0)
     if info != 0:
         return False, np.zeros(n), L
