@@ -22,7 +22,6 @@ from collections import OrderedDict
 
 import numpy as np
 
-from .._jit import HAVE_NUMBA
 from .gram_guard import (
     _SAMPLE,
     _check_degenerate,
@@ -37,7 +36,6 @@ from .gram_guard import (
     get_gram_checks,
 )
 from .native_columns import (
-    _gather_columns,
     _whole_polynomial_matrix,
     take_slot,
     whole_rbf_matrix,
@@ -227,10 +225,6 @@ class ColumnSlots:
         idx = np.asarray(idx, dtype=np.int64)
         D = self.held()
         if D is not None:                               # the whole matrix is held
-            if HAVE_NUMBA and D.dtype == np.float64 and D.flags.c_contiguous:
-                out = np.empty((self.m, idx.size))
-                _gather_columns(D, idx, out)     # (the same numbers, one pass)
-                return out
             return np.array(D[idx].T, dtype=float, order="C")
         out = np.empty((self.m, idx.size))
         s = self.slot[idx]

@@ -768,26 +768,10 @@ def _whole_polynomial_matrix(kernel, X):
     lo, hi, finite = _poly_entries(G, float(gamma), gamma != 1.0, float(kernel.offset), degree)
     return G, ((float(lo), float(hi)) if finite else None)
 
-def _gather_columns(D, idx, out):
-    """``out[i, r] = D[idx[r], i]``: the block ``K[:, idx]`` in C order from a matrix ``D``
-    whose row ``j`` holds the column ``j`` of ``K`` (the numbers of ``np.array(D[idx].T,
-    order='C')``, copied in one pass over blocks of 32 x 32 entries instead of a gather
-    and a transposing copy; :meth:`kernelclf.kernels.gram.ColumnSlots.columns`)."""
-    m = out.shape[0]
-    n = idx.size
-    for i0 in range(0, m, 32):
-        i1 = min(i0 + 32, m)
-        for r0 in range(0, n, 32):
-            r1 = min(r0 + 32, n)
-            for r in range(r0, r1):
-                row = D[idx[r]]
-                for i in range(i0, i1):
-                    out[i, r] = row[i]
 
 if HAVE_NUMBA:
     _o = dict(cache=True, nogil=True, boundscheck=False)
     _rbf_exponents = _njit(**_o)(_rbf_exponents)
-    _gather_columns = _njit(**_o)(_gather_columns)
     _poly_entries = _njit(**_o)(_poly_entries)
     _exp_parts = _njit(**_o)(_exp_parts)
     _scale = _njit(**_o)(_scale)

@@ -110,7 +110,9 @@ when there are none).
 Optional polishing (``polish=True``): once SMO has stopped at tolerance ``tol``,
 the variables at a bound are taken as the active set and the KKT equations of the
 free ones (with the equality constraints) are solved exactly, as in the
-"solution polishing" of OSQP (Stellato et al. 2020, Math. Prog. Comp. 12). The
+"solution polishing" of OSQP (Stellato et al. 2020, Math. Prog. Comp. 12): through the
+Cholesky factor of ``Q_FF`` and the Schur complement of the equalities where ``Q_FF`` is
+positive definite, else by LU and least squares on the bordered system. The
 polished point is kept only if it stays in the box and its maximal KKT violation
 is not larger than SMO's; then the solution is exact up to round-off instead of
 ``tol``-accurate (and, e.g., integer per-example bounds give the same machine as
