@@ -130,6 +130,7 @@ from sklearn.utils.validation import (
 )
 
 from .base import Int, _check_strings
+from .kernels.gram import ColumnCache, Gram
 from .kernels.rows import n_rows, take_rows
 
 __all__ = ["OneVsOneClassifier", "DAGClassifier", "OneVsRestClassifier", "rejection_errors",
@@ -512,6 +513,39 @@ class _MulticlassBase(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         return tags
 
 
+class _PairGram(Gram):
+    """The training Gram of a pairwise machine of :meth:`_PairwiseBase._fit_without_clones`
+    (no checks: the wrapper's guard has checked the whole sample; a kernel of fixed
+    parameters): :class:`~kernelclf.kernels.gram.Gram` ``(kernel, X, precompute=False,
+    cache_mb=cache_mb, check=False)``, with its diagonal given (the whole sample's at the
+    pair's rows: a kernel's diagonal is computed row by row) and its kernel's column
+    function (:meth:`kernelclf.kernels.closure.Kernel.column_function`, a pass over the
+    pair's inputs) made when a column is first asked of it: the pair's SMO computes its
+    columns in compiled code (from its classes' blocks, or from
+    :func:`kernelclf.kernels.native_columns.column_spec`'s arrays), and most pairs never
+    ask."""
+
+    def __init__(self, kernel, X, diag, cache_mb):
+        self.ridge = 0.0
+        self.n_evaluations = 0
+        self.n_computed = 0
+        self.kernel, self.X, self.m = kernel, X, X.shape[0]
+        self._G = None
+        self._colfun = self._rawfun = functools.partial(_lazy_column, self)
+        self._cache = ColumnCache(self._colfun, self.m, cache_mb)
+        self._diag = np.array(diag, dtype=float)
+        self._diag.setflags(write=False)
+
+
+def _lazy_column(gram, i):
+    """Column ``i`` of a :class:`_PairGram`, by its kernel's column function (made at the
+    first call and kept)."""
+    f = gram.__dict__.get("_python_columns")
+    if f is None:
+        f = gram._python_columns = gram.kernel.column_function(gram.X)
+    return f(i)
+
+
 class _ClassBlocks:
     """The kernel columns and matrices of the pairwise machines that compute their own
     (module docstring, "One kernel matrix": the whole one does not fit ``cache_mb``), from
@@ -560,7 +594,6 @@ class _ClassBlocks:
         """The blocks of the sample ``X`` (classes ``y_idx``), or None: inputs without
         compiled columns of many features, or diagonal blocks larger than ``SHARE`` of
         ``cache_mb``."""
-        from .kernels.gram import Gram
         from .kernels.native_columns import ROWS, SPARSE, column_spec
 
         if not isinstance(X, np.ndarray):
@@ -727,7 +760,6 @@ class _PairwiseBase(_MulticlassBase):
         contiguous blocks and then put into the order of the pair's examples in ``X``
         (the order of the general path)."""
 
-        from .kernels.gram import Gram
         from .kernels.gram_guard import _psd_by_construction, check_gram, check_memory
         from .kernels.native_columns import whole_rbf_matrix
 
@@ -866,7 +898,6 @@ class _PairwiseBase(_MulticlassBase):
         value that is not finite); pairs of at most ``_PRECOMPUTE_MAX`` examples, whose matrix is stored and
         checked whole, keep their own. ``kernel``: the machines' kernel, fixed
         (:meth:`_fixed_kernel`)."""
-        from .kernels.gram import Gram
         from .kernels.gram_guard import _psd_by_construction
         from .kernels.native_columns import NONE, column_spec
         from .margin._dual import _PRECOMPUTE_MAX
@@ -877,7 +908,8 @@ class _PairwiseBase(_MulticlassBase):
         kparam = template.kernel
         once = HAVE_NUMBA and _psd_by_construction(kernel)
         if once:            # (the guard's checks; its columns compiled, as the pairs' are)
-            once = column_spec(Gram(kernel, X, precompute=False, cache_mb=0.01))[0] != NONE
+            whole = Gram(kernel, X, precompute=False, cache_mb=0.01)
+            once = column_spec(whole)[0] != NONE
         K = len(self.classes_)
         blocks = _ClassBlocks.of(kernel, X, y_idx, K, float(template.cache_mb)) \
             if once else None
@@ -886,8 +918,8 @@ class _PairwiseBase(_MulticlassBase):
             idx = np.flatnonzero((y_idx == i) | (y_idx == j))
             est = _pair_machine(template, _kernel_copy(kparam), cw, i, j)
             Xp = X[idx]
-            gram = Gram(kernel, Xp, precompute=False, cache_mb=template.cache_mb,
-                        check=False) if once and idx.size > _PRECOMPUTE_MAX else None
+            gram = _PairGram(kernel, Xp, whole.diag[idx], template.cache_mb) \
+                if once and idx.size > _PRECOMPUTE_MAX else None
             if gram is not None and blocks is not None:
                 in_j = y_idx[idx] == j
                 gram._pair_whole = functools.partial(blocks.pair_matrix, i, j, in_j)
