@@ -84,12 +84,17 @@ as libsvm's are), the machine a clone's ``fit`` gives, but without the clone and
 re-validation of what the wrapper has validated; with numba and a kernel positive
 semi-definite by construction the guard's sample checks then run once on the whole sample
 (these machines are evaluated one by one, as those of any other estimator, which gets a
-clone fitted per pair). A pair whose compiled columns of many features switch to its whole
-matrix gets it assembled from blocks of its classes (``_ClassBlocks``): each class's
-diagonal block computed once and kept until its last pair (while they all take at most
-half of ``cache_mb``), each pair's off-diagonal block computed for it -- the entries of
-the pair's own matrix to round-off (not bit for bit: BLAS sums a product's last rows in
-another order).
+clone fitted per pair). With compiled columns of many features (and the classes' diagonal
+blocks within half of ``cache_mb``) a pair's kernel values come from blocks of its classes
+(``_ClassBlocks``): each class's diagonal block computed once; the SMO of a pair computes
+the columns it reads, as libsvm does, each from its row of its class's block and one
+matrix-vector product over the other class's rows, and switches to the pair's whole
+matrix, assembled from the blocks and one product between the two classes, only past
+``PAIR_SWITCH`` of them (:mod:`kernelclf.kernels.native_columns`) -- the entries of the
+pair's own matrix to round-off (not bit for bit: BLAS sums a product's last rows in
+another order, a matrix-vector product in yet another). On USPS' ten classes (m = 7291,
+RBF, C = 100) the 45 pairs read 6.5 million kernel values this way, where their whole
+matrices from the blocks took 47 million.
 Machines that read one kernel matrix are also evaluated together:
 ``predict``, ``decision_function``, ``vote_counts`` and ``pairwise_winners`` compute one
 kernel matrix between the test points and the union of the machines' support vectors

@@ -41,6 +41,13 @@ with the kernels' NumPy columns to round-off (the same formulas, summed in anoth
 order); on few features :func:`column_at` gives exactly the numbers of :func:`_column`
 on its rows.
 
+A pairwise machine of :class:`kernelclf.multiclass.OneVsOneClassifier` past its budget
+reads its columns from blocks of its two classes (``kind > PAIR``, :func:`_pair_column`):
+the entries at the rows of the column's own class are its row of that class's diagonal
+block (:func:`kernel_block`, computed once per class), those at the other class's rows one
+matrix-vector product over that class's rows -- half the inputs a column of the pair
+streams, where most of a column's time goes on 256 features.
+
 A matrix product computes the whole matrix at a lower cost per entry than columns do,
 the more so the more features there are; :func:`switch_fraction` is the fraction of the
 columns after which a solver that could hold them all (``ColumnSlots``' switch) computes
@@ -207,11 +214,14 @@ def switch_fraction(kind, m, n):
 
     A one-versus-one pair's columns from its classes' blocks (``kind > PAIR``,
     :func:`_pair_column`) switch to the pair's matrix after ``PAIR_SWITCH`` of them: such a
-    column costs about 20 ns per entry on 256 features (its own class's half copied from
-    the class's diagonal block, the other's one matrix-vector product over that class's
-    rows, which stay in the cache), the pair's matrix from the blocks about 7 ns per
-    entry (measured on USPS' ten classes, one core); the pairs of the broad benchmark's
-    USPS cell read at most 0.24 of their columns (C = 1), mostly 0.02 to 0.16."""
+    column costs 25 to 45 ns per entry on USPS' 256 features (its own class's half copied
+    from the class's diagonal block, the other's one matrix-vector product over that
+    class's rows), the pair's matrix from the blocks about 7 ns per entry, and the
+    columns computed before the switch are lost. The pairs of the broad benchmark's
+    ten-class USPS cell (m = 7291) read 0.02 to 0.16 of their columns at C = 100, up to
+    0.24 at C = 1; its fit's CPU time with a switch after 0.1, 0.15, 0.2, 0.3 of the
+    columns or none was 0.84, 0.74, 0.73, 0.72, 0.73 s at C = 100 and 1.09, 0.92, 0.83,
+    0.82, 0.81 s at C = 1 (best of 4, interleaved, one core of the shared machine)."""
     if kind > PAIR:
         return PAIR_SWITCH
     if kind <= ROWS or kind > SPARSE:      # (sparse: columns cost by the non-zeros)
