@@ -72,7 +72,7 @@ except ImportError:  # pragma: no cover - Pyodide
 __all__ = ["NONE", "column_spec", "fill_slot", "column_at", "column_into", "column_at_into",
            "column_on_rows", "column_on_rows_into", "take_slot", "switch_fraction",
            "whole_rbf_matrix", "whole_matrix", "kernel_block", "pair_matrix", "ROWS",
-           "SPARSE", "PAIR"]
+           "SPARSE"]
 
 #: The ``kind`` that :func:`column_spec` returns when the columns must come from Python
 #: (no numba, another kernel, a stored matrix, inputs other than a numeric 2-D array,
