@@ -143,7 +143,7 @@ nbval: setup
 
 site-test: setup
 	$(BIN)/python .ci/ensure_chromium.py
-	$(BIN)/python -m pytest -m browser -rfEP tests/test_site.py tests/test_lab.py tests/test_lite.py
+	$(BIN)/python -m pytest -m browser -rfEP --durations=25 tests/test_site.py tests/test_lab.py tests/test_lite.py
 
 lint: setup
 	$(BIN)/ruff check kernelclf tests benchmarks conftest.py .ci

@@ -85,7 +85,7 @@ def _warm_up():
         ("one-versus-one, every pair in one call",
          lambda: OneVsOneClassifier(SupportVectorMachine(RBF())).fit(
              X, np.digitize(X[:, 0], [-0.5, 0.5]))),
-        ("one-versus-one, each pair's whole matrix from its classes' blocks",
+        ("one-versus-one, each pair's columns (and whole matrix) from its classes' blocks",
          lambda: OneVsOneClassifier(SupportVectorMachine(RBF(), cache_mb=8)).fit(
              np.vstack([wide] * 3)[:900] + 0.1 * rng.normal(size=(900, 40)),
              np.arange(900) % 3)),

@@ -410,14 +410,22 @@ def test_beyond_the_budget_the_guard_still_warns(monkeypatch, gamma):
 @pytest.mark.parametrize("kernel", [RBF(gamma=0.05), Polynomial(degree=3, gamma=0.02,
                                                                  offset=1.0), "linear"])
 def test_pair_matrix_from_class_blocks_is_the_pairs_matrix(kernel):
-    """Past the budget, a pair whose compiled columns switch to its whole matrix gets it
-    assembled from its classes' blocks (``_ClassBlocks``): the kernel's own matrix of the
-    pair's examples, in their order in ``X``, to round-off, and the matrix the pair would
-    compute itself (``whole_matrix``) to round-off; no blocks for few features or when
-    the diagonal blocks exceed their share of ``cache_mb``."""
+    """Past the budget, a pair's compiled columns come from its classes' blocks
+    (``_ClassBlocks.pair_spec``, ``_pair_column``) and, past their switch, its whole
+    matrix is assembled from them (``_ClassBlocks.pair_matrix``): both the kernel's own
+    matrix of the pair's examples, in their order in ``X``, to round-off, and the matrix
+    the pair would compute itself (``whole_matrix``) to round-off; no blocks for few
+    features or when the diagonal blocks exceed their share of ``cache_mb``."""
     from kernelclf.kernels import Linear
     from kernelclf.kernels.gram import Gram
-    from kernelclf.kernels.native_columns import HAVE_NUMBA, column_spec, whole_matrix
+    from kernelclf.kernels.native_columns import (
+        HAVE_NUMBA,
+        PAIR,
+        ROWS,
+        _column,
+        column_spec,
+        whole_matrix,
+    )
     from kernelclf.multiclass import _ClassBlocks
 
     if not HAVE_NUMBA:
@@ -433,34 +441,47 @@ def test_pair_matrix_from_class_blocks_is_the_pairs_matrix(kernel):
         whole = whole_matrix(column_spec(Gram(kernel, X[idx], precompute=False,
                                               cache_mb=0.01, check=False)))
         np.testing.assert_allclose(Kp, whole, rtol=1e-13, atol=1e-14)
-        blocks.drop(i)
+        spec = blocks.pair_spec(i, j, y[idx] == j)
+        assert spec[0] == blocks.spec[0] - ROWS + PAIR
+        cols = np.empty((idx.size, idx.size))
+        for t in range(idx.size):
+            assert _column(cols[t], t, *spec)
+        np.testing.assert_allclose(cols, own, rtol=1e-12, atol=1e-13)
+        np.testing.assert_allclose(cols, Kp, rtol=1e-13, atol=1e-14)
     assert _ClassBlocks.of(kernel, X[:, :30], y, 10, 200.0) is None     # (few features)
     need = 8.0 * np.sum(np.bincount(y).astype(float) ** 2) / 2 ** 20
     assert _ClassBlocks.of(kernel, X, y, 10, 0.99 * need / _ClassBlocks.SHARE) is None
     assert _ClassBlocks.of(kernel, X, y, 10, need / _ClassBlocks.SHARE) is not None
 
 
+@pytest.mark.parametrize("switch", [None, 0.0])
 @pytest.mark.parametrize("C", [1.0, 100.0])
-def test_beyond_the_budget_blocks_give_a_clones_machines(monkeypatch, C):
-    """Pairs of more than 200 examples on 64 features, past the budget: their whole
-    matrices come from the classes' blocks (each class's diagonal block computed once),
-    and the machines are those of a clone's ``fit`` per pair (which computes each pair's
-    own matrix) up to the round-off of the kernel values (``_same_machines``)."""
-    from kernelclf.kernels.native_columns import HAVE_NUMBA
+def test_beyond_the_budget_blocks_give_a_clones_machines(monkeypatch, C, switch):
+    """Pairs of more than 200 examples on 64 features, past the budget: their columns
+    come from the classes' blocks (each class's diagonal block computed once), and, when
+    they switch at once (``PAIR_SWITCH = 0``), their whole matrices; either way the
+    machines are those of a clone's ``fit`` per pair (which computes each pair's own
+    columns and matrix) up to the round-off of the kernel values (``_same_machines``)."""
+    import kernelclf.kernels.native_columns as nc
     from kernelclf.multiclass import _ClassBlocks
 
-    if not HAVE_NUMBA:
+    if not nc.HAVE_NUMBA:
         pytest.skip("the compiled columns are numba's")
     X, y, Xt, _ = _digits(1200)
     svm = SupportVectorMachine(kernel=RBF(gamma=0.05), C=C, cache_mb=5.0)
     fast = OneVsOneClassifier(svm, tie_break="first")
     assert fast._shared_gram(fast._base(), X, y) is None
-    calls, diagonals = [], []
-    pair_matrix, diagonal = _ClassBlocks.pair_matrix, _ClassBlocks._diagonal
+    calls, specs, diagonals = [], [], []
+    pair_matrix, pair_spec = _ClassBlocks.pair_matrix, _ClassBlocks.pair_spec
+    diagonal = _ClassBlocks._diagonal
 
     def counted(self, i, j, in_j):
         calls.append((i, j))
         return pair_matrix(self, i, j, in_j)
+
+    def counted_spec(self, i, j, in_j):
+        specs.append((i, j))
+        return pair_spec(self, i, j, in_j)
 
     def counted_diagonal(self, c):
         if c not in self.diag:
@@ -469,10 +490,17 @@ def test_beyond_the_budget_blocks_give_a_clones_machines(monkeypatch, C):
 
     with monkeypatch.context() as mp:
         mp.setattr(_ClassBlocks, "pair_matrix", counted)
+        mp.setattr(_ClassBlocks, "pair_spec", counted_spec)
         mp.setattr(_ClassBlocks, "_diagonal", counted_diagonal)
+        if switch is not None:
+            mp.setattr(nc, "PAIR_SWITCH", switch)
         fast.fit(X, y)
-    assert len(calls) > 20                       # (most pairs switch to their matrix)
-    assert len(diagonals) == len(set(diagonals)) == len({c for p in calls for c in p})
+    assert len(specs) == 45                      # (every pair's columns from the blocks)
+    if switch is None:
+        assert len(calls) < 45
+    else:
+        assert len(calls) > 20                   # (most pairs switch to their matrix)
+    assert len(diagonals) == len(set(diagonals)) == 10
     ref = _general(monkeypatch, OneVsOneClassifier(svm, tie_break="first"), X, y)
     parted = _same_machines(fast, ref, C, X)
     keep = _agree(parted, Xt)

@@ -41,6 +41,13 @@ with the kernels' NumPy columns to round-off (the same formulas, summed in anoth
 order); on few features :func:`column_at` gives exactly the numbers of :func:`_column`
 on its rows.
 
+A pairwise machine of :class:`kernelclf.multiclass.OneVsOneClassifier` past its budget
+reads its columns from blocks of its two classes (``kind > PAIR``, :func:`_pair_column`):
+the entries at the rows of the column's own class are its row of that class's diagonal
+block (:func:`kernel_block`, computed once per class), those at the other class's rows one
+matrix-vector product over that class's rows -- half the inputs a column of the pair
+streams, where most of a column's time goes on 256 features.
+
 A matrix product computes the whole matrix at a lower cost per entry than columns do,
 the more so the more features there are; :func:`switch_fraction` is the fraction of the
 columns after which a solver that could hold them all (``ColumnSlots``' switch) computes
@@ -77,6 +84,12 @@ ROWS = 4
 #: ``kind - SPARSE`` is the kernel when the inputs are kept in CSR form (sparse inputs
 #: whose dense copy would take more than ``DENSE_MB`` MiB)
 SPARSE = 8
+#: ``kind - PAIR`` is the kernel of the columns of a one-versus-one pair assembled from
+#: its classes' blocks (:func:`_pair_column`; inputs of many features, by example)
+PAIR = 16
+#: the fraction of a pair's columns (:func:`_pair_column`) after which its solver computes
+#: the pair's whole matrix instead (:func:`switch_fraction`)
+PAIR_SWITCH = 0.3
 #: the most features stored by feature; more are stored by example (BLAS products)
 MAX_FEATURES = 32
 #: inputs up to this many MiB are read from the cache by the columns' matrix-vector
@@ -99,7 +112,13 @@ def column_spec(gram):
     more than ``DENSE_MB`` MiB stay sparse (``kind`` plus ``SPARSE``): ``X`` is then the
     CSR values (``1 x nnz``), ``ind`` their column indices, ``ptr`` the row pointers
     (``m + 1``) and ``work`` zeros of the features' length (the scattered ``x_i`` of
-    :func:`_sparse_dots`); for dense inputs those three are placeholders."""
+    :func:`_sparse_dots`); for dense inputs those three are placeholders. A Gram of a
+    one-versus-one pair given its classes' blocks (``_pair_spec``, from
+    :meth:`kernelclf.multiclass._ClassBlocks.pair_spec`) has that spec (``kind`` plus
+    ``PAIR``, :func:`_pair_column`)."""
+    pair = getattr(gram, "_pair_spec", None)
+    if pair is not None:
+        return pair
     kernel, X = getattr(gram, "kernel", None), getattr(gram, "X", None)
     if (HAVE_NUMBA and sp.issparse(X) and X.ndim == 2
             and type(kernel) in (RBF, Linear, Polynomial)):
@@ -191,7 +210,20 @@ def switch_fraction(kind, m, n):
     of 2000 and 4000 examples). The switch comes after ``rho / 4``: a quarter more than the
     matrix alone costs, while a solve that needs fewer columns (few support vectors)
     pays for those only; the columns computed before are dropped (:func:`whole_matrix`
-    computes them anew, cheaper than copying them into place)."""
+    computes them anew, cheaper than copying them into place).
+
+    A one-versus-one pair's columns from its classes' blocks (``kind > PAIR``,
+    :func:`_pair_column`) switch to the pair's matrix after ``PAIR_SWITCH`` of them: such a
+    column costs 25 to 45 ns per entry on USPS' 256 features (its own class's half copied
+    from the class's diagonal block, the other's one matrix-vector product over that
+    class's rows), the pair's matrix from the blocks about 7 ns per entry, and the
+    columns computed before the switch are lost. The pairs of the broad benchmark's
+    ten-class USPS cell (m = 7291) read 0.02 to 0.16 of their columns at C = 100, up to
+    0.24 at C = 1; its fit's CPU time with a switch after 0.1, 0.15, 0.2, 0.3 of the
+    columns or none was 0.84, 0.74, 0.73, 0.72, 0.73 s at C = 100 and 1.09, 0.92, 0.83,
+    0.82, 0.81 s at C = 1 (best of 4, interleaved, one core of the shared machine)."""
+    if kind > PAIR:
+        return PAIR_SWITCH
     if kind <= ROWS or kind > SPARSE:      # (sparse: columns cost by the non-zeros)
         return None
     if 8.0 * m * n <= CACHE_MB * 2 ** 20:
@@ -352,9 +384,56 @@ def _entries(out, i, rows, n, full, kind, XT, sq, offset, degree, ind, ptr, work
 _NO_ROWS = np.zeros(1, dtype=np.int64)
 
 
+def _pair_column(out, t, kind, X, sq, offset, degree, ind, ptr, work):
+    """Column ``t`` of the kernel matrix of a one-versus-one pair (its examples in their
+    order in the sample) from its classes' blocks (LKC Definition 2.15: a pair's Gram
+    matrix holds entries of the whole sample's), for :func:`_column` (``kind`` without
+    ``PAIR``; the arrays of :meth:`kernelclf.multiclass._ClassBlocks.pair_spec`): ``X``,
+    ``sq`` the scaled inputs of the whole sample sorted by class and their squared norms;
+    ``work`` the classes' diagonal blocks (:func:`kernel_block`), one after the other;
+    ``ptr = [start_i, n_i, start_j, n_j, block_i, block_j]`` the two classes' first rows
+    in ``X``, their sizes and their blocks' offsets in ``work``; ``ind`` the place of each
+    of the pair's examples in its two classes (``rank``, plus ``n_i`` for class ``j``),
+    then the pair's positions of the examples of class ``i``, then of class ``j``.
+
+    The entries at the rows of ``t``'s own class are its row of that class's block; those
+    at the other class's rows its inner products with them, one BLAS matrix-vector product
+    over that class's rows (contiguous in ``X``: about half the memory a product over the
+    pair's rows streams, which stays in the cache), then the kernel's formula as
+    :func:`pair_matrix` evaluates it (:func:`_formula`, the other class's squared norms
+    then ``t``'s): :func:`pair_matrix`'s numbers to round-off (its inner products come
+    from a matrix product). False if a value is not finite."""
+    n = out.size
+    ni = ptr[1]
+    q = ind[t]
+    if q < ni:                  # t of class i: the other class is j
+        a, own, n_own, blk = q, ptr[0], ni, ptr[4]
+        other, n_other = ptr[2], ptr[3]
+        own_at, other_at = n, n + ni
+    else:
+        a, own, n_own, blk = q - ni, ptr[2], ptr[3], ptr[5]
+        other, n_other = ptr[0], ni
+        own_at, other_at = n + ni, n
+    base = blk + a * n_own
+    for b in range(n_own):
+        out[ind[own_at + b]] = work[base + b]
+    tmp = np.empty(n_other)
+    np.dot(X[other:other + n_other], X[own + a], tmp)
+    sq2 = np.empty(n_other + 1)
+    for b in range(n_other):
+        sq2[b] = sq[other + b]
+    sq2[n_other] = sq[own + a]
+    ok = _formula(tmp, n_other, _NO_ROWS, n_other, True, kind, sq2, offset, degree)
+    for b in range(n_other):
+        out[ind[other_at + b]] = tmp[b]
+    return ok
+
+
 def _column(out, i, kind, X, sq, offset, degree, ind, ptr, work):
     """Column ``i`` of the kernel matrix into ``out`` (contiguous, ``m`` entries); False
     if a value is not finite."""
+    if kind > PAIR:             # a one-versus-one pair's column from its classes' blocks
+        return _pair_column(out, i, kind - PAIR, X, sq, offset, degree, ind, ptr, work)
     if kind > SPARSE:           # sparse dot products over every row
         return _entries(out, i, _NO_ROWS, ptr.size - 1, True, kind, X, sq, offset, degree, ind,
                         ptr, work)
@@ -460,7 +539,7 @@ def _block_formula(K, kind, sq2, offset, degree):
     return ok
 
 
-def kernel_block(spec, rows):
+def kernel_block(spec, rows, out=None):
     """The diagonal block ``k(x_a, x_b)``, ``a, b`` in a group of examples, of the kernel
     matrix of :func:`column_spec`'s arrays on many features (``kind > ROWS``, dense rows):
     the inner products by one BLAS product (NumPy's ``Xr @ Xr.T``, ``dsyrk``), then
@@ -474,10 +553,11 @@ def kernel_block(spec, rows):
     not bit for bit: OpenBLAS sums the inner products of a product's last rows and
     columns (beyond its kernel's blocks of 4 x 8) in another order, so an entry can
     differ in its last bits with the place of its two examples in the product (measured:
-    up to 2e-15 on USPS' unit-norm rows)."""
+    up to 2e-15 on USPS' unit-norm rows). ``out``: a C-contiguous square array the block
+    is written into (the same product, into that memory)."""
     kind, _, _, offset, degree = spec[:5]
     Xr, sqr = rows
-    K = Xr @ Xr.T
+    K = Xr @ Xr.T if out is None else np.dot(Xr, Xr.T, out=out)
     return K if _block_formula(K, kind - ROWS, np.concatenate([sqr, sqr]), offset,
                                degree) else None
 
@@ -786,6 +866,7 @@ if HAVE_NUMBA:
     _lower_formula = _njit(**_o)(_lower_formula)
     _block_formula = _njit(**_o)(_block_formula)
     _assemble_pair = _njit(**_o)(_assemble_pair)
+    _pair_column = _njit(**_o)(_pair_column)
     _column = _njit(cache=True, nogil=True, inline="always")(_column)
     column_at = _njit(cache=True, nogil=True, inline="always")(column_at)
     column_on_rows = _njit(cache=True, nogil=True)(column_on_rows)
