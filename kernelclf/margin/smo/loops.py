@@ -8,9 +8,12 @@ the ``fast`` extra). ``pairwise`` is the pairwise SMO with second-order working-
 selection, one or two equality groups and shrinking (the rules of the package notes,
 :mod:`kernelclf.margin.smo`); ``coordinate`` the greedy single-variable Newton steps
 of the problems without equality. Columns come from ``getcol(i)`` (the Gram's own cache,
-:class:`kernelclf.kernels.gram.ColumnCache`); the pair step and the bound flags are those
-of :mod:`kernelclf.margin.smo.step`, the reconstruction of the shrunk gradient that of
-:mod:`kernelclf.margin.smo.kkt`. The compiled engine (:mod:`kernelclf.margin.smo.compiled`)
+:class:`kernelclf.kernels.gram.ColumnCache`); the pair step is that of
+:mod:`kernelclf.margin.smo.step` (its bound flags written out in the loop: the same
+comparisons), the reconstruction of the shrunk gradient that of
+:mod:`kernelclf.margin.smo.kkt`. Python pays per operation, so a pair step reads its
+scalars from Python lists and keeps the curvature row ``max(K_ii + K_tt - 2 K_it, TAU)``
+of the recent ``i`` (the same numbers: they depend on ``i`` only). The compiled engine (:mod:`kernelclf.margin.smo.compiled`)
 follows the same rules with the same floating-point operations in the same order.
 
 With ``finish=True`` (``engine='auto'`` without numba) ``pairwise`` hands over to the
@@ -24,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from .kkt import _active_set, _newton_on_free, _Reconstruction
-from .step import PATIENCE, TAU, bound_flags, pair_step
+from .step import PATIENCE, TAU, pair_step
 
 __all__ = []          # engine internals of kernelclf.margin.smo.solve_smo
 
@@ -38,6 +41,9 @@ FINISH_AFTER = 0.5
 #: ... and only with at most this many free variables (the finish inverts a matrix of
 #: their number, at a cubic cost)
 FINISH_MAX_FREE = 1000
+#: ``pairwise``: the memory (MB) of the curvature rows ``K_ii + K_tt - 2 K_it`` kept for
+#: the recent ``i`` (between 16 and 256 rows)
+CURVATURE_MB = 4.0
 
 
 def pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter, shrinking, alpha_bound,
@@ -63,6 +69,15 @@ def pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter, shrinking, alp
     reconstruct = _Reconstruction(F, alpha, s, getcol)
     try_at = FINISH_FROM * tol if finish else -np.inf     # the next active-set finish
     finish_after = FINISH_AFTER * m
+    one = len(gmask) == 1
+    # the step's scalars as Python floats (the same numbers; fewer NumPy scalar reads)
+    sl, Cl, Kdl = s.tolist(), C.tolist(), Kd.tolist()
+    fmin = np.minimum.reduce
+    # the curvatures a_t = max(K_ii + K_tt - 2 K_it, TAU) of the recent i on every variable
+    # (i comes back often: the same numbers without four vector operations), first in
+    # first out within CURVATURE_MB
+    curv = {}
+    curv_max = max(16, min(256, int(CURVATURE_MB * 2 ** 20 / (8 * max(m, 1)))))
 
     def everyone():             # all variables back, the shrunk ones' gradient rebuilt
         nonlocal active, shrunk, best_gap, stale
@@ -88,43 +103,65 @@ def pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter, shrinking, alp
                         break
                     everyone()
                 active, shrunk = _shrink(F, up, low, gmask, active)
-        Fa = F[active] if shrunk else F
-        upa = up[active] if shrunk else up
-        lowa = low[active] if shrunk else low
         best = None
         gap = ninf
-        # (shrinking can leave no variable active: then no pair, and the full problem is
-        # reconstructed and checked below, as libsvm does)
-        for gm in (gmask if Fa.size else ()):
-            gma = gm[active] if shrunk else gm
-            mu = upa & gma if len(gmask) > 1 else upa
-            ml = lowa & gma if len(gmask) > 1 else lowa
-            Fu = np.where(mu, Fa, ninf)
-            ii = int(Fu.argmax())
-            gmax = Fu[ii]
-            Fl = np.where(ml, Fa, pinf)
-            gmin = Fl.min()
-            if gmax - gmin > gap:
-                gap = gmax - gmin
-            if gmax == ninf or gmax - gmin <= 0:
-                continue
-            i = int(active[ii]) if shrunk else ii
-            Ki = getcol(i)
-            Kia = Ki[active] if shrunk else Ki
-            # b = gmax - F_t > 0 on eligible t (0 elsewhere); a = K_ii + K_tt - 2 K_it
-            b = np.subtract(gmax, Fl)
-            np.maximum(b, 0.0, out=b)
-            a = np.multiply(Kia, -2.0)
-            a += Kd[active] if shrunk else Kd
-            a += Kd[i]
-            np.maximum(a, TAU, out=a)
-            b *= b
-            b /= a
-            jj = int(b.argmax())
-            if not b[jj] > 0:
-                continue
-            if best is None or b[jj] > best[0]:
-                best = (b[jj], i, (int(active[jj]) if shrunk else jj), Ki)
+        if one and not shrunk:
+            # (the loop below for one group on every variable, with fewer Python steps)
+            Fu = np.where(up, F, ninf)
+            i = int(Fu.argmax())
+            gmax = Fu[i]
+            Fl = np.where(low, F, pinf)
+            g = gmax - fmin(Fl)
+            if g > gap:
+                gap = g
+            if not (gmax == ninf or g <= 0):
+                Ki = getcol(i)
+                b = np.subtract(gmax, Fl)
+                np.maximum(b, 0.0, out=b)
+                a = curv.get(i)
+                if a is None:
+                    a = _curvature(Ki, Kd, i, curv, curv_max)
+                b *= b
+                b /= a
+                j = int(b.argmax())
+                if b[j] > 0:
+                    best = (b[j], i, j, Ki)
+        else:
+            Fa = F[active] if shrunk else F
+            upa = up[active] if shrunk else up
+            lowa = low[active] if shrunk else low
+            # (shrinking can leave no variable active: then no pair, and the full problem
+            # is reconstructed and checked below, as libsvm does)
+            for gm in (gmask if Fa.size else ()):
+                gma = gm[active] if shrunk else gm
+                mu = upa & gma if not one else upa
+                ml = lowa & gma if not one else lowa
+                Fu = np.where(mu, Fa, ninf)
+                ii = int(Fu.argmax())
+                gmax = Fu[ii]
+                Fl = np.where(ml, Fa, pinf)
+                gmin = fmin(Fl)
+                if gmax - gmin > gap:
+                    gap = gmax - gmin
+                if gmax == ninf or gmax - gmin <= 0:
+                    continue
+                i = int(active[ii]) if shrunk else ii
+                Ki = getcol(i)
+                # b = gmax - F_t > 0 on eligible t (0 elsewhere); a = K_ii + K_tt - 2 K_it
+                b = np.subtract(gmax, Fl)
+                np.maximum(b, 0.0, out=b)
+                a = curv.get(i)
+                if a is None:
+                    a = _curvature(Ki, Kd, i, curv, curv_max)
+                if shrunk:
+                    a = a[active]
+                b *= b
+                b /= a
+                jj = int(b.argmax())
+                if not b[jj] > 0:
+                    continue
+                if best is None or b[jj] > best[0]:
+                    best = (b[jj], i, (int(active[jj]) if shrunk else jj), Ki)
         if gap <= try_at and gap > tol and best is not None and it >= finish_after:
             try_at = gap / FINISH_STEP if gap / FINISH_STEP > tol else -np.inf
             if shrunk:
@@ -151,12 +188,13 @@ def pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter, shrinking, alp
             break
         _, i, j, Ki = best
         Kj = getcol(j)
-        Ci, Cj = float(C[i]), float(C[j])
-        ai, aj = float(alpha[i]), float(alpha[j])
-        Gi, Gj = float(-s[i] * F[i]), float(-s[j] * F[j])
-        quad = max(Kd[i] + Kd[j] - 2.0 * float(Ki[j]), TAU)
-        ai, aj = pair_step(ai, aj, Ci, Cj, Gi, Gj, quad, bool(s[i] != s[j]))
-        dai, daj = ai - alpha[i], aj - alpha[j]
+        Ci, Cj = Cl[i], Cl[j]
+        ai0, aj0 = alpha.item(i), alpha.item(j)
+        si, sj = sl[i], sl[j]
+        Gi, Gj = -si * F.item(i), -sj * F.item(j)
+        quad = max(Kdl[i] + Kdl[j] - 2.0 * Ki.item(j), TAU)
+        ai, aj = pair_step(ai0, aj0, Ci, Cj, Gi, Gj, quad, si != sj)
+        dai, daj = ai - ai0, aj - aj0
         if dai == 0.0 and daj == 0.0:
             # a step below round-off: nothing changes, and the same pair would come back
             # for ever; the full problem is checked, then the loop stops
@@ -167,14 +205,23 @@ def pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter, shrinking, alp
             how = "stalled"
             break
         alpha[i], alpha[j] = ai, aj
+        # (the factors as NumPy scalars: a column of single precision is then multiplied
+        # in double precision, as the compiled loop does)
         if shrunk:              # as libsvm: the gradient of the active variables only
             F[active] -= Ki[active] * (s[i] * dai)
             F[active] -= Kj[active] * (s[j] * daj)
         else:
             F -= Ki * (s[i] * dai)
             F -= Kj * (s[j] * daj)
-        up[i], low[i] = bound_flags(s[i], ai, Ci)
-        up[j], low[j] = bound_flags(s[j], aj, Cj)
+        # (bound_flags of kernelclf.margin.smo.step, written out)
+        if si > 0:
+            up[i], low[i] = ai < Ci, ai > 0
+        else:
+            up[i], low[i] = ai > 0, ai < Ci
+        if sj > 0:
+            up[j], low[j] = aj < Cj, aj > 0
+        else:
+            up[j], low[j] = aj > 0, aj < Cj
         it += 1
         if ai > alpha_bound or aj > alpha_bound:
             how = "unbounded"
@@ -185,6 +232,19 @@ def pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter, shrinking, alp
     if shrunk:
         reconstruct(_inactive(active, m))
     return it, how
+
+
+def _curvature(Ki, Kd, i, curv, curv_max):
+    """``max(K_ii + K_tt - 2 K_it, TAU)`` for every ``t`` (the operations of the compiled
+    loop, in its order), kept in ``curv`` (the oldest dropped beyond ``curv_max``)."""
+    a = np.multiply(Ki, -2.0)
+    a += Kd
+    a += Kd[i]
+    np.maximum(a, TAU, out=a)
+    if len(curv) >= curv_max:
+        del curv[next(iter(curv))]
+    curv[i] = a
+    return a
 
 
 def _inactive(active, m):
