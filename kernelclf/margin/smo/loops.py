@@ -77,6 +77,7 @@ def pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter, shrinking, alp
     # (i comes back often: the same numbers without four vector operations), first in
     # first out within CURVATURE_MB
     curv = {}
+    pen_up, pen_low = _penalties(up, low)
     curv_max = max(16, min(256, int(CURVATURE_MB * 2 ** 20 / (8 * max(m, 1)))))
 
     def everyone():             # all variables back, the shrunk ones' gradient rebuilt
@@ -106,12 +107,13 @@ def pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter, shrinking, alp
         best = None
         gap = ninf
         if one and not shrunk:
-            # (the loop below for one group on every variable, with fewer Python steps)
-            Fu = np.where(up, F, ninf)
+            # (the loop below for one group on every variable, with fewer Python steps:
+            # F with -inf off "up" and +inf off "low" as sums, F + 0 = F)
+            Fu = F + pen_up
             i = int(Fu.argmax())
-            gmax = Fu[i]
-            Fl = np.where(low, F, pinf)
-            g = gmax - fmin(Fl)
+            gmax = Fu.item(i)
+            Fl = F + pen_low
+            g = gmax - fmin(Fl).item()
             if g > gap:
                 gap = g
             if not (gmax == ninf or g <= 0):
@@ -124,8 +126,9 @@ def pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter, shrinking, alp
                 b *= b
                 b /= a
                 j = int(b.argmax())
-                if b[j] > 0:
-                    best = (b[j], i, j, Ki)
+                bj = b.item(j)
+                if bj > 0:
+                    best = (bj, i, j, Ki)
         else:
             Fa = F[active] if shrunk else F
             upa = up[active] if shrunk else up
@@ -172,6 +175,7 @@ def pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter, shrinking, alp
                 alpha, F, C, s, gmask, getcol, tol, 20 + 4 * n_free, max_free=FINISH_MAX_FREE)
             up[:] = np.where(pos, alpha < C, alpha > 0)
             low[:] = np.where(pos, alpha > 0, alpha < C)
+            pen_up, pen_low = _penalties(up, low)
             if float(alpha.max()) > alpha_bound:
                 how = "unbounded"
                 break
@@ -214,24 +218,30 @@ def pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter, shrinking, alp
             F -= Ki * (s[i] * dai)
             F -= Kj * (s[j] * daj)
         # (bound_flags of kernelclf.margin.smo.step, written out)
-        if si > 0:
-            up[i], low[i] = ai < Ci, ai > 0
-        else:
-            up[i], low[i] = ai > 0, ai < Ci
-        if sj > 0:
-            up[j], low[j] = aj < Cj, aj > 0
-        else:
-            up[j], low[j] = aj > 0, aj < Cj
+        ui, li = (ai < Ci, ai > 0) if si > 0 else (ai > 0, ai < Ci)
+        uj, lj = (aj < Cj, aj > 0) if sj > 0 else (aj > 0, aj < Cj)
+        up[i], low[i], up[j], low[j] = ui, li, uj, lj
+        pen_up[i], pen_low[i] = (0.0 if ui else ninf), (0.0 if li else pinf)
+        pen_up[j], pen_low[j] = (0.0 if uj else ninf), (0.0 if lj else pinf)
         it += 1
         if ai > alpha_bound or aj > alpha_bound:
             how = "unbounded"
             break
-        if every and it % every == 0 and on_every(it, up, low):
-            how = "stopped"
-            break
+        if every and it % every == 0:
+            stop = on_every(it, up, low)
+            pen_up, pen_low = _penalties(up, low)       # (a Newton step may move them)
+            if stop:
+                how = "stopped"
+                break
     if shrunk:
         reconstruct(_inactive(active, m))
     return it, how
+
+
+def _penalties(up, low):
+    """0 on "up" (on "low") and -inf (+inf) elsewhere: ``F`` plus them is ``F`` where a
+    variable may move and excludes it elsewhere from the largest (smallest) entry."""
+    return np.where(up, 0.0, -np.inf), np.where(low, 0.0, np.inf)
 
 
 def _curvature(Ki, Kd, i, curv, curv_max):
