@@ -43,7 +43,7 @@ FINISH_AFTER = 0.5
 FINISH_MAX_FREE = 1000
 #: ``pairwise``: the memory (MB) of the curvature rows ``K_ii + K_tt - 2 K_it`` kept for
 #: the recent ``i`` (between 16 and 256 rows)
-CURVATURE_MB = 4.0
+CURVATURE_MB = 1.0
 
 
 def pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter, shrinking, alpha_bound,
