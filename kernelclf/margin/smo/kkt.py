@@ -413,7 +413,9 @@ def _active_set(alpha, F, C, s, gmask, getcol, tol, max_rounds, release=16, max_
         cols = np.ascontiguousarray(rows.T)
         Q0 = cols[W0] * np.outer(s0, s0)
         ridge = RIDGE * float(Q0.diagonal().max(initial=0.0))
-        F0 = F[W0]                          # F on W0, kept exact
+        # -G on W0 (s F: the sign flips are exact, so G0 -= Q0 x gives the numbers of
+        # F0 -= s0 (Q0 x)), kept exact
+        G0 = s0 * F[W0]
         live = np.ones(n0, dtype=bool)      # the block's variables still in W
         ls = live * s0                      # s on W (0 off W)
         Minv = _bordered_inverse(Q0, s0, g0, live, k, ridge)
@@ -424,7 +426,7 @@ def _active_set(alpha, F, C, s, gmask, getcol, tol, max_rounds, release=16, max_
         full = False
         while rounds < max_rounds and Minv is not None:
             rounds += 1
-            np.multiply(s0 * F0, live, out=vW)     # -G_W (0 off W)
+            np.multiply(G0, live, out=vW)   # -G_W (0 off W)
             d = Minv[:n0] @ v               # the Newton step on W (0 off W)
             # (projected on the equalities: the inverse keeps them to round-off only)
             sd = s0 * d
@@ -454,17 +456,17 @@ def _active_set(alpha, F, C, s, gmask, getcol, tol, max_rounds, release=16, max_
             j = int(lim.argmin())
             t = lim.item(j)
             if t >= 1.0:                    # the minimiser on W: a full step
-                new = np.clip(a0 + d, 0.0, C0)
+                new = _clip(a0 + d, 0.0, C0)
             else:                           # shortened to the first bound
-                new = np.clip(a0 + t * d, 0.0, C0)
+                new = _clip(a0 + t * d, 0.0, C0)
                 new[j] = 0.0 if d[j] < 0 else C0[j]
-            F0 -= s0 * (Q0 @ (new - a0))    # K[W0, W] (s_W step)
+            G0 -= Q0 @ (new - a0)           # K[W0, W] (s_W step)
             a0 = new
             if t >= 1.0:
                 # the ridge and a near-singular Q_WW leave F unequal on W by more than
                 # round-off: a few more Newton steps from here (iterative refinement)
-                if refine < REFINE and _spread(F0, live, g0, k) > REFINE_ABOVE * max(
-                        1.0, float(np.abs(F0[live]).max())):
+                if refine < REFINE and _spread(s0 * G0, live, g0, k) > REFINE_ABOVE * max(
+                        1.0, float(np.abs(G0[live]).max())):
                     refine += 1
                     continue
                 full = True
@@ -505,6 +507,9 @@ def _active_set(alpha, F, C, s, gmask, getcol, tol, max_rounds, release=16, max_
         inW[cand] = True
     return bool(full and _kkt_gap(F, alpha, C, s, gmask) <= tol)
 
+
+# np.clip's ufunc without its Python wrapper (NumPy 2; the wrapper where it is missing)
+_clip = getattr(getattr(np, "_core", None) and np._core.umath, "clip", np.clip)
 
 #: :func:`_active_set`: the ridge of ``Q_WW`` relative to its largest diagonal entry, and
 #: the downdates of the inverse between two refactorisations
