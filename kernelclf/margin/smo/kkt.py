@@ -362,7 +362,8 @@ class _Reconstruction:
 
 
 
-def _active_set(alpha, F, C, s, gmask, getcol, tol, max_rounds, release=16, max_free=1000):
+def _active_set(alpha, F, C, s, gmask, getcol, tol, max_rounds, release=16, max_free=1000,
+                getcols=None):
     """A primal active-set method from the present point (the NumPy engine's finish of
     the pairwise SMO; Nocedal & Wright 2006, *Numerical Optimization*, §16.5, with the
     equalities of the groups as in libsvm's duals).
@@ -386,7 +387,8 @@ def _active_set(alpha, F, C, s, gmask, getcol, tol, max_rounds, release=16, max_
     return; False where a round cannot go on (a group without a variable in ``W``, a
     step that does not descend) or where ``W`` has more than ``max_free`` variables
     (the inverse costs ``|W|^3``). Between two full steps only the rows of ``W`` of the gradient are
-    updated, from one block of columns.
+    updated, from one block of columns (``getcols(idx)``, ``K[:, idx]`` as ``getcol`` reads
+    the columns, when given: a stored matrix's; else column by column).
     """
     m = alpha.size
     inW = (alpha > 0) & (alpha < C)
@@ -407,10 +409,13 @@ def _active_set(alpha, F, C, s, gmask, getcol, tol, max_rounds, release=16, max_
             return False
         s0 = s[W0]
         a0, C0 = alpha[W0], C[W0]
-        rows = np.empty((n0, m))            # the block's columns, gathered as rows
-        for r, i in enumerate(W0):
-            rows[r] = getcol(i)
-        cols = np.ascontiguousarray(rows.T)
+        if getcols is not None:
+            cols = np.ascontiguousarray(getcols(W0), dtype=float)
+        else:
+            rows = np.empty((n0, m))        # the block's columns, gathered as rows
+            for r, i in enumerate(W0):
+                rows[r] = getcol(i)
+            cols = np.ascontiguousarray(rows.T)
         Q0 = cols[W0] * np.outer(s0, s0)
         ridge = RIDGE * float(Q0.diagonal().max(initial=0.0))
         # -G on W0 (s F: the sign flips are exact, so G0 -= Q0 x gives the numbers of

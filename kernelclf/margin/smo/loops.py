@@ -47,11 +47,12 @@ CURVATURE_MB = 1.0
 
 
 def pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter, shrinking, alpha_bound,
-             every=0, on_every=None, finish=False):
+             every=0, on_every=None, finish=False, getcols=None):
     """Pairwise SMO on ``F_t = -s_t G_t`` (updated in place with ``alpha``); ``gmask`` the
     masks of the equality groups. Every ``every`` steps ``on_every()`` runs (a Newton step;
     True stops the loop). ``finish``: hand over to the active-set finish (module notes;
-    its rounds are not counted as iterations). Returns ``(iterations, how)`` with ``how``
+    its rounds are not counted as iterations; ``getcols``: ``idx -> K[:, idx]`` for it,
+    or None). Returns ``(iterations, how)`` with ``how``
     one of 'done', 'maxiter', 'stalled', 'stopped', 'unbounded'; the gradient is exact
     at the end."""
     m = p.size
@@ -172,7 +173,8 @@ def pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter, shrinking, alp
                 counter = reset
             n_free = int(np.count_nonzero((alpha > 0) & (alpha < C)))
             done = n_free <= FINISH_MAX_FREE and _active_set(
-                alpha, F, C, s, gmask, getcol, tol, 20 + 4 * n_free, max_free=FINISH_MAX_FREE)
+                alpha, F, C, s, gmask, getcol, tol, 20 + 4 * n_free, max_free=FINISH_MAX_FREE,
+                getcols=getcols)
             up[:] = np.where(pos, alpha < C, alpha > 0)
             low[:] = np.where(pos, alpha > 0, alpha < C)
             pen_up, pen_low = _penalties(up, low)
