@@ -13,8 +13,9 @@ of the problems without equality. Columns come from ``getcol(i)`` (the Gram's ow
 comparisons), the reconstruction of the shrunk gradient that of
 :mod:`kernelclf.margin.smo.kkt`. Python pays per operation, so a pair step reads its
 scalars from Python lists and keeps the curvature row ``max(K_ii + K_tt - 2 K_it, TAU)``
-of the recent ``i`` (the same numbers: they depend on ``i`` only). The compiled engine (:mod:`kernelclf.margin.smo.compiled`)
-follows the same rules with the same floating-point operations in the same order.
+of the recent ``i`` (the same numbers: they depend on ``i`` only). The compiled engine
+(:mod:`kernelclf.margin.smo.compiled`) follows the same rules with the same floating-point
+operations in the same order.
 
 With ``finish=True`` (``engine='auto'`` without numba) ``pairwise`` hands over to the
 active-set method :func:`kernelclf.margin.smo.kkt._active_set` when its gap first drops
