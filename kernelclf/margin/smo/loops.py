@@ -12,8 +12,8 @@ of the problems without equality. Columns come from ``getcol(i)`` (the Gram's ow
 :mod:`kernelclf.margin.smo.step` (its bound flags written out in the loop: the same
 comparisons), the reconstruction of the shrunk gradient that of
 :mod:`kernelclf.margin.smo.kkt`. Python pays per operation, so a pair step reads its
-scalars from Python lists and keeps the curvature row ``max(K_ii + K_tt - 2 K_it, TAU)``
-of the recent ``i`` (the same numbers: they depend on ``i`` only). The compiled engine
+scalars from Python lists and finds the largest (smallest) ``F`` on "up" ("low") as ``F``
+plus a vector of 0 and -inf (+inf), ``F + 0 = F``. The compiled engine
 (:mod:`kernelclf.margin.smo.compiled`) follows the same rules with the same floating-point
 operations in the same order.
 
@@ -42,9 +42,6 @@ FINISH_AFTER = 0.5
 #: ... and only with at most this many free variables (the finish inverts a matrix of
 #: their number, at a cubic cost)
 FINISH_MAX_FREE = 1000
-#: ``pairwise``: the memory (MB) of the curvature rows ``K_ii + K_tt - 2 K_it`` kept for
-#: the recent ``i`` (between 16 and 256 rows)
-CURVATURE_MB = 1.0
 
 
 def pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter, shrinking, alpha_bound,
@@ -75,17 +72,13 @@ def pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter, shrinking, alp
     # the step's scalars as Python floats (the same numbers; fewer NumPy scalar reads)
     sl, Cl, Kdl = s.tolist(), C.tolist(), Kd.tolist()
     fmin = np.minimum.reduce
-    # the curvatures a_t = max(K_ii + K_tt - 2 K_it, TAU) of the recent i on every variable
-    # (i comes back often: the same numbers without four vector operations), first in
-    # first out within CURVATURE_MB
-    curv = {}
     pen_up, pen_low = _penalties(up, low)
-    curv_max = max(16, min(256, int(CURVATURE_MB * 2 ** 20 / (8 * max(m, 1)))))
+    Kda = Kd                    # Kd on the active variables (gathered when they change)
 
     def everyone():             # all variables back, the shrunk ones' gradient rebuilt
-        nonlocal active, shrunk, best_gap, stale
+        nonlocal active, shrunk, best_gap, stale, Kda
         reconstruct(_inactive(active, m))
-        active, shrunk, best_gap, stale = np.arange(m), False, np.inf, 0
+        active, shrunk, best_gap, stale, Kda = np.arange(m), False, np.inf, 0, Kd
 
     while it < max_iter:
         if shrinking:
@@ -106,6 +99,7 @@ def pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter, shrinking, alp
                         break
                     everyone()
                 active, shrunk = _shrink(F, up, low, gmask, active)
+                Kda = Kd[active] if shrunk else Kd
         best = None
         gap = ninf
         if one and not shrunk:
@@ -122,9 +116,10 @@ def pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter, shrinking, alp
                 Ki = getcol(i)
                 b = np.subtract(gmax, Fl)
                 np.maximum(b, 0.0, out=b)
-                a = curv.get(i)
-                if a is None:
-                    a = _curvature(Ki, Kd, i, curv, curv_max)
+                a = np.multiply(Ki, -2.0)
+                a += Kd
+                a += Kd[i]
+                np.maximum(a, TAU, out=a)
                 b *= b
                 b /= a
                 j = int(b.argmax())
@@ -155,11 +150,10 @@ def pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter, shrinking, alp
                 # b = gmax - F_t > 0 on eligible t (0 elsewhere); a = K_ii + K_tt - 2 K_it
                 b = np.subtract(gmax, Fl)
                 np.maximum(b, 0.0, out=b)
-                a = curv.get(i)
-                if a is None:
-                    a = _curvature(Ki, Kd, i, curv, curv_max)
-                if shrunk:
-                    a = a[active]
+                a = np.multiply(Ki[active] if shrunk else Ki, -2.0)
+                a += Kda
+                a += Kd[i]
+                np.maximum(a, TAU, out=a)
                 b *= b
                 b /= a
                 jj = int(b.argmax())
@@ -245,19 +239,6 @@ def _penalties(up, low):
     """0 on "up" (on "low") and -inf (+inf) elsewhere: ``F`` plus them is ``F`` where a
     variable may move and excludes it elsewhere from the largest (smallest) entry."""
     return np.where(up, 0.0, -np.inf), np.where(low, 0.0, np.inf)
-
-
-def _curvature(Ki, Kd, i, curv, curv_max):
-    """``max(K_ii + K_tt - 2 K_it, TAU)`` for every ``t`` (the operations of the compiled
-    loop, in its order), kept in ``curv`` (the oldest dropped beyond ``curv_max``)."""
-    a = np.multiply(Ki, -2.0)
-    a += Kd
-    a += Kd[i]
-    np.maximum(a, TAU, out=a)
-    if len(curv) >= curv_max:
-        del curv[next(iter(curv))]
-    curv[i] = a
-    return a
 
 
 def _inactive(active, m):
