@@ -399,7 +399,7 @@ def _active_set(alpha, F, C, s, gmask, getcol, tol, max_rounds, release=16, max_
     rounds = 0
     full = False
     # (the rounds below count NumPy calls: Python pays per call on these small arrays)
-    total, anyof = np.add.reduce, np.logical_or.reduce
+    total = np.add.reduce
     while rounds < max_rounds:
         W0 = np.flatnonzero(inW)            # the block of this full step
         n0 = W0.size
@@ -448,8 +448,10 @@ def _active_set(alpha, F, C, s, gmask, getcol, tol, max_rounds, release=16, max_
             lim.fill(np.inf)                # the step length to each variable's bound
             np.divide(a0, -d, out=lim, where=d < 0)
             np.divide(C0 - a0, d, out=lim, where=d > 0)
-            out = lim <= 0                  # at a bound and pushed out of the box:
-            if anyof(out):                  # they leave W before any step is taken
+            j = int(lim.argmin())           # (no NaN here: d and a0 are finite)
+            t = lim.item(j)
+            if t <= 0:                      # at a bound and pushed out of the box:
+                out = lim <= 0              # they leave W before any step is taken
                 live &= ~out
                 ls = live * s0
                 count -= np.bincount(g0[out], minlength=k)
@@ -458,8 +460,6 @@ def _active_set(alpha, F, C, s, gmask, getcol, tol, max_rounds, release=16, max_
                 _drop(Minv, np.flatnonzero(out))
                 fresh += 1
                 continue
-            j = int(lim.argmin())
-            t = lim.item(j)
             if t >= 1.0:                    # the minimiser on W: a full step
                 new = _clip(a0 + d, 0.0, C0)
             else:                           # shortened to the first bound
