@@ -414,7 +414,8 @@ def _solve(p, C, gram, *, s, groups=None, equality=True, alpha0=None, tol=1e-3,
     else:
         finish = engine == "auto" and points is None and not every
         it, how = loops.pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter,
-                                 shrinking, alpha_bound, every, on_every, finish)
+                                 shrinking, alpha_bound, every, on_every, finish,
+                                 _blocks(gram, slots) if finish and getcol is column else None)
     res = _result(p, C, s, gmask, alpha, F, it, how, alpha_bound, bias)
     # (the NumPy engine's finish may have left nothing to polish: a violation at round-off)
     exact = finish and res.gap <= 1e-12 * max(1.0, float(np.abs(F).max()))

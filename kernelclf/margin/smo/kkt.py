@@ -10,6 +10,8 @@ engine does the same operations in compiled code.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy.linalg import lapack, lstsq
 
@@ -437,7 +439,8 @@ class _Reconstruction:
 
 
 
-def _active_set(alpha, F, C, s, gmask, getcol, tol, max_rounds, release=16, max_free=1000):
+def _active_set(alpha, F, C, s, gmask, getcol, tol, max_rounds, release=16, max_free=1000,
+                getcols=None):
     """A primal active-set method from the present point (the NumPy engine's finish of
     the pairwise SMO; Nocedal & Wright 2006, *Numerical Optimization*, §16.5, with the
     equalities of the groups as in libsvm's duals).
@@ -461,7 +464,8 @@ def _active_set(alpha, F, C, s, gmask, getcol, tol, max_rounds, release=16, max_
     return; False where a round cannot go on (a group without a variable in ``W``, a
     step that does not descend) or where ``W`` has more than ``max_free`` variables
     (the inverse costs ``|W|^3``). Between two full steps only the rows of ``W`` of the gradient are
-    updated, from one block of columns.
+    updated, from one block of columns (``getcols(idx)``, ``K[:, idx]`` as ``getcol`` reads
+    the columns, when given: a stored matrix's; else column by column).
     """
     m = alpha.size
     inW = (alpha > 0) & (alpha < C)
@@ -471,39 +475,49 @@ def _active_set(alpha, F, C, s, gmask, getcol, tol, max_rounds, release=16, max_
     k = len(gmask)
     rounds = 0
     full = False
+    # (the rounds below count NumPy calls: Python pays per call on these small arrays)
+    total = np.add.reduce
     while rounds < max_rounds:
         W0 = np.flatnonzero(inW)            # the block of this full step
         n0 = W0.size
         g0 = grp[W0]
-        if n0 == 0 or n0 > max_free or np.unique(g0).size < k:
+        count = np.bincount(g0, minlength=k)     # ... per group (all: each group has one)
+        if n0 == 0 or n0 > max_free or (k > 1 and not count.all()):
             return False
         s0 = s[W0]
         a0, C0 = alpha[W0], C[W0]
-        cols = np.empty((m, n0))
-        for r, i in enumerate(W0):
-            cols[:, r] = getcol(i)
+        if getcols is not None:
+            cols = np.ascontiguousarray(getcols(W0), dtype=float)
+        else:
+            rows = np.empty((n0, m))        # the block's columns, gathered as rows
+            for r, i in enumerate(W0):
+                rows[r] = getcol(i)
+            cols = np.ascontiguousarray(rows.T)
         Q0 = cols[W0] * np.outer(s0, s0)
         ridge = RIDGE * float(Q0.diagonal().max(initial=0.0))
-        F0 = F[W0]                          # F on W0, kept exact
+        # -G on W0 (s F: the sign flips are exact, so G0 -= Q0 x gives the numbers of
+        # F0 -= s0 (Q0 x)), kept exact
+        G0 = s0 * F[W0]
         live = np.ones(n0, dtype=bool)      # the block's variables still in W
-        count = np.bincount(g0, minlength=k)     # ... per group
+        ls = live * s0                      # s on W (0 off W)
         Minv = _bordered_inverse(Q0, s0, g0, live, k, ridge)
         v = np.zeros(n0 + k)
+        vW = v[:n0]
         lim = np.empty(n0)
         fresh = refine = 0
         full = False
         while rounds < max_rounds and Minv is not None:
             rounds += 1
-            np.multiply(s0 * F0, live, out=v[:n0])     # -G_W (0 off W)
+            np.multiply(G0, live, out=vW)   # -G_W (0 off W)
             d = Minv[:n0] @ v               # the Newton step on W (0 off W)
             # (projected on the equalities: the inverse keeps them to round-off only)
             sd = s0 * d
             if k == 1:
-                d -= (live * s0) * (sd.sum() / count[0])
+                d -= ls * (total(sd) / count[0])
             else:
-                d -= (live * s0) * (np.bincount(g0, weights=sd, minlength=k) / count)[g0]
-            dv = float(v[:n0] @ d)
-            if not (np.isfinite(dv) and dv > 0):
+                d -= ls * (np.bincount(g0, weights=sd, minlength=k) / count)[g0]
+            dv = float(vW @ d)
+            if not (math.isfinite(dv) and dv > 0):
                 if fresh:                   # (round-off of the downdates: refactor once)
                     Minv, fresh = _bordered_inverse(Q0, s0, g0, live, k, ridge), 0
                     continue
@@ -511,42 +525,44 @@ def _active_set(alpha, F, C, s, gmask, getcol, tol, max_rounds, release=16, max_
             lim.fill(np.inf)                # the step length to each variable's bound
             np.divide(a0, -d, out=lim, where=d < 0)
             np.divide(C0 - a0, d, out=lim, where=d > 0)
-            out = lim <= 0                  # at a bound and pushed out of the box:
-            if out.any():                   # they leave W before any step is taken
+            j = int(lim.argmin())           # (no NaN here: d and a0 are finite)
+            t = lim.item(j)
+            if t <= 0:                      # at a bound and pushed out of the box:
+                out = lim <= 0              # they leave W before any step is taken
                 live &= ~out
+                ls = live * s0
                 count -= np.bincount(g0[out], minlength=k)
                 if not count.all():
                     break
                 _drop(Minv, np.flatnonzero(out))
                 fresh += 1
                 continue
-            j = int(lim.argmin())
-            t = float(lim[j])
             if t >= 1.0:                    # the minimiser on W: a full step
-                new = np.clip(a0 + d, 0.0, C0)
+                new = _clip(a0 + d, 0.0, C0)
             else:                           # shortened to the first bound
-                new = np.clip(a0 + t * d, 0.0, C0)
+                new = _clip(a0 + t * d, 0.0, C0)
                 new[j] = 0.0 if d[j] < 0 else C0[j]
-            F0 -= s0 * (Q0 @ (new - a0))    # K[W0, W] (s_W step)
+            G0 -= Q0 @ (new - a0)           # K[W0, W] (s_W step)
             a0 = new
             if t >= 1.0:
                 # the ridge and a near-singular Q_WW leave F unequal on W by more than
                 # round-off: a few more Newton steps from here (iterative refinement)
-                if refine < REFINE and _spread(F0, live, g0, k) > REFINE_ABOVE * max(
-                        1.0, float(np.abs(F0[live]).max())):
+                if refine < REFINE and _spread(s0 * G0, live, g0, k) > REFINE_ABOVE * max(
+                        1.0, float(np.abs(G0[live]).max())):
                     refine += 1
                     continue
                 full = True
                 break
             live[j] = False                 # W without j
+            ls[j] = 0.0 * s0[j]             # (live * s0 there)
             count[g0[j]] -= 1
-            if not count.all():
+            if count[g0[j]] == 0:
                 break
             fresh += 1
             if fresh >= REFRESH:
                 Minv, fresh = _bordered_inverse(Q0, s0, g0, live, k, ridge), 0
             else:
-                _drop(Minv, [j])
+                _drop(Minv, j)
         # the whole gradient from the block's change (one product per full step)
         F -= cols @ (s0 * (a0 - alpha[W0]))
         alpha[W0] = a0
@@ -574,6 +590,9 @@ def _active_set(alpha, F, C, s, gmask, getcol, tol, max_rounds, release=16, max_
     return bool(full and _kkt_gap(F, alpha, C, s, gmask) <= tol)
 
 
+# np.clip's ufunc without its Python wrapper (NumPy 2; the wrapper where it is missing)
+_clip = getattr(getattr(np, "_core", None) and np._core.umath, "clip", np.clip)
+
 #: :func:`_active_set`: the ridge of ``Q_WW`` relative to its largest diagonal entry, and
 #: the downdates of the inverse between two refactorisations
 RIDGE = 1e-10
@@ -595,13 +614,14 @@ def _spread(F0, live, g0, k):
 
 
 def _drop(Minv, R):
-    """Remove the rows and columns ``R`` from the matrix whose inverse is ``Minv``, in
-    place: the inverse of the rest (the Schur complement ``P - Q S^-1 Q'`` of the
-    inverse's blocks) where they were, zeros in their rows and columns."""
-    R = np.asarray(R)
-    if R.size == 1:
-        r = int(R[0])
-        Minv -= Minv[:, r, None] * (Minv[r] / Minv[r, r])
+    """Remove the rows and columns ``R`` (an index, or an array of them) from the matrix
+    whose inverse is ``Minv``, in place: the inverse of the rest (the Schur complement
+    ``P - Q S^-1 Q'`` of the inverse's blocks) where they were, zeros in their rows and
+    columns."""
+    if not isinstance(R, int) and len(R) == 1:
+        R = int(R[0])
+    if isinstance(R, int):
+        Minv -= Minv[:, R, None] * (Minv[R] / Minv[R, R])
     else:
         Minv -= Minv[:, R] @ np.linalg.solve(Minv[np.ix_(R, R)], Minv[R])
     Minv[R] = 0.0
@@ -615,18 +635,23 @@ def _bordered_inverse(Q0, s0, g0, live, k, ridge):
     n0 = live.size
     sub = np.flatnonzero(live)
     n = sub.size
-    gW = g0[sub]
+    whole = n == n0                 # (every variable of the block: no gathers)
+    gW = g0 if whole else g0[sub]
+    sW = s0 if whole else s0[sub]
     M = np.zeros((n + k, n + k))
-    M[:n, :n] = Q0[np.ix_(sub, sub)]
-    M[np.arange(n), np.arange(n)] += ridge
-    M[np.arange(n), n + gW] = s0[sub]
-    M[n + gW, np.arange(n)] = s0[sub]
+    M[:n, :n] = Q0 if whole else Q0[np.ix_(sub, sub)]
+    diag = np.arange(n)
+    M[diag, diag] += ridge
+    M[diag, n + gW] = sW
+    M[n + gW, diag] = sW
     try:
         inv = np.linalg.inv(M)
     except np.linalg.LinAlgError:
         return None
     if not np.all(np.isfinite(inv)):
         return None
+    if whole:
+        return inv
     pos = np.concatenate([sub, n0 + np.arange(k)])
     Minv = np.zeros((n0 + k, n0 + k))
     Minv[np.ix_(pos, pos)] = inv

@@ -8,10 +8,14 @@ the ``fast`` extra). ``pairwise`` is the pairwise SMO with second-order working-
 selection, one or two equality groups and shrinking (the rules of the package notes,
 :mod:`kernelclf.margin.smo`); ``coordinate`` the greedy single-variable Newton steps
 of the problems without equality. Columns come from ``getcol(i)`` (the Gram's own cache,
-:class:`kernelclf.kernels.gram.ColumnCache`); the pair step and the bound flags are those
-of :mod:`kernelclf.margin.smo.step`, the reconstruction of the shrunk gradient that of
-:mod:`kernelclf.margin.smo.kkt`. The compiled engine (:mod:`kernelclf.margin.smo.compiled`)
-follows the same rules with the same floating-point operations in the same order.
+:class:`kernelclf.kernels.gram.ColumnCache`); the pair step is that of
+:mod:`kernelclf.margin.smo.step` (its bound flags written out in the loop: the same
+comparisons), the reconstruction of the shrunk gradient that of
+:mod:`kernelclf.margin.smo.kkt`. Python pays per operation, so a pair step reads its
+scalars from Python lists and finds the largest (smallest) ``F`` on "up" ("low") as ``F``
+plus a vector of 0 and -inf (+inf), ``F + 0 = F``. The compiled engine
+(:mod:`kernelclf.margin.smo.compiled`) follows the same rules with the same floating-point
+operations in the same order.
 
 With ``finish=True`` (``engine='auto'`` without numba) ``pairwise`` hands over to the
 active-set method :func:`kernelclf.margin.smo.kkt._active_set` when its gap first drops
@@ -24,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from .kkt import _active_set, _newton_on_free, _Reconstruction
-from .step import PATIENCE, TAU, bound_flags, pair_step
+from .step import PATIENCE, TAU, pair_step
 
 __all__ = []          # engine internals of kernelclf.margin.smo.solve_smo
 
@@ -41,11 +45,12 @@ FINISH_MAX_FREE = 1000
 
 
 def pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter, shrinking, alpha_bound,
-             every=0, on_every=None, finish=False):
+             every=0, on_every=None, finish=False, getcols=None):
     """Pairwise SMO on ``F_t = -s_t G_t`` (updated in place with ``alpha``); ``gmask`` the
     masks of the equality groups. Every ``every`` steps ``on_every()`` runs (a Newton step;
     True stops the loop). ``finish``: hand over to the active-set finish (module notes;
-    its rounds are not counted as iterations). Returns ``(iterations, how)`` with ``how``
+    its rounds are not counted as iterations; ``getcols``: ``idx -> K[:, idx]`` for it,
+    or None). Returns ``(iterations, how)`` with ``how``
     one of 'done', 'maxiter', 'stalled', 'stopped', 'unbounded'; the gradient is exact
     at the end."""
     m = p.size
@@ -63,11 +68,17 @@ def pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter, shrinking, alp
     reconstruct = _Reconstruction(F, alpha, s, getcol)
     try_at = FINISH_FROM * tol if finish else -np.inf     # the next active-set finish
     finish_after = FINISH_AFTER * m
+    one = len(gmask) == 1
+    # the step's scalars as Python floats (the same numbers; fewer NumPy scalar reads)
+    sl, Cl, Kdl = s.tolist(), C.tolist(), Kd.tolist()
+    fmin = np.minimum.reduce
+    pen_up, pen_low = _penalties(up, low)
+    Kda = Kd                    # Kd on the active variables (gathered when they change)
 
     def everyone():             # all variables back, the shrunk ones' gradient rebuilt
-        nonlocal active, shrunk, best_gap, stale
+        nonlocal active, shrunk, best_gap, stale, Kda
         reconstruct(_inactive(active, m))
-        active, shrunk, best_gap, stale = np.arange(m), False, np.inf, 0
+        active, shrunk, best_gap, stale, Kda = np.arange(m), False, np.inf, 0, Kd
 
     while it < max_iter:
         if shrinking:
@@ -88,43 +99,68 @@ def pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter, shrinking, alp
                         break
                     everyone()
                 active, shrunk = _shrink(F, up, low, gmask, active)
-        Fa = F[active] if shrunk else F
-        upa = up[active] if shrunk else up
-        lowa = low[active] if shrunk else low
+                Kda = Kd[active] if shrunk else Kd
         best = None
         gap = ninf
-        # (shrinking can leave no variable active: then no pair, and the full problem is
-        # reconstructed and checked below, as libsvm does)
-        for gm in (gmask if Fa.size else ()):
-            gma = gm[active] if shrunk else gm
-            mu = upa & gma if len(gmask) > 1 else upa
-            ml = lowa & gma if len(gmask) > 1 else lowa
-            Fu = np.where(mu, Fa, ninf)
-            ii = int(Fu.argmax())
-            gmax = Fu[ii]
-            Fl = np.where(ml, Fa, pinf)
-            gmin = Fl.min()
-            if gmax - gmin > gap:
-                gap = gmax - gmin
-            if gmax == ninf or gmax - gmin <= 0:
-                continue
-            i = int(active[ii]) if shrunk else ii
-            Ki = getcol(i)
-            Kia = Ki[active] if shrunk else Ki
-            # b = gmax - F_t > 0 on eligible t (0 elsewhere); a = K_ii + K_tt - 2 K_it
-            b = np.subtract(gmax, Fl)
-            np.maximum(b, 0.0, out=b)
-            a = np.multiply(Kia, -2.0)
-            a += Kd[active] if shrunk else Kd
-            a += Kd[i]
-            np.maximum(a, TAU, out=a)
-            b *= b
-            b /= a
-            jj = int(b.argmax())
-            if not b[jj] > 0:
-                continue
-            if best is None or b[jj] > best[0]:
-                best = (b[jj], i, (int(active[jj]) if shrunk else jj), Ki)
+        if one and not shrunk:
+            # (the loop below for one group on every variable, with fewer Python steps:
+            # F with -inf off "up" and +inf off "low" as sums, F + 0 = F)
+            Fu = F + pen_up
+            i = int(Fu.argmax())
+            gmax = Fu.item(i)
+            Fl = F + pen_low
+            g = gmax - fmin(Fl).item()
+            if g > gap:
+                gap = g
+            if not (gmax == ninf or g <= 0):
+                Ki = getcol(i)
+                b = np.subtract(gmax, Fl)
+                np.maximum(b, 0.0, out=b)
+                a = np.multiply(Ki, -2.0)
+                a += Kd
+                a += Kd[i]
+                np.maximum(a, TAU, out=a)
+                b *= b
+                b /= a
+                j = int(b.argmax())
+                bj = b.item(j)
+                if bj > 0:
+                    best = (bj, i, j, Ki)
+        else:
+            Fa = F[active] if shrunk else F
+            upa = up[active] if shrunk else up
+            lowa = low[active] if shrunk else low
+            # (shrinking can leave no variable active: then no pair, and the full problem
+            # is reconstructed and checked below, as libsvm does)
+            for gm in (gmask if Fa.size else ()):
+                gma = gm[active] if shrunk else gm
+                mu = upa & gma if not one else upa
+                ml = lowa & gma if not one else lowa
+                Fu = np.where(mu, Fa, ninf)
+                ii = int(Fu.argmax())
+                gmax = Fu[ii]
+                Fl = np.where(ml, Fa, pinf)
+                gmin = fmin(Fl)
+                if gmax - gmin > gap:
+                    gap = gmax - gmin
+                if gmax == ninf or gmax - gmin <= 0:
+                    continue
+                i = int(active[ii]) if shrunk else ii
+                Ki = getcol(i)
+                # b = gmax - F_t > 0 on eligible t (0 elsewhere); a = K_ii + K_tt - 2 K_it
+                b = np.subtract(gmax, Fl)
+                np.maximum(b, 0.0, out=b)
+                a = np.multiply(Ki[active] if shrunk else Ki, -2.0)
+                a += Kda
+                a += Kd[i]
+                np.maximum(a, TAU, out=a)
+                b *= b
+                b /= a
+                jj = int(b.argmax())
+                if not b[jj] > 0:
+                    continue
+                if best is None or b[jj] > best[0]:
+                    best = (b[jj], i, (int(active[jj]) if shrunk else jj), Ki)
         if gap <= try_at and gap > tol and best is not None and it >= finish_after:
             try_at = gap / FINISH_STEP if gap / FINISH_STEP > tol else -np.inf
             if shrunk:
@@ -132,9 +168,11 @@ def pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter, shrinking, alp
                 counter = reset
             n_free = int(np.count_nonzero((alpha > 0) & (alpha < C)))
             done = n_free <= FINISH_MAX_FREE and _active_set(
-                alpha, F, C, s, gmask, getcol, tol, 20 + 4 * n_free, max_free=FINISH_MAX_FREE)
+                alpha, F, C, s, gmask, getcol, tol, 20 + 4 * n_free, max_free=FINISH_MAX_FREE,
+                getcols=getcols)
             up[:] = np.where(pos, alpha < C, alpha > 0)
             low[:] = np.where(pos, alpha > 0, alpha < C)
+            pen_up, pen_low = _penalties(up, low)
             if float(alpha.max()) > alpha_bound:
                 how = "unbounded"
                 break
@@ -151,12 +189,13 @@ def pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter, shrinking, alp
             break
         _, i, j, Ki = best
         Kj = getcol(j)
-        Ci, Cj = float(C[i]), float(C[j])
-        ai, aj = float(alpha[i]), float(alpha[j])
-        Gi, Gj = float(-s[i] * F[i]), float(-s[j] * F[j])
-        quad = max(Kd[i] + Kd[j] - 2.0 * float(Ki[j]), TAU)
-        ai, aj = pair_step(ai, aj, Ci, Cj, Gi, Gj, quad, bool(s[i] != s[j]))
-        dai, daj = ai - alpha[i], aj - alpha[j]
+        Ci, Cj = Cl[i], Cl[j]
+        ai0, aj0 = alpha.item(i), alpha.item(j)
+        si, sj = sl[i], sl[j]
+        Gi, Gj = -si * F.item(i), -sj * F.item(j)
+        quad = max(Kdl[i] + Kdl[j] - 2.0 * Ki.item(j), TAU)
+        ai, aj = pair_step(ai0, aj0, Ci, Cj, Gi, Gj, quad, si != sj)
+        dai, daj = ai - ai0, aj - aj0
         if dai == 0.0 and daj == 0.0:
             # a step below round-off: nothing changes, and the same pair would come back
             # for ever; the full problem is checked, then the loop stops
@@ -167,24 +206,39 @@ def pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter, shrinking, alp
             how = "stalled"
             break
         alpha[i], alpha[j] = ai, aj
+        # (the factors as NumPy scalars: a column of single precision is then multiplied
+        # in double precision, as the compiled loop does)
         if shrunk:              # as libsvm: the gradient of the active variables only
             F[active] -= Ki[active] * (s[i] * dai)
             F[active] -= Kj[active] * (s[j] * daj)
         else:
             F -= Ki * (s[i] * dai)
             F -= Kj * (s[j] * daj)
-        up[i], low[i] = bound_flags(s[i], ai, Ci)
-        up[j], low[j] = bound_flags(s[j], aj, Cj)
+        # (bound_flags of kernelclf.margin.smo.step, written out)
+        ui, li = (ai < Ci, ai > 0) if si > 0 else (ai > 0, ai < Ci)
+        uj, lj = (aj < Cj, aj > 0) if sj > 0 else (aj > 0, aj < Cj)
+        up[i], low[i], up[j], low[j] = ui, li, uj, lj
+        pen_up[i], pen_low[i] = (0.0 if ui else ninf), (0.0 if li else pinf)
+        pen_up[j], pen_low[j] = (0.0 if uj else ninf), (0.0 if lj else pinf)
         it += 1
         if ai > alpha_bound or aj > alpha_bound:
             how = "unbounded"
             break
-        if every and it % every == 0 and on_every(it, up, low):
-            how = "stopped"
-            break
+        if every and it % every == 0:
+            stop = on_every(it, up, low)
+            pen_up, pen_low = _penalties(up, low)       # (a Newton step may move them)
+            if stop:
+                how = "stopped"
+                break
     if shrunk:
         reconstruct(_inactive(active, m))
     return it, how
+
+
+def _penalties(up, low):
+    """0 on "up" (on "low") and -inf (+inf) elsewhere: ``F`` plus them is ``F`` where a
+    variable may move and excludes it elsewhere from the largest (smallest) entry."""
+    return np.where(up, 0.0, -np.inf), np.where(low, 0.0, np.inf)
 
 
 def _inactive(active, m):
