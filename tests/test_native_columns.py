@@ -152,6 +152,21 @@ def test_compiled_smo_on_many_features_reaches_the_numpy_engines_optimum(
     assert np.max(np.abs(a.alpha - b.alpha)) < 1e-5
 
 
+def _both_engines_agree(kernel, X, y, C, budget):
+    """The NumPy and the compiled SMO at the same budget (the same rounded problem): both
+    converged, dual objectives within 1e-9 relative, the compiled KKT gap below the
+    tolerance, the same support vectors. Returns the compiled result."""
+    ones = np.ones(len(y))
+    a = solve_smo(ones, C, Gram(kernel, X, precompute=False, cache_mb=budget),
+                  s=y, tol=1e-9, engine="numpy")
+    b = solve_smo(ones, C, Gram(kernel, X, precompute=False, cache_mb=budget),
+                  s=y, tol=1e-9, engine="compiled")
+    assert a.converged and b.converged and b.gap <= 1e-9
+    assert abs(a.objective - b.objective) <= 1e-9 * abs(a.objective)
+    assert np.array_equal(a.alpha > 1e-8, b.alpha > 1e-8)
+    return b
+
+
 @pytest.mark.skipif(not nc.HAVE_NUMBA, reason="needs numba (not installed, or hidden by "
                     "KERNELCLF_NO_NUMBA)")
 @pytest.mark.parametrize("n_features", [6, 40])
@@ -182,14 +197,8 @@ def test_compiled_smo_with_one_pool_of_columns_reaches_the_numpy_engines_optimum
     X = rng.normal(size=(600, n_features))
     y = np.where(X[:, 0] + X[:, 1] ** 2 - 1 + 0.5 * rng.normal(size=600) > 0, 1.0, -1.0)
     budget = 40 * 8 * 600 / 2 ** 20
-    a = solve_smo(np.ones(600), 10.0, Gram(kernel, X, precompute=False, cache_mb=budget),
-                  s=y, tol=1e-9, engine="numpy")
-    g = Gram(kernel, X, precompute=False, cache_mb=budget)
-    b = solve_smo(np.ones(600), 10.0, g, s=y, tol=1e-9, engine="compiled")
+    b = _both_engines_agree(kernel, X, y, 10.0, budget)
     assert pooled == [True]
-    assert a.converged and b.converged and b.gap <= 1e-9
-    assert abs(a.objective - b.objective) <= 1e-9 * abs(a.objective)
-    assert np.array_equal(a.alpha > 1e-8, b.alpha > 1e-8)
     monkeypatch.setattr(compiled, "POOL_SHARE", 0.0)
     c = solve_smo(np.ones(600), 10.0, Gram(kernel, X, precompute=False, cache_mb=budget),
                   s=y, tol=1e-9, engine="compiled")
@@ -333,13 +342,7 @@ def test_compiled_smo_with_few_whole_slots_reaches_the_numpy_engines_optimum(ker
     X = rng.normal(size=(400, 6))
     y = np.where(X[:, 0] + X[:, 1] ** 2 - 1 + 0.4 * rng.normal(size=400) > 0, 1.0, -1.0)
     budget = 12 * 8 * 400 / 2 ** 20
-    a = solve_smo(np.ones(400), 2.0, Gram(kernel, X, precompute=False, cache_mb=budget),
-                  s=y, tol=1e-9, engine="numpy")
-    g = Gram(kernel, X, precompute=False, cache_mb=budget)
-    b = solve_smo(np.ones(400), 2.0, g, s=y, tol=1e-9, engine="compiled")
-    assert a.converged and b.converged and b.gap <= 1e-9
-    assert abs(a.objective - b.objective) <= 1e-9 * abs(a.objective)
-    assert np.array_equal(a.alpha > 1e-8, b.alpha > 1e-8)
+    _both_engines_agree(kernel, X, y, 2.0, budget)
 
 
 def test_whole_polynomial_matrix_is_the_kernels_matrix_with_its_bounds():

@@ -114,14 +114,7 @@ def pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter, shrinking, alp
                 gap = g
             if not (gmax == ninf or g <= 0):
                 Ki = getcol(i)
-                b = np.subtract(gmax, Fl)
-                np.maximum(b, 0.0, out=b)
-                a = np.multiply(Ki, -2.0)
-                a += Kd
-                a += Kd[i]
-                np.maximum(a, TAU, out=a)
-                b *= b
-                b /= a
+                b = _gains(gmax, Fl, Ki, Kd, Kd[i])
                 j = int(b.argmax())
                 bj = b.item(j)
                 if bj > 0:
@@ -147,15 +140,7 @@ def pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter, shrinking, alp
                     continue
                 i = int(active[ii]) if shrunk else ii
                 Ki = getcol(i)
-                # b = gmax - F_t > 0 on eligible t (0 elsewhere); a = K_ii + K_tt - 2 K_it
-                b = np.subtract(gmax, Fl)
-                np.maximum(b, 0.0, out=b)
-                a = np.multiply(Ki[active] if shrunk else Ki, -2.0)
-                a += Kda
-                a += Kd[i]
-                np.maximum(a, TAU, out=a)
-                b *= b
-                b /= a
+                b = _gains(gmax, Fl, Ki[active] if shrunk else Ki, Kda, Kd[i])
                 jj = int(b.argmax())
                 if not b[jj] > 0:
                     continue
@@ -233,6 +218,21 @@ def pairwise(p, C, s, gmask, getcol, Kd, alpha, F, tol, max_iter, shrinking, alp
     if shrunk:
         reconstruct(_inactive(active, m))
     return it, how
+
+
+def _gains(gmax, Fl, Ki, Kd, kii):
+    """Second-order gains of the partners t of ``i`` (Fan, Chen & Lin 2005, as in libsvm's
+    WSS 2): ``b_t = max(gmax - F_t, 0)^2 / max(K_ii + K_tt - 2 K_it, TAU)``, where ``Fl``
+    holds ``F`` on the eligible t and ``+inf`` elsewhere (gain 0 there)."""
+    b = np.subtract(gmax, Fl)
+    np.maximum(b, 0.0, out=b)
+    a = np.multiply(Ki, -2.0)
+    a += Kd
+    a += kii
+    np.maximum(a, TAU, out=a)
+    b *= b
+    b /= a
+    return b
 
 
 def _penalties(up, low):
