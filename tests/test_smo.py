@@ -518,6 +518,46 @@ def test_a_budget_holding_nearly_every_column_computes_each_about_once(monkeypat
     assert ref.iterations == res.iterations and np.array_equal(ref.alpha, res.alpha)
 
 
+@pytest.mark.skipif(not smo.HAVE_NUMBA, reason="needs numba (not installed, or hidden by KERNELCLF_NO_NUMBA)")
+def test_a_budget_holding_every_column_in_single_precision(monkeypatch):
+    """A budget of 300 double-precision columns of 400 holds them all in single precision:
+    399 slots (:meth:`kernelclf.kernels.gram.ColumnSlots.single`, at most ``m - 1``),
+    398 of them for whole columns, and the spare 201 columns' memory with the 399th for
+    the compacted columns (smo.compiled._compact_memory; the split alone would leave
+    them that one column). The polish reads ``Q_FF`` and the new
+    gradient from the single-precision slots in place (kkt._rows_of: no ``m x n``
+    block). The compiled fit takes the NumPy engine's steps at the same budget bit for
+    bit (the same rounded numbers), and both polish to the same optimum of the rounded
+    matrix: the same multipliers to round-off (the new gradient summed in another order),
+    the KKT conditions to round-off."""
+    from kernelclf.margin.smo import compiled
+
+    X, y = _data(6, m=400, d=4)
+    m = len(y)
+    stores, reads = [], []
+    real, real_lower = compiled._compact_memory, compiled._free_lower
+
+    def spy(slots, m):
+        out = real(slots, m)
+        stores.append((slots.data.dtype, slots.capacity, slots.spare, out.size))
+        return out
+
+    def lower(D, *args):
+        reads.append(D.dtype)
+        return real_lower(D, *args)
+    monkeypatch.setattr(compiled, "_compact_memory", spy)
+    monkeypatch.setattr(compiled, "_free_lower", lower)
+    budget, kw = 300 * 8 * m / 2 ** 20, dict(s=y, tol=1e-3, polish=True)
+    res = solve_smo(np.ones(m), 10.0, _native_gram(X, budget), engine="compiled", **kw)
+    assert stores == [(np.float32, 398, 201, 202 * m)]
+    assert reads == [np.dtype(np.float32)]
+    loop = solve_smo(np.ones(m), 10.0, _native_gram(X, budget), engine="numpy", **kw)
+    assert res.iterations == loop.iterations > 0
+    assert res.gap < 1e-9 and loop.gap < 1e-9          # both polished (kept)
+    np.testing.assert_allclose(res.alpha, loop.alpha, rtol=0, atol=1e-12 * 10.0)
+    assert res.objective == pytest.approx(loop.objective, rel=1e-13)
+
+
 @pytest.mark.parametrize("engine", ["numpy", "compiled"])
 def test_a_replicated_gram_takes_the_steps_of_the_whole_matrix(engine):
     """Issue 24: the relative margin machine's 3m variables share the columns of their
