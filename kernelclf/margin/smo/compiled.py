@@ -428,8 +428,9 @@ def _continue_rec(P, L, Cc, st, shifted, mapped):
     return -1
 
 
-def _extremes(Fl, upl, lowl, grpl, n, g):
-    """``(max F over up, its first position, min F over low)`` in group ``g``."""
+def _extremes_scan(Fl, upl, lowl, grpl, n, g):
+    """``(max F over up, its first position, min F over low)`` in group ``g``: the plain
+    scan (:func:`_extremes` gives its numbers, and asks it where it cannot)."""
     gmax = -np.inf
     ii = -1
     gmin = np.inf
@@ -446,10 +447,94 @@ def _extremes(Fl, upl, lowl, grpl, n, g):
     return gmax, ii, gmin
 
 
-def _second(Fl, lowl, grpl, ql, Kdl, score, Ki, Kdi, qi, gmax, g, n):
-    """WSS 2's partner of ``i``: the first position with the largest ``b_t^2 / a_t`` over
-    the low variables of group ``g`` with ``b_t = gmax - F_t > 0`` (0: none). The scores
-    go into a buffer first, a pass the compiler vectorises."""
+#: :func:`_extremes`: the bits of a double read as an int64 and mapped to ``b ^ ((b >> 63)
+#: & _MAGNITUDE)`` are ordered as the numbers are (negative ones by their magnitude,
+#: reversed; NaN beyond the infinities), and ``_NO_KEY_*`` lie beyond every key
+_MAGNITUDE = np.int64(0x7FFFFFFFFFFFFFFF)
+_NO_KEY_LOW = np.iinfo(np.int64).min
+_NO_KEY_HIGH = np.iinfo(np.int64).max
+#: the block of positions :func:`_extremes` and :func:`_second` test at once for the first
+#: position of their extreme
+_BLOCK = 16
+
+
+def _extremes(Fl, upl, lowl, grpl, n, g):
+    """``(max F over up, its first position, min F over low)`` in group ``g``, the numbers
+    of :func:`_extremes_scan` bit for bit, in passes the compiler vectorises: the two
+    extremes as integer maximum and minimum of the values' order-preserving keys
+    (``_MAGNITUDE``; floating-point maxima vectorise only under fast-math), then the first
+    position of the maximum, tested ``_BLOCK`` positions at a time; the maximum returned is
+    ``F`` there (the scan's, whose comparison ``>`` takes the first of equal values). Where
+    a signed zero could tell the two apart (an extreme equal to 0: the keys order -0 below
+    +0, the scan keeps the first) or a value is not a number (the keys order NaN beyond
+    the infinities, the scan skips it), the scan decides. On twonorm-20 (m = 2000) a
+    quarter of the scan's time, which was a third of the pair loop's."""
+    bits = Fl.view(np.int64)
+    kmax = _NO_KEY_LOW
+    kmin = _NO_KEY_HIGH
+    for k in range(n):
+        b = bits[k]
+        key = b ^ ((b >> 63) & _MAGNITUDE)
+        inside = grpl[k] == g if TWO else True
+        ku = key if (upl[k] and inside) else _NO_KEY_LOW
+        kl = key if (lowl[k] and inside) else _NO_KEY_HIGH
+        kmax = ku if ku > kmax else kmax
+        kmin = kl if kl < kmin else kmin
+    gmin = np.inf
+    if kmin != _NO_KEY_HIGH:
+        kmin = kmin ^ ((kmin >> 63) & _MAGNITUDE)
+        gmin = _as_double(kmin)
+    if kmax == _NO_KEY_LOW:
+        if gmin != gmin or gmin == 0.0:
+            return _extremes_scan(Fl, upl, lowl, grpl, n, g)
+        return -np.inf, -1, gmin
+    kmax = kmax ^ ((kmax >> 63) & _MAGNITUDE)
+    gmax = _as_double(kmax)
+    ii = -1
+    if gmax == -np.inf and gmin == gmin and gmin != 0.0:
+        return -np.inf, -1, gmin        # (the scan takes no position for -inf)
+    if gmax == gmax and gmax != 0.0 and gmin == gmin and gmin != 0.0:
+        k0 = 0
+        while k0 < n and ii < 0:
+            k1 = min(k0 + _BLOCK, n)
+            hit = False
+            for k in range(k0, k1):
+                inside = grpl[k] == g if TWO else True
+                hit = hit | (upl[k] and inside and Fl[k] == gmax)
+            if hit:
+                for k in range(k0, k1):
+                    inside = grpl[k] == g if TWO else True
+                    if upl[k] and inside and Fl[k] == gmax:
+                        ii = k
+                        break
+            k0 = k1
+    if ii < 0:
+        return _extremes_scan(Fl, upl, lowl, grpl, n, g)
+    return Fl[ii], ii, gmin
+
+
+def _as_double(key):
+    """The double whose bits are the int64 ``key``."""
+    out = np.empty(1, dtype=np.int64)
+    out[0] = key
+    return out.view(np.float64)[0]
+
+
+def _second_scan(Fl, lowl, grpl, ql, Kdl, score, Ki, Kdi, qi, gmax, g, n):
+    """:func:`_second`'s scores, then the first position of the largest by a plain scan."""
+    _scores(Fl, lowl, grpl, ql, Kdl, score, Ki, Kdi, qi, gmax, g, n)
+    jb = -1
+    bb = 0.0
+    for k in range(n):
+        if score[k] > bb:
+            bb = score[k]
+            jb = k
+    return jb, bb
+
+
+def _scores(Fl, lowl, grpl, ql, Kdl, score, Ki, Kdi, qi, gmax, g, n):
+    """WSS 2's score ``b_t^2 / a_t`` of every position (0 off the low variables of group
+    ``g`` with ``b_t = gmax - F_t > 0``) into ``score``, a pass the compiler vectorises."""
     for k in range(n):
         bt = gmax - Fl[k]
         kit = Ki[k] * (ql[k] * qi) if SIGNED else Ki[k]
@@ -458,13 +543,39 @@ def _second(Fl, lowl, grpl, ql, Kdl, score, Ki, Kdi, qi, gmax, g, n):
         ratio = (bt * bt) / at
         ok = lowl[k] and bt > 0.0 and (grpl[k] == g if TWO else True)
         score[k] = ratio if ok else 0.0
-    jb = -1
-    bb = 0.0
+
+
+def _second(Fl, lowl, grpl, ql, Kdl, score, Ki, Kdi, qi, gmax, g, n):
+    """WSS 2's partner of ``i``: the first position with the largest ``b_t^2 / a_t`` over
+    the low variables of group ``g`` with ``b_t = gmax - F_t > 0`` (0: none). The scores
+    go into a buffer first (:func:`_scores`); their maximum is an integer maximum of their
+    bits (the scores are ``+0`` or positive, whose bits are ordered as the numbers are),
+    its first position found ``_BLOCK`` at a time (the numbers of :func:`_second_scan` bit
+    for bit; a score that is not a number, whose bits lie beyond the infinity's, goes
+    back to the scan)."""
+    _scores(Fl, lowl, grpl, ql, Kdl, score, Ki, Kdi, qi, gmax, g, n)
+    bits = score.view(np.int64)
+    kb = np.int64(0)
     for k in range(n):
-        if score[k] > bb:
-            bb = score[k]
-            jb = k
-    return jb, bb
+        b = bits[k]
+        kb = b if b > kb else kb
+    if kb == 0:
+        return -1, 0.0
+    bb = _as_double(kb)
+    if bb != bb:
+        return _second_scan(Fl, lowl, grpl, ql, Kdl, score, Ki, Kdi, qi, gmax, g, n)
+    k0 = 0
+    while k0 < n:
+        k1 = min(k0 + _BLOCK, n)
+        hit = False
+        for k in range(k0, k1):
+            hit = hit | (bits[k] == kb)
+        if hit:
+            for k in range(k0, k1):
+                if bits[k] == kb:
+                    return k, bb
+        k0 = k1
+    return -1, 0.0
 
 
 def _update(Fl, ql, Ki, Kj, qi, qj, ci, cj, n):
@@ -743,6 +854,7 @@ if HAVE_NUMBA:
     _start_rec = _njit(**_o)(_start_rec)
     _coords = _njit(**_o, error_model="numpy")(_coords)
     _fetch = _njit(**_o)(_fetch)
+    _as_double = _njit(**_o, inline="always")(_as_double)
 _VARIANTS = {}
 
 
@@ -754,7 +866,8 @@ def _variant(signed, two):
     if key not in _VARIANTS:
         tag = ("_signed" if key[0] else "") + ("_two" if key[1] else "")
         space = dict(globals(), SIGNED=key[0], TWO=key[1])
-        for f, inline in ((_extremes, True), (_second, True), (_update, True),
+        for f, inline in ((_extremes_scan, True), (_extremes, True), (_scores, True),
+                          (_second_scan, True), (_second, True), (_update, True),
                           (_continue_rec, False), (_pairs, False)):
             name = f.__name__ + tag
             copy = types.FunctionType(f.__code__, space, name, f.__defaults__)
