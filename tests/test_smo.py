@@ -1146,18 +1146,18 @@ def test_auto_takes_the_numpy_finish_for_a_callers_column_object(monkeypatch):
 @pytest.mark.skipif(not smo.HAVE_NUMBA, reason="needs numba (not installed, or hidden by KERNELCLF_NO_NUMBA)")
 @pytest.mark.parametrize("signed, two", [(False, False), (True, False), (False, True)])
 def test_the_selection_passes_give_the_plain_scans_numbers(signed, two):
-    """The pair loop's selection (smo.compiled._extremes, _second: integer extremes of the
-    values' bits, the first position searched in blocks) returns what the plain scans
-    (_extremes_scan, _second_scan) return, bit for bit -- the extreme, its first position
-    among equal values, the sign of a zero -- on inputs with ties, signed zeros,
-    infinities and NaN, in one group and in two."""
+    """The pair loop's vectorised selection (smo.compiled._extremes_vec, _second_vec:
+    integer extremes of the values' bits, the first position searched in blocks; used from
+    ``_VECTOR_MIN`` active variables) returns what the plain scans (_extremes, _second)
+    return, bit for bit -- the extreme, its first position among equal values, the sign of a zero -- on
+    inputs with ties, signed zeros, infinities and NaN, in one group and in two."""
     from kernelclf.margin.smo import compiled
 
     compiled._variant(signed, two)
     space = compiled._VARIANTS[(signed, two)]
     rng = np.random.default_rng(1)
     for trial in range(1500):
-        n = int(rng.integers(1, 200))
+        n = int(rng.integers(1, 200)) + (compiled._VECTOR_MIN if trial % 2 else 0)
         F = rng.normal(size=n) * 10 ** rng.uniform(-3, 3)
         case = trial % 6
         if case == 1:
@@ -1173,13 +1173,15 @@ def test_the_selection_passes_give_the_plain_scans_numbers(signed, two):
             F = np.round(F)
         up, low = rng.random(n) < rng.random(), rng.random(n) < rng.random()
         grp, g = rng.integers(0, 2, n), int(rng.integers(0, 2))
-        got = space["_extremes"](F, up, low, grp, n, g)
-        ref = space["_extremes_scan"](F, up, low, grp, n, g)
+        got = space["_extremes_vec"](F, F.view(np.int64), up, low, grp, n, g)
+        ref = space["_extremes"](F, up, low, grp, n, g)
         assert got[1] == ref[1]
         for x, y in ((got[0], ref[0]), (got[2], ref[2])):
             assert (x == y and np.signbit(x) == np.signbit(y)) or (np.isnan(x) and np.isnan(y))
         gmax = ref[0] if np.isfinite(ref[0]) else 1.0
         q, Kd, Ki = rng.choice([-1.0, 1.0], n), rng.random(n) + 0.5, 0.3 * rng.normal(size=n)
-        got = space["_second"](F, low, grp, q, Kd, np.empty(n), Ki, 1.0, 1.0, gmax, g, n)
-        ref = space["_second_scan"](F, low, grp, q, Kd, np.empty(n), Ki, 1.0, 1.0, gmax, g, n)
+        score = np.empty(n)
+        got = space["_second_vec"](F, low, grp, q, Kd, score, score.view(np.int64), Ki, 1.0,
+                                   1.0, gmax, g, n)
+        ref = space["_second"](F, low, grp, q, Kd, np.empty(n), Ki, 1.0, 1.0, gmax, g, n)
         assert got[0] == ref[0] and (got[1] == ref[1] or (np.isnan(got[1]) and np.isnan(ref[1])))

@@ -428,9 +428,10 @@ def _continue_rec(P, L, Cc, st, shifted, mapped):
     return -1
 
 
-def _extremes_scan(Fl, upl, lowl, grpl, n, g):
+def _extremes(Fl, upl, lowl, grpl, n, g):
     """``(max F over up, its first position, min F over low)`` in group ``g``: the plain
-    scan (:func:`_extremes` gives its numbers, and asks it where it cannot)."""
+    scan (:func:`_extremes_vec` gives its numbers in vectorised passes, and asks it where
+    it cannot)."""
     gmax = -np.inf
     ii = -1
     gmin = np.inf
@@ -447,20 +448,26 @@ def _extremes_scan(Fl, upl, lowl, grpl, n, g):
     return gmax, ii, gmin
 
 
-#: :func:`_extremes`: the bits of a double read as an int64 and mapped to ``b ^ ((b >> 63)
+#: :func:`_extremes_vec`: the bits of a double read as an int64 and mapped to ``b ^ ((b >> 63)
 #: & _MAGNITUDE)`` are ordered as the numbers are (negative ones by their magnitude,
 #: reversed; NaN beyond the infinities), and ``_NO_KEY_*`` lie beyond every key
 _MAGNITUDE = np.int64(0x7FFFFFFFFFFFFFFF)
 _NO_KEY_LOW = np.iinfo(np.int64).min
 _NO_KEY_HIGH = np.iinfo(np.int64).max
-#: the block of positions :func:`_extremes` and :func:`_second` test at once for the first
+#: the block of positions :func:`_extremes_vec` and :func:`_second_vec` test at once for the first
 #: position of their extreme
 _BLOCK = 16
+#: ... and the fewest active variables for which the pair loop calls them (below it the
+#: plain scans, which cost less there: the two equal at about 128 variables, one core,
+#: measured; both give the same numbers). The choice is made in the loop itself: behind a
+#: function that chooses, inlined, the loop around the scans took 90 ns more per step at
+#: 50 to 200 variables (tabular-50, linear, C = 1, m = 200: 1.45 times main's fit)
+_VECTOR_MIN = 256
 
 
-def _extremes(Fl, upl, lowl, grpl, n, g):
+def _extremes_vec(Fl, bits, upl, lowl, grpl, n, g):
     """``(max F over up, its first position, min F over low)`` in group ``g``, the numbers
-    of :func:`_extremes_scan` bit for bit, in passes the compiler vectorises: the two
+    of :func:`_extremes` bit for bit, in passes the compiler vectorises: the two
     extremes as integer maximum and minimum of the values' order-preserving keys
     (``_MAGNITUDE``; floating-point maxima vectorise only under fast-math), then the first
     position of the maximum, tested ``_BLOCK`` positions at a time; the maximum returned is
@@ -468,8 +475,9 @@ def _extremes(Fl, upl, lowl, grpl, n, g):
     a signed zero could tell the two apart (an extreme equal to 0: the keys order -0 below
     +0, the scan keeps the first) or a value is not a number (the keys order NaN beyond
     the infinities, the scan skips it), the scan decides. On twonorm-20 (m = 2000) a
-    quarter of the scan's time, which was a third of the pair loop's."""
-    bits = Fl.view(np.int64)
+    quarter of the scan's time, which was a third of the pair loop's. ``bits``: ``Fl``
+    viewed as int64 (made once per call of the loop: a view made here would cost
+    reference counts at every step)."""
     kmax = _NO_KEY_LOW
     kmin = _NO_KEY_HIGH
     for k in range(n):
@@ -486,7 +494,7 @@ def _extremes(Fl, upl, lowl, grpl, n, g):
         gmin = _as_double(kmin)
     if kmax == _NO_KEY_LOW:
         if gmin != gmin or gmin == 0.0:
-            return _extremes_scan(Fl, upl, lowl, grpl, n, g)
+            return _extremes(Fl, upl, lowl, grpl, n, g)
         return -np.inf, -1, gmin
     kmax = kmax ^ ((kmax >> 63) & _MAGNITUDE)
     gmax = _as_double(kmax)
@@ -509,19 +517,20 @@ def _extremes(Fl, upl, lowl, grpl, n, g):
                         break
             k0 = k1
     if ii < 0:
-        return _extremes_scan(Fl, upl, lowl, grpl, n, g)
+        return _extremes(Fl, upl, lowl, grpl, n, g)
     return Fl[ii], ii, gmin
 
 
 def _as_double(key):
-    """The double whose bits are the int64 ``key``."""
-    out = np.empty(1, dtype=np.int64)
-    out[0] = key
-    return out.view(np.float64)[0]
+    """The double whose bits are the int64 ``key`` (a scalar's view: no memory taken)."""
+    return np.int64(key).view(np.float64)
 
 
-def _second_scan(Fl, lowl, grpl, ql, Kdl, score, Ki, Kdi, qi, gmax, g, n):
-    """:func:`_second`'s scores, then the first position of the largest by a plain scan."""
+def _second(Fl, lowl, grpl, ql, Kdl, score, Ki, Kdi, qi, gmax, g, n):
+    """WSS 2's partner of ``i``: the first position with the largest ``b_t^2 / a_t`` over
+    the low variables of group ``g`` with ``b_t = gmax - F_t > 0`` (0: none); the scores
+    (:func:`_scores`), then a plain scan (:func:`_second_vec` gives its numbers in
+    vectorised passes)."""
     _scores(Fl, lowl, grpl, ql, Kdl, score, Ki, Kdi, qi, gmax, g, n)
     jb = -1
     bb = 0.0
@@ -545,16 +554,16 @@ def _scores(Fl, lowl, grpl, ql, Kdl, score, Ki, Kdi, qi, gmax, g, n):
         score[k] = ratio if ok else 0.0
 
 
-def _second(Fl, lowl, grpl, ql, Kdl, score, Ki, Kdi, qi, gmax, g, n):
+def _second_vec(Fl, lowl, grpl, ql, Kdl, score, bits, Ki, Kdi, qi, gmax, g, n):
     """WSS 2's partner of ``i``: the first position with the largest ``b_t^2 / a_t`` over
     the low variables of group ``g`` with ``b_t = gmax - F_t > 0`` (0: none). The scores
     go into a buffer first (:func:`_scores`); their maximum is an integer maximum of their
     bits (the scores are ``+0`` or positive, whose bits are ordered as the numbers are),
-    its first position found ``_BLOCK`` at a time (the numbers of :func:`_second_scan` bit
+    its first position found ``_BLOCK`` at a time (the numbers of :func:`_second` bit
     for bit; a score that is not a number, whose bits lie beyond the infinity's, goes
-    back to the scan)."""
+    back to the scan). ``bits``: ``score`` viewed as int64 (as :func:`_extremes_vec`'
+    ``bits``)."""
     _scores(Fl, lowl, grpl, ql, Kdl, score, Ki, Kdi, qi, gmax, g, n)
-    bits = score.view(np.int64)
     kb = np.int64(0)
     for k in range(n):
         b = bits[k]
@@ -563,7 +572,7 @@ def _second(Fl, lowl, grpl, ql, Kdl, score, Ki, Kdi, qi, gmax, g, n):
         return -1, 0.0
     bb = _as_double(kb)
     if bb != bb:
-        return _second_scan(Fl, lowl, grpl, ql, Kdl, score, Ki, Kdi, qi, gmax, g, n)
+        return _second(Fl, lowl, grpl, ql, Kdl, score, Ki, Kdi, qi, gmax, g, n)
     k0 = 0
     while k0 < n:
         k1 = min(k0 + _BLOCK, n)
@@ -605,6 +614,8 @@ def _pairs(P, L, Cc, st, fst, tol, max_iter, shrinking, alpha_bound, every, shif
     kind, X, sq, offset, degree = Cc.kind, Cc.X, Cc.sq, Cc.offset, Cc.degree
     ind, ptr, work = Cc.ind, Cc.ptr, Cc.work
     cslot, cflat, cstamp, pt = Cc.cslot, Cc.cflat, Cc.cstamp, P.pt
+    Fbits = Fl.view(np.int64)           # (the selection's integer keys, _extremes_vec)
+    sbits = score.view(np.int64)
     while True:
         if st[REC] >= 0:
             need = _continue_rec(P, L, Cc, st, shifted, mapped)
@@ -656,7 +667,10 @@ def _pairs(P, L, Cc, st, fst, tol, max_iter, shrinking, alpha_bound, every, shif
         bj = -1
         Kb = cflat[:0]
         for g in range(ng):
-            gmax, ii, gmin = _extremes(Fl, upl, lowl, grpl, n, g)
+            if n >= _VECTOR_MIN:
+                gmax, ii, gmin = _extremes_vec(Fl, Fbits, upl, lowl, grpl, n, g)
+            else:
+                gmax, ii, gmin = _extremes(Fl, upl, lowl, grpl, n, g)
             if gmax - gmin > gap:
                 gap = gmax - gmin
             if gmax == -np.inf or gmax - gmin <= 0:
@@ -681,8 +695,12 @@ def _pairs(P, L, Cc, st, fst, tol, max_iter, shrinking, alpha_bound, every, shif
                 Ki, need = _fetch(pt, act, Cc, u, n, mapped)
                 if need >= 0:
                     return NEED, need
-            jb, bb = _second(Fl, lowl, grpl, ql, Kdl, score, Ki, Kdl[ii], ql[ii], gmax, g,
-                             n)
+            if n >= _VECTOR_MIN:
+                jb, bb = _second_vec(Fl, lowl, grpl, ql, Kdl, score, sbits, Ki, Kdl[ii],
+                                     ql[ii], gmax, g, n)
+            else:
+                jb, bb = _second(Fl, lowl, grpl, ql, Kdl, score, Ki, Kdl[ii], ql[ii], gmax, g,
+                                 n)
             if not bb > 0:
                 continue
             if bi < 0 or bb > best:
@@ -866,8 +884,8 @@ def _variant(signed, two):
     if key not in _VARIANTS:
         tag = ("_signed" if key[0] else "") + ("_two" if key[1] else "")
         space = dict(globals(), SIGNED=key[0], TWO=key[1])
-        for f, inline in ((_extremes_scan, True), (_extremes, True), (_scores, True),
-                          (_second_scan, True), (_second, True), (_update, True),
+        for f, inline in ((_extremes, True), (_extremes_vec, False), (_scores, True),
+                          (_second, True), (_second_vec, False), (_update, True),
                           (_continue_rec, False), (_pairs, False)):
             name = f.__name__ + tag
             copy = types.FunctionType(f.__code__, space, name, f.__defaults__)
