@@ -312,7 +312,7 @@ def precompile_stdlib(src, dst):
 """
 
 #: Node: load the Pyodide at argv[2], precompile each wheel argv[3:] in place (a ``.zip``
-#: among them: a standard library zip, :func:`precompile_stdlib`)
+#: among them: a standard library zip, ``precompile_stdlib``)
 _PRECOMPILE_MJS = """
 import { readFileSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
