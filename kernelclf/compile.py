@@ -82,6 +82,9 @@ def _warm_up():
         ("SVM, compacted cache on many features",
          lambda: SupportVectorMachine(RBF(), cache_mb=1.0).fit(
              rng.normal(size=(2100, 40)), np.where(rng.normal(size=2100) > 0, 1, -1))),
+        ("SVM, most columns held on many features (blocks of columns ahead)",
+         lambda: SupportVectorMachine(RBF(), cache_mb=2.3).fit(
+             rng.normal(size=(1000, 40)), np.where(rng.normal(size=1000) > 0, 1, -1))),
         ("one-versus-one, every pair in one call",
          lambda: OneVsOneClassifier(SupportVectorMachine(RBF())).fit(
              X, np.digitize(X[:, 0], [-0.5, 0.5]))),

@@ -55,7 +55,9 @@ KERNEL_TIMEOUT, RUN_TIMEOUT, WIDGET_TIMEOUT = 300, 900, 120
 #: machine): two lanes on a 2-core machine at load 8-14 took 32-45 s (median 35) with the
 #: kernel's packages installed one by one, 26-40 s (median 30) preloaded with their bytecode;
 #: at load 6-9, 13.5-26 s (median 17.6, against 13.9-30.7 s, median 21.8, interleaved) with the
-#: working directory searched last on sys.path (:data:`lite.SITECUSTOMIZE`)
+#: working directory searched last on sys.path (:data:`lite.SITECUSTOMIZE`); at load 6-11,
+#: 12.8-16.2 s (median 14.5, against 17.1-20.3 s, median 18.8, interleaved, 4 rounds) with the
+#: standard library's bytecode in the lab's Pyodide (:func:`lite.precompile_wheels`)
 RUN_BUDGET = float(os.environ.get("KERNELCLF_LITE_RUN_BUDGET", "60"))
 KERNEL_BUDGET = float(os.environ.get("KERNELCLF_LITE_KERNEL_BUDGET", "45"))
 #: MyST markup a reader must never see (directives, roles, labels, directive options)
@@ -170,6 +172,76 @@ def test_precompile_wheels_adds_pyodide_bytecode(tmp_path):
     assert f"demo/__pycache__/__init__.cpython-312.pyc,sha256={digest},{len(pyc)}" in record
 
 
+def test_precompile_wheels_compiles_a_standard_library_zip(tmp_path):
+    """A ``.zip`` among the paths is taken for Pyodide's standard library: each module that
+    compiles gets ``<module>.pyc`` beside its source (where ``zipimport`` looks), an unchecked
+    hash-based pyc of Pyodide's CPython whose code carries the file name zipimport gives the
+    source; the other entries are unchanged."""
+    import shutil
+
+    if not (shutil.which("node") or shutil.which("nodejs")) or _pyodide_dir() is None:
+        pytest.skip("needs Node.js and a local Pyodide (KERNELCLF_PYODIDE)")
+    stdlib = tmp_path / "python_stdlib.zip"
+    entries = {"demo.py": b"X = sum(range(4))\n", "pkg/__init__.py": b"Y = 2\n",
+               "broken.py": b"def f(:\n", "pkg/data.txt": b"not python\n"}
+    with zipfile.ZipFile(stdlib, "w") as zf:
+        for name, data in entries.items():
+            zf.writestr(name, data)
+    counts = lite.precompile_wheels(_pyodide_dir(), [stdlib], work=tmp_path / "work")
+    assert counts == {stdlib.name: 2}
+    with zipfile.ZipFile(stdlib) as zf:
+        assert zf.testzip() is None
+        names = set(zf.namelist())
+        assert names - set(entries) == {"demo.pyc", "pkg/__init__.pyc"}
+        assert all(zf.read(name) == data for name, data in entries.items())
+        pyc = zf.read("demo.pyc")
+    assert pyc[:4] == (3531).to_bytes(2, "little") + b"\r\n"
+    assert int.from_bytes(pyc[4:8], "little") == 0b01
+    assert b"/lib/python312.zip/demo.py" in pyc
+
+
+def test_built_lab_imports_the_standard_library_from_bytecode(tmp_path):
+    """The built lab's Pyodide (``make book`` with a local Pyodide), run under Node.js, imports
+    standard library modules the kernel's start imports without compiling any source, from the
+    pycs beside the sources in its zip; a traceback through such a module still shows its
+    source line, and ``inspect`` still finds the source."""
+    import shutil
+    import subprocess
+
+    target = SITE / "lite" / "pyodide"
+    node = shutil.which("node") or shutil.which("nodejs")
+    if not (target / "pyodide.mjs").is_file() or not node:
+        pytest.skip(f"needs Node.js and a lab with a local Pyodide in {SITE}")
+    with zipfile.ZipFile(target / "python_stdlib.zip") as zf:
+        names = set(zf.namelist())
+    sources = {n for n in names if n.endswith(".py")}
+    assert len({n for n in sources if n + "c" in names}) >= 0.9 * len(sources)
+    script = tmp_path / "check.mjs"
+    script.write_text(f"""
+const {{ loadPyodide }} = await import({json.dumps((target / "pyodide.mjs").as_uri())});
+const py = await loadPyodide({{ indexURL: {json.dumps(str(target) + "/")} }});
+console.log(py.runPython(`
+import builtins, json
+compiled, _compile = [], builtins.compile
+builtins.compile = lambda s, f, *a, **k: (compiled.append(str(f)), _compile(s, f, *a, **k))[1]
+import email.message, unittest.mock, urllib.request, inspect, traceback
+builtins.compile = _compile
+try:
+    json.loads("[1, 2")
+except ValueError:
+    tb = traceback.format_exc()
+json.dumps([compiled, json.__file__, tb, inspect.getsource(json.dumps)])
+`));
+""")
+    out = subprocess.run([node, str(script)], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    compiled, file, tb, source = json.loads(out.stdout.strip().splitlines()[-1])
+    assert not [f for f in compiled if f.startswith("/lib/")], compiled
+    assert file == "/lib/python312.zip/json/__init__.pyc"
+    assert 'json/decoder.py", line' in tb and "obj, end = self.scan_once(s, idx)" in tb
+    assert source.startswith("def dumps(obj, *,")
+
+
 def test_built_lab_ships_the_bytecode_of_the_first_import():
     """In the built lab (``make book``), every wheel the kernel's start and the first
     ``import kernelclf`` load from the lock (:data:`lite.PRECOMPILED` and its dependencies)
@@ -188,7 +260,8 @@ def test_built_lab_ships_the_bytecode_of_the_first_import():
             "pyodide-kernel"} <= set(closure)
     for key in closure:
         entry = lock["packages"][key]
-        if entry.get("package_type") != "package" or not entry["file_name"].endswith(".whl"):
+        if (entry.get("package_type") not in lite._WHEEL_TYPES
+                or not entry["file_name"].endswith(".whl")):
             continue
         path = target / entry["file_name"]
         assert entry["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest(), key

@@ -30,7 +30,12 @@ their dependencies (:data:`PRECOMPILED`), also get their modules' bytecode
 imports them without compiling every module first; the sources stay in the wheels. Pyodide's
 own wheels ship sources only: the bytecode makes what a reader downloads before the first cell
 has run about 81 MB instead of 66 MB, and that cell no longer compiles SciPy, scikit-learn and
-matplotlib in the browser.
+matplotlib in the browser. Pyodide's standard library zip ships sources only too: it gets a
+``<module>.pyc`` beside each source (4 MB more), so neither the kernel's start nor the first
+``import kernelclf`` compiles a module in the browser (before, the start compiled some 150
+standard library modules: ``unittest.mock``, ``email``, ``asyncio``, ``urllib`` ... from
+source, and the WebAssembly engine optimised CPython's compiler on the way; two lanes of the
+browser test used 18-19 CPU seconds for their two kernel starts instead of 22.5-23.5).
 
 With a local Pyodide, a ``sitecustomize`` in its standard library (:data:`SITECUSTOMIZE`)
 moves the working directory, which in the kernel is the lab's drive, to the end of
@@ -109,6 +114,10 @@ KERNEL_WHEELS = {
 }
 #: the packages whose wheels (with their lock dependencies) get their modules' bytecode
 PRECOMPILED = (*KERNEL_START_PACKAGES, "kernelclf")
+#: the lock's package types whose wheels hold Python modules (``cpython_module``: parts of the
+#: standard library Pyodide ships as wheels, e.g. ``ssl`` and ``sqlite3``, which the kernel's
+#: start imports; they install into site-packages too)
+_WHEEL_TYPES = ("package", "cpython_module")
 KERNEL_PYPI = Path("extensions", "@jupyterlite", "pyodide-kernel-extension", "static", "pypi")
 DEFAULT_WHEELS = Path(sys.prefix) / "lite-wheels"
 APP_DIR = "lite"
@@ -275,9 +284,35 @@ def precompile(src, dst):
         out.writestr(record[0], (text + "".join(rows)).encode())
     out.close()
     return n
+
+def precompile_stdlib(src, dst):
+    # zipimport reads <module>.pyc beside <module>.py (no __pycache__ in a zip); the code's file
+    # name is the one zipimport gives a module it compiles from the source in the zip
+    archive = next(p for p in sys.path if p.endswith(".zip"))
+    zin = zipfile.ZipFile(src)
+    names = set(zin.namelist())
+    out = zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED)
+    n = 0
+    for info in zin.infolist():
+        data = zin.read(info.filename)
+        out.writestr(info, data)
+        if not info.filename.endswith(".py") or info.filename + "c" in names:
+            continue
+        try:
+            code = compile(data, archive + "/" + info.filename, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError):
+            continue
+        pyc = bytes(_code_to_hash_pyc(code, importlib.util.source_hash(data), checked=False))
+        zi = zipfile.ZipInfo(info.filename + "c", date_time=info.date_time)
+        zi.compress_type = zipfile.ZIP_DEFLATED
+        out.writestr(zi, pyc)
+        n += 1
+    out.close()
+    return n
 """
 
-#: Node: load the Pyodide at argv[2], precompile each wheel argv[3:] in place
+#: Node: load the Pyodide at argv[2], precompile each wheel argv[3:] in place (a ``.zip``
+#: among them: a standard library zip, ``precompile_stdlib``)
 _PRECOMPILE_MJS = """
 import { readFileSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
@@ -285,10 +320,10 @@ const [dir, code, ...wheels] = process.argv.slice(2);
 const { loadPyodide } = await import(pathToFileURL(dir + "/pyodide.mjs").href);
 const py = await loadPyodide({ indexURL: dir + "/" });
 py.runPython(readFileSync(code, "utf8"));
-const precompile = py.globals.get("precompile");
+const precompile = py.globals.get("precompile"), stdlib = py.globals.get("precompile_stdlib");
 for (const w of wheels) {
   py.FS.writeFile("/tmp/in.whl", readFileSync(w));
-  const n = precompile("/tmp/in.whl", "/tmp/out.whl");
+  const n = (w.endsWith(".zip") ? stdlib : precompile)("/tmp/in.whl", "/tmp/out.whl");
   writeFileSync(w, py.FS.readFile("/tmp/out.whl"));
   console.log(`${n} ${w}`);
 }
@@ -298,6 +333,12 @@ for (const w of wheels) {
 def precompile_wheels(pyodide_dir, wheels, node=None, work=None):
     """Add the bytecode of every module to ``wheels`` (paths, rewritten in place), compiled by
     the Pyodide in ``pyodide_dir`` run under Node.js (so it is that interpreter's bytecode).
+
+    A wheel gets ``__pycache__/<module>.cpython-312.pyc`` files listed in its ``RECORD``; a path
+    ending in ``.zip`` is taken for Pyodide's standard library zip and gets ``<module>.pyc``
+    beside each ``<module>.py`` (where ``zipimport`` looks; the sources stay, for tracebacks),
+    compiled under the module's file name in the zip on Pyodide's ``sys.path``. Both are
+    unchecked hash-based pycs (PEP 552).
 
     Returns ``{wheel name: number of modules compiled}``, or ``None`` when Node.js is not found
     (the wheels are then left as they are: the lab works, its kernel starts slower).
@@ -480,22 +521,24 @@ def build(html, book="book", pyodide=None, wheels_dir=DEFAULT_WHEELS, data_home=
         # (numpy, SciPy, scikit-learn, matplotlib ... : Pyodide's wheels ship sources only):
         # bytecode compiled here, not in the reader's browser
         start = [lock["packages"][k] for k in start_closure(lock, PRECOMPILED)]
-        start = [e for e in start if e.get("package_type") == "package"
+        start = [e for e in start if e.get("package_type") in _WHEEL_TYPES
                  and e["file_name"].endswith(".whl")]
         for e in start:         # read-only copies of the shared files: new files
             path = target / e["file_name"]
             data = path.read_bytes()
             path.unlink()
             path.write_bytes(data)
-        counts = precompile_wheels(target, [target / e["file_name"] for e in start],
-                                   work=work / "precompile")
+        add_sitecustomize(target / "python_stdlib.zip")
+        # and the standard library's, which Pyodide ships as sources only (its zip is rewritten
+        # as a new file by add_sitecustomize)
+        counts = precompile_wheels(target, [target / e["file_name"] for e in start]
+                                   + [target / "python_stdlib.zip"], work=work / "precompile")
         if counts is None:
             log("Node.js not found: the lab's kernel packages are not precompiled")
         else:
             for e in start:
                 e["sha256"] = _sha256(target / e["file_name"])
         lock_path.write_text(json.dumps(lock))
-        add_sitecustomize(target / "python_stdlib.zip")
     else:
         (out / "wheels").mkdir()
         for w in wheels:

@@ -9,20 +9,23 @@ compacted layout: the ``n`` active variables' values are copied into contiguous 
 contiguous memory. While every variable is active (``n = m``) the passes read whole
 kernel columns; once shrinking has set variables aside they read compacted columns,
 ``n`` entries each (column ``c`` in ``cflat[c n : (c + 1) n]``), copied from the whole
-column when that is cached, else computed on the active rows only (on many features
-from the active inputs, stored in the layout's order: one BLAS product). Every
-shrinking step moves the survivors forward in place, in the variables, their inputs
-and the compacted columns; bringing every variable back reconstructs the gradient of
-the shrunk ones (the operations of :class:`kernelclf.margin.smo.kkt._Reconstruction`)
-from whole columns. When the budget holds at most half of the whole columns
-(``POOL_SHARE``) and the loop computes its columns itself, whole and compacted columns
-share the budget as in libsvm's one cache of columns of the active length
-(:func:`_compact_memory`): the whole ones fill it while every variable is active, the
-first shrinking turns them into compacted ones (:func:`_pool_whole`), which then fill
-it. A budget that holds more keeps most of its whole columns through the shrunk phases
-(the split of :func:`_compact_memory`): there the reconstruction, which needs the whole
-column of every variable that moved, finds them, where the pool has to compute them
-again.
+column when that is cached, else computed on the active rows only (on many features from
+the active inputs, stored in the layout's order: one BLAS product). Every shrinking step
+moves the survivors forward in place, in the variables, their inputs and the compacted
+columns; bringing every variable back reconstructs the gradient of the shrunk ones (the
+operations of :class:`kernelclf.margin.smo.kkt._Reconstruction`) from whole columns
+(with one pool of columns on many features, from blocks of kernel entries on the shrunk
+rows only, one BLAS matrix product per block of moved variables: :func:`_rec_blocked`;
+libsvm keeps a second gradient of the variables at the upper bound for it, ``G_bar``,
+updated from a whole column at every change of bound). When the budget holds at most
+half of the whole columns (``POOL_SHARE``) and the loop computes its columns itself,
+whole and compacted columns share the budget as in libsvm's one cache of columns of the
+active length (:func:`_compact_memory`): the whole ones fill it while every variable is
+active, the first shrinking turns them into compacted ones (:func:`_pool_whole`), which
+then fill it. A budget that holds more keeps most of its whole columns through the
+shrunk phases (the split of :func:`_compact_memory`): there the reconstruction, which
+needs the whole column of every variable that moved, finds them, where the pool has to
+compute them again (in blocks, on the shrunk rows).
 
 The loop's state is named: the iterate and the problem (``Problem``), the layout,
 the two column stores (``Cache``), and two small arrays of counters and values
@@ -78,6 +81,7 @@ from ...kernels.native_columns import (
     NONE,
     ROWS,
     SPARSE,
+    _formula,
     column_at_into,
     column_on_rows_into,
     column_spec,
@@ -110,12 +114,14 @@ Problem = namedtuple("Problem", "F alpha up low Kd r q s C grp pt F0 a0 miss")
 #: the others the active variables' values (``keep`` and ``score`` are scratch)
 Layout = namedtuple("Layout", "act pos Fl al upl lowl Kdl rl ql sl Cl grpl keep score")
 #: whole columns (``data[slot[u]]``, least recently used slot replaced, ``ust = [used,
-#: filled, entries, limit, room, pooled]``: compiled whole columns are made while
-#: ``filled < limit``; ``room``: past the budget, a missing column is made whole while
-#: there is room; ``pooled``: ``cflat`` is the memory of ``data``, see :func:`_shrink`),
-#: compacted columns, the compiled kernel (``kind``...) and, for dense inputs of many
-#: features whose whole columns do not all fit, the active variables' inputs in the
-#: layout's order (``xr[k] = X[act[k]]``, ``m + 4`` rows; else one row)
+#: filled, entries, limit, room, pooled, blocked, single]``: compiled whole columns are
+#: made while ``filled < limit``; ``room``: past the budget, a missing column is made
+#: whole while there is room; ``pooled``: ``cflat`` is the memory of ``data``, see
+#: :func:`_shrink`; ``blocked``: the reconstruction by :func:`_rec_blocked`; ``single``:
+#: ``data`` in single precision), compacted columns, the compiled kernel (``kind``...)
+#: and, for dense inputs of many features whose whole columns do not all fit, the
+#: active variables' inputs in the layout's order (``xr[k] = X[act[k]]``, ``m + 4``
+#: rows; else one row; scratch for :func:`_rec_blocked` during a reconstruction)
 Cache = namedtuple("Cache", "data slot owner stamp clock ust cflat cslot cowner cstamp cst "
                             "kind X sq offset degree ind ptr work xr")
 # the counters st and the values fst kept between calls
@@ -125,7 +131,21 @@ GAP, BEST = range(2)
 #: room (no column evicted for it): the gradient's reconstruction reads it there later
 #: (not with one pool of columns, where the compacted columns use that memory)
 ROOM = True
-ROOM_AT, POOLED = 4, 5          # (the entries of ust)
+ROOM_AT, POOLED, BLOCKED, SINGLE_AT, AHEAD_AT = 4, 5, 6, 7, 8      # (the entries of ust)
+#: past the budget, without one pool, on dense inputs of many features: a missing whole
+#: column is computed together with those of up to this many more variables, the most
+#: violating ones on either side whose columns are missing, in one BLAS matrix product
+#: while the store of whole columns has room for them (:func:`_ahead`; 0: never). On the
+#: broad benchmark's USPS cells (7291 examples, 256 features, 7164 of the columns held)
+#: seven more halve the fit's CPU time at C = 0.01 and cut it by a fifth to a quarter at
+#: C = 1 and 1000 (about twice the columns computed, each block at about the cost of one
+#: matrix-vector product); three gain little, fifteen less than seven at C = 1
+AHEAD = 7
+#: with one pool of columns on dense inputs of many features, the reconstruction's
+#: entries from matrix products over the shrunk rows (:func:`_rec_blocked`)
+BLOCK_REC = True
+#: the moved variables per matrix product of :func:`_rec_blocked`
+REC_BLOCK = 128
 # compile-time flags of _pairs, set per variant (_variant)
 SIGNED = False
 TWO = False
@@ -191,7 +211,7 @@ def _whole_of(Cc, u):
                   Cc.sq, Cc.offset, Cc.degree, Cc.ind, Cc.ptr, Cc.work)
 
 
-def _fetch(pt, act, Cc, g, n, mapped):
+def _fetch(pt, act, Cc, g, n, mapped, L):
     """The compacted column of variable ``g`` (its active rows) when it is not cached:
     ``(column, -1)``, copied from the whole column (made first when all whole columns
     fit, or for a map) or computed on the active rows (from the active inputs ``Cc.xr``
@@ -203,6 +223,8 @@ def _fetch(pt, act, Cc, g, n, mapped):
     w = slot[u]
     if w < 0 and (Cc.kind == NONE or mapped or Cc.stamp.size >= slot.size
                   or (Cc.ust[ROOM_AT] and Cc.ust[0] < Cc.stamp.size)):
+        if Cc.ust[AHEAD_AT] and not mapped:
+            _ahead(Cc, L, n, u)
         w = _whole_of(Cc, u)
         if w < 0:
             return cflat[:0], u
@@ -236,6 +258,76 @@ def _fetch(pt, act, Cc, g, n, mapped):
     clock[0] += 1
     cstamp[c] = clock[0]
     return out, -1
+
+
+def _ahead(Cc, L, n, u):
+    """The whole column of variable ``u`` (missing) and those of up to ``ust[AHEAD_AT]``
+    more, in one BLAS matrix product of their inputs with all inputs (dense, by example)
+    and the kernel's formula (:func:`~kernelclf.kernels.native_columns._formula`, as
+    :func:`~kernelclf.kernels.native_columns.fill_slot`'s columns: the same numbers to
+    round-off), into free slots of the whole columns' store (nothing is evicted; nothing
+    is done when there is no room for all of them). The others are the active variables
+    that the selection would take next as they stand: alternately the largest ``F`` over
+    the up set and the smallest over the low set, among those whose columns are missing.
+    One product streams the inputs from memory once for all of them, where each column's
+    matrix-vector product streams them again."""
+    ust, slot, owner, stamp, clock, data = Cc.ust, Cc.slot, Cc.owner, Cc.stamp, Cc.clock, \
+        Cc.data
+    X = Cc.X
+    cap = stamp.size
+    nb = ust[AHEAD_AT] + 1
+    if ust[0] + nb > cap or ust[1] + nb > ust[3]:
+        return
+    act, Fl, upl, lowl = L.act, L.Fl, L.upl, L.lowl
+    cand = np.empty(nb, dtype=np.int64)
+    cand[0] = u
+    nc = 1
+    for r in range(nb - 1):
+        up = r % 2 == 0
+        best = -np.inf
+        bk = -1
+        for k in range(n):
+            t = act[k]
+            if slot[t] >= 0 or not (upl[k] if up else lowl[k]):
+                continue
+            f = Fl[k] if up else -Fl[k]
+            if f > best:
+                dup = False
+                for c in range(nc):
+                    if cand[c] == t:
+                        dup = True
+                if not dup:
+                    best = f
+                    bk = t
+        if bk >= 0:
+            cand[nc] = bk
+            nc += 1
+    nf = X.shape[1]
+    m = X.shape[0]
+    Xb = np.empty((nc, nf))
+    for c in range(nc):
+        src = X[cand[c]]
+        dst = Xb[c]
+        for f in range(nf):
+            dst[f] = src[f]
+    V = np.empty((nc, m))
+    np.dot(Xb, X.T, V)
+    for c in range(nc):
+        row = V[c]
+        t = cand[c]
+        if not _formula(row, t, _NO_ROWS_I, m, True, Cc.kind - ROWS, Cc.sq, Cc.offset,
+                        Cc.degree):
+            continue            # (not stored: its own fill finds the value and says so)
+        w = ust[0]
+        ust[0] = w + 1
+        out = data[w]
+        for k in range(m):
+            out[k] = row[k]
+        slot[t] = w
+        owner[w] = t
+        clock[0] += 1
+        stamp[w] = clock[0]
+        ust[1] += 1
 
 
 def _group_gap(L, n, ng):
@@ -401,6 +493,16 @@ def _continue_rec(P, L, Cc, st, shifted, mapped):
     kind, X, sq, offset, degree = Cc.kind, Cc.X, Cc.sq, Cc.offset, Cc.degree
     ind, ptr, work = Cc.ind, Cc.ptr, Cc.work
     miss = P.miss
+    if st[REC] == 0 and ust[BLOCKED] and not mapped:
+        k0 = _rec_blocked(P, Cc, shifted)
+        if k0 < 0:
+            for t in range(m):
+                F0[t] = F[t]
+                a0[t] = alpha[t]
+            st[REC] = -1
+            return -1
+        st[REC] = k0            # (a value that is not finite: the columns' checked path,
+        ust[BLOCKED] = 0        # which raises the package's error)
     for k in range(st[REC], m):
         d = alpha[k] - a0[k]
         if d == 0.0:
@@ -426,6 +528,98 @@ def _continue_rec(P, L, Cc, st, shifted, mapped):
         a0[t] = alpha[t]
     st[REC] = -1
     return -1
+
+
+def _rec_blocked(P, Cc, shifted):
+    """:func:`_continue_rec` from its start with one pool of columns (``ust[BLOCKED]``;
+    dense inputs of many features, no whole column cached at a reconstruction): the
+    entries ``Q_tk`` of the shrunk ``t`` and the ``k`` that moved come from blocks of up
+    to :data:`REC_BLOCK` moved variables, each one BLAS matrix product of their inputs
+    with the shrunk variables' inputs (gathered into ``Cc.xr``, free until the next
+    shrinking) and the kernel's formula on it (:func:`~kernelclf.kernels.native_columns._formula`,
+    as the compiled columns), rounded to the columns' precision; the subtractions are
+    :func:`_continue_rec`'s, in its order. The product computes only the shrunk rows
+    (the whole columns of the moved variables would cost a matrix-vector product each over
+    every row, which streams the inputs from memory once per column). The entries equal
+    the columns' to round-off (the product sums in another order). Returns -1 when
+    done, else the first moved variable whose block has a value that is not finite
+    (``F`` then holds the subtractions of the variables before it)."""
+    m = P.F.size
+    F, alpha, a0, s, q, r, miss = P.F, P.alpha, P.a0, P.s, P.q, P.r, P.miss
+    X, xr, sq, kind = Cc.X, Cc.xr, Cc.sq, Cc.kind
+    single = Cc.ust[SINGLE_AT] != 0
+    nr = 0
+    for t in range(m):
+        if miss[t]:
+            nr += 1
+    idx = np.empty(nr, dtype=np.int64)
+    at = np.full(m, -1, dtype=np.int64)
+    nr = 0
+    for t in range(m):
+        if miss[t]:
+            idx[nr] = t
+            at[t] = nr
+            nr += 1
+    nf = X.shape[1]
+    for a in range(nr):             # the shrunk variables' inputs, contiguous
+        src = X[idx[a]]
+        dst = xr[a]
+        for f in range(nf):
+            dst[f] = src[f]
+    Fr = np.empty(nr)
+    qr = np.empty(nr)
+    for a in range(nr):
+        Fr[a] = F[idx[a]]
+        qr[a] = q[idx[a]]
+    B = REC_BLOCK
+    ks = np.empty(B, dtype=np.int64)
+    Xk = np.empty((B, nf))
+    V = np.empty((B, nr))
+    Xin = xr[:nr]
+    bad = -1
+    k = 0
+    while k < m and bad < 0:
+        nb = 0
+        while k < m and nb < B:
+            if alpha[k] - a0[k] != 0.0:
+                ks[nb] = k
+                nb += 1
+            k += 1
+        if nb == 0:
+            break
+        for j in range(nb):
+            src = X[ks[j]]
+            dst = Xk[j]
+            for f in range(nf):
+                dst[f] = src[f]
+        np.dot(Xk[:nb], Xin.T, V[:nb])
+        Cc.ust[2] += nb * nr
+        for j in range(nb):
+            u = ks[j]
+            row = V[j]
+            if not _formula(row, u, idx, nr, False, kind - ROWS, sq, Cc.offset, Cc.degree):
+                bad = u
+                break
+            if single:
+                for a in range(nr):
+                    row[a] = np.float32(row[a])
+            coef = s[u] * (alpha[u] - a0[u])
+            qu = q[u]
+            au = at[u]
+            keep = Fr[au] if au >= 0 else 0.0
+            for a in range(nr):
+                v = row[a]
+                if SIGNED:
+                    v = v * (qr[a] * qu)
+                Fr[a] = Fr[a] - v * coef
+            if shifted and au >= 0:     # (the diagonal entry carries the shift r)
+                v = row[au]
+                if SIGNED:
+                    v = v * (qu * qu)
+                Fr[au] = keep - (v + r[u]) * coef
+    for a in range(nr):
+        F[idx[a]] = Fr[a]
+    return bad
 
 
 def _extremes(Fl, upl, lowl, grpl, n, g):
@@ -686,13 +880,15 @@ def _pairs(P, L, Cc, st, fst, tol, max_iter, shrinking, alpha_bound, every, shif
                     cstamp[c] = clock[0]
                     Ki = cflat[c * n:(c + 1) * n]
             elif direct:        # (a whole column, made here: a call with the cache's
+                if ust[AHEAD_AT]:   # arrays costs less than one with the cache)
+                    _ahead(Cc, L, n, u)
                 c = _whole(u, data, slot, owner, stamp, clock, ust, kind, X, sq, offset,
-                           degree, ind, ptr, work)  # arrays costs less than one with the cache)
+                           degree, ind, ptr, work)
                 if c < 0:
                     return NEED, u
                 Ki = data[c]
             else:
-                Ki, need = _fetch(pt, act, Cc, u, n, mapped)
+                Ki, need = _fetch(pt, act, Cc, u, n, mapped, L)
                 if need >= 0:
                     return NEED, need
             if n >= _VECTOR_MIN:
@@ -738,13 +934,15 @@ def _pairs(P, L, Cc, st, fst, tol, max_iter, shrinking, alpha_bound, every, shif
                     cstamp[c] = clock[0]
                     col = cflat[c * n:(c + 1) * n]
             elif direct:
+                if ust[AHEAD_AT]:
+                    _ahead(Cc, L, n, u)
                 c = _whole(u, data, slot, owner, stamp, clock, ust, kind, X, sq, offset,
                            degree, ind, ptr, work)
                 if c < 0:
                     return NEED, u
                 col = data[c]
             else:
-                col, need = _fetch(pt, act, Cc, u, n, mapped)
+                col, need = _fetch(pt, act, Cc, u, n, mapped, L)
                 if need >= 0:
                     return NEED, need
             if t == 0:
@@ -871,6 +1069,7 @@ if HAVE_NUMBA:
     _shrink = _njit(**_o)(_shrink)
     _start_rec = _njit(**_o)(_start_rec)
     _coords = _njit(**_o, error_model="numpy")(_coords)
+    _ahead = _njit(**_o)(_ahead)
     _fetch = _njit(**_o)(_fetch)
     _as_double = _njit(**_o, inline="always")(_as_double)
 _VARIANTS = {}
@@ -886,7 +1085,7 @@ def _variant(signed, two):
         space = dict(globals(), SIGNED=key[0], TWO=key[1])
         for f, inline in ((_extremes, True), (_extremes_vec, False), (_scores, True),
                           (_second, True), (_second_vec, False), (_update, True),
-                          (_continue_rec, False), (_pairs, False)):
+                          (_rec_blocked, False), (_continue_rec, False), (_pairs, False)):
             name = f.__name__ + tag
             copy = types.FunctionType(f.__code__, space, name, f.__defaults__)
             copy.__qualname__ = name
@@ -1050,6 +1249,9 @@ def _run_pairwise(slots, Kd, r, q, s, grp, ng, C, alpha, F, tol, max_iter, shrin
     xr = _NO_ROWS
     if ON_ROWS and ROWS < spec[0] < SPARSE and slots.capacity < slots.m and not mapped:
         xr = np.zeros((m + 4, spec[1].shape[1]))    # (column_on_rows reads 4 rows ahead)
+        ust[BLOCKED] = BLOCK_REC and ust[POOLED]
+        ust[SINGLE_AT] = slots.data.dtype == np.float32
+        ust[AHEAD_AT] = 0 if ust[POOLED] else AHEAD
     i8[5:7] = -1
     i8[7:9] = 0
     compact = (cflat, i8[5], i8[6], i8[7], i8[8, :1])
@@ -1386,7 +1588,7 @@ def _pairs_on_blocks(G, pos, offsets, s_all, C_all, tol, max_iters, polish, alph
         st[N] = n
         st[REC] = -1
         fst = np.array([np.inf, np.inf])
-        ust = np.array([M, 0, 0, np.iinfo(np.int64).max, 0, 0], dtype=np.int64)
+        ust = np.array([M, 0, 0, np.iinfo(np.int64).max, 0, 0, 0, 0, 0], dtype=np.int64)
         Cc = Cache(G, slot, owner, stamp, np.zeros(1, dtype=np.int64), ust, cflat,
                    np.full(n, -1, dtype=np.int64), np.full(n, -1, dtype=np.int64),
                    np.zeros(n, dtype=np.int64), np.zeros(1, dtype=np.int64), NONE, spec_X,
@@ -1473,7 +1675,8 @@ def _native(slots):
         if f is not None and slots.capacity == slots.m:
             limit = max(2, int(np.ceil(f * slots.m)))
             slots.native = spec         # (the whole matrix from the same arrays)
-    return spec, np.array([slots.used, slots.filled, 0, limit, ROOM, 0], dtype=np.int64)
+    return spec, np.array([slots.used, slots.filled, 0, limit, ROOM, 0, 0, 0, 0],
+                          dtype=np.int64)
 
 
 def _compact_memory(slots, m):
@@ -1533,6 +1736,7 @@ POOL_SHARE = 0.5
 #: in the layout's order (:func:`~kernelclf.kernels.native_columns.column_on_rows`)
 ON_ROWS = True
 _NO_ROWS = np.zeros((1, 1))
+_NO_ROWS_I = np.zeros(1, dtype=np.int64)
 
 
 def _scratch(size, dtype=np.float64, rows=0):
