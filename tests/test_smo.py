@@ -518,6 +518,46 @@ def test_a_budget_holding_nearly_every_column_computes_each_about_once(monkeypat
     assert ref.iterations == res.iterations and np.array_equal(ref.alpha, res.alpha)
 
 
+@pytest.mark.skipif(not smo.HAVE_NUMBA, reason="needs numba (not installed, or hidden by KERNELCLF_NO_NUMBA)")
+def test_a_budget_holding_every_column_in_single_precision(monkeypatch):
+    """A budget of 300 double-precision columns of 400 holds them all in single precision:
+    399 slots (:meth:`kernelclf.kernels.gram.ColumnSlots.single`, at most ``m - 1``),
+    398 of them for whole columns, and the spare 201 columns' memory with the 399th for
+    the compacted columns (smo.compiled._compact_memory; the split alone would leave
+    them that one column). The polish reads ``Q_FF`` and the new
+    gradient from the single-precision slots in place (kkt._rows_of: no ``m x n``
+    block). The compiled fit takes the NumPy engine's steps at the same budget bit for
+    bit (the same rounded numbers), and both polish to the same optimum of the rounded
+    matrix: the same multipliers to round-off (the new gradient summed in another order),
+    the KKT conditions to round-off."""
+    from kernelclf.margin.smo import compiled
+
+    X, y = _data(6, m=400, d=4)
+    m = len(y)
+    stores, reads = [], []
+    real, real_lower = compiled._compact_memory, compiled._free_lower
+
+    def spy(slots, m):
+        out = real(slots, m)
+        stores.append((slots.data.dtype, slots.capacity, slots.spare, out.size))
+        return out
+
+    def lower(D, *args):
+        reads.append(D.dtype)
+        return real_lower(D, *args)
+    monkeypatch.setattr(compiled, "_compact_memory", spy)
+    monkeypatch.setattr(compiled, "_free_lower", lower)
+    budget, kw = 300 * 8 * m / 2 ** 20, dict(s=y, tol=1e-3, polish=True)
+    res = solve_smo(np.ones(m), 10.0, _native_gram(X, budget), engine="compiled", **kw)
+    assert stores == [(np.float32, 398, 201, 202 * m)]
+    assert reads == [np.dtype(np.float32)]
+    loop = solve_smo(np.ones(m), 10.0, _native_gram(X, budget), engine="numpy", **kw)
+    assert res.iterations == loop.iterations > 0
+    assert res.gap < 1e-9 and loop.gap < 1e-9          # both polished (kept)
+    np.testing.assert_allclose(res.alpha, loop.alpha, rtol=0, atol=1e-12 * 10.0)
+    assert res.objective == pytest.approx(loop.objective, rel=1e-13)
+
+
 @pytest.mark.parametrize("engine", ["numpy", "compiled"])
 def test_a_replicated_gram_takes_the_steps_of_the_whole_matrix(engine):
     """Issue 24: the relative margin machine's 3m variables share the columns of their
@@ -1101,3 +1141,47 @@ def test_auto_takes_the_numpy_finish_for_a_callers_column_object(monkeypatch):
     assert not events                       # compiled: neither finish nor NumPy pair steps
     res = solve_smo(np.ones(300), 100.0, Columns(), s=y, tol=1e-3)
     assert res.converged and any(e[0] == "finish" for e in events)
+
+
+@pytest.mark.skipif(not smo.HAVE_NUMBA, reason="needs numba (not installed, or hidden by KERNELCLF_NO_NUMBA)")
+@pytest.mark.parametrize("signed, two", [(False, False), (True, False), (False, True)])
+def test_the_selection_passes_give_the_plain_scans_numbers(signed, two):
+    """The pair loop's vectorised selection (smo.compiled._extremes_vec, _second_vec:
+    integer extremes of the values' bits, the first position searched in blocks; used from
+    ``_VECTOR_MIN`` active variables) returns what the plain scans (_extremes, _second)
+    return, bit for bit -- the extreme, its first position among equal values, the sign of a zero -- on
+    inputs with ties, signed zeros, infinities and NaN, in one group and in two."""
+    from kernelclf.margin.smo import compiled
+
+    compiled._variant(signed, two)
+    space = compiled._VARIANTS[(signed, two)]
+    rng = np.random.default_rng(1)
+    for trial in range(1500):
+        n = int(rng.integers(1, 200)) + (compiled._VECTOR_MIN if trial % 2 else 0)
+        F = rng.normal(size=n) * 10 ** rng.uniform(-3, 3)
+        case = trial % 6
+        if case == 1:
+            F[rng.integers(0, n, 3)] = 0.0
+            F[rng.integers(0, n, 2)] = -0.0
+        elif case == 2:
+            F[rng.integers(0, n, 4)] = F.max()
+        elif case == 3:
+            F[rng.integers(0, n, 2)] = np.nan
+        elif case == 4:
+            F[rng.integers(0, n, 2)] = rng.choice([np.inf, -np.inf])
+        elif case == 5:
+            F = np.round(F)
+        up, low = rng.random(n) < rng.random(), rng.random(n) < rng.random()
+        grp, g = rng.integers(0, 2, n), int(rng.integers(0, 2))
+        got = space["_extremes_vec"](F, F.view(np.int64), up, low, grp, n, g)
+        ref = space["_extremes"](F, up, low, grp, n, g)
+        assert got[1] == ref[1]
+        for x, y in ((got[0], ref[0]), (got[2], ref[2])):
+            assert (x == y and np.signbit(x) == np.signbit(y)) or (np.isnan(x) and np.isnan(y))
+        gmax = ref[0] if np.isfinite(ref[0]) else 1.0
+        q, Kd, Ki = rng.choice([-1.0, 1.0], n), rng.random(n) + 0.5, 0.3 * rng.normal(size=n)
+        score = np.empty(n)
+        got = space["_second_vec"](F, low, grp, q, Kd, score, score.view(np.int64), Ki, 1.0,
+                                   1.0, gmax, g, n)
+        ref = space["_second"](F, low, grp, q, Kd, np.empty(n), Ki, 1.0, 1.0, gmax, g, n)
+        assert got[0] == ref[0] and (got[1] == ref[1] or (np.isnan(got[1]) and np.isnan(ref[1])))

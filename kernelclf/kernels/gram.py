@@ -151,6 +151,9 @@ class ColumnSlots:
         #: the compiled kernel's arrays (a ``column_spec`` of many features), set by a
         #: compiled loop that computes its own columns: :meth:`_store_all` then uses them
         self.native = None
+        #: single-precision columns the budget holds beyond the ``m - 1`` slots of
+        #: :meth:`single` (the compiled pair loop's compacted columns use them)
+        self.spare = 0
 
     def _raw(self, i):
         gram = self.gram
@@ -203,10 +206,14 @@ class ColumnSlots:
         to the whole matrix and the stored whole matrix stay in double precision). Only
         when the budget cannot hold every column in double precision; the values are
         computed in double precision and rounded once when stored, and :meth:`column`
-        and :meth:`columns` return them in double precision."""
+        and :meth:`columns` return them in double precision. The columns the budget holds
+        beyond ``m - 1`` (when it holds them all in single precision) are ``spare``: the
+        compiled pair loop keeps its compacted columns there
+        (:func:`kernelclf.margin.smo.compiled._compact_memory`)."""
         if self.data.dtype == np.float32 or self.capacity >= self.m or self.gram.precomputed:
             return
         cap = min(self.m - 1, 2 * self.capacity)
+        self.spare = 2 * self.capacity - cap
         data = np.empty((max(min(cap, 64), self.used), self.m), dtype=np.float32)
         data[:self.used] = self.data[:self.used]
         self.data = data
