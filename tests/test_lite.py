@@ -200,6 +200,9 @@ def test_precompile_wheels_compiles_a_standard_library_zip(tmp_path):
     assert b"/lib/python312.zip/demo.py" in pyc
 
 
+# the built lab exists only in make site-test's stage (after the book's build): these
+# tests of it run there (in the unit stage they would always skip)
+@pytest.mark.browser
 def test_built_lab_imports_the_standard_library_from_bytecode(tmp_path):
     """The built lab's Pyodide (``make book`` with a local Pyodide), run under Node.js, imports
     standard library modules the kernel's start imports without compiling any source, from the
@@ -242,6 +245,7 @@ json.dumps([compiled, json.__file__, tb, inspect.getsource(json.dumps)])
     assert source.startswith("def dumps(obj, *,")
 
 
+@pytest.mark.browser
 def test_built_lab_ships_the_bytecode_of_the_first_import():
     """In the built lab (``make book``), every wheel the kernel's start and the first
     ``import kernelclf`` load from the lock (:data:`lite.PRECOMPILED` and its dependencies)
@@ -307,6 +311,7 @@ def test_add_sitecustomize_to_the_stdlib_zip(tmp_path):
         lite.add_sitecustomize(stdlib)
 
 
+@pytest.mark.browser
 def test_built_lab_pyodide_searches_the_drive_last(tmp_path):
     """The built lab's Pyodide (``make book`` with a local Pyodide), run under Node.js: after
     start-up and one import, ``''`` (the working directory: the lab's drive in the kernel) is
