@@ -26,22 +26,13 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from _browser import chromium  # noqa: E402
+from _browser import LabHandler, chromium  # noqa: E402
 
 CHAPTERS = ["00_preface", "06_bayesian_learning"]
 _KERNEL = """() => { const p = window.jupyterapp && window.jupyterapp.shell.currentWidget;
   const k = p && p.sessionContext && p.sessionContext.session && p.sessionContext.session.kernel;
   return {app: !!window.jupyterapp, nb: !!(p && p.content && p.content.widgets && p.content.widgets.length),
           k: k ? {id: k.id, status: k.status, path: p.context.path} : null}; }"""
-
-
-class Handler(http.server.SimpleHTTPRequestHandler):
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                      ".wasm": "application/wasm", ".mjs": "text/javascript",
-                      ".js": "text/javascript", ".json": "application/json"}
-
-    def log_message(self, *args):
-        pass
 
 
 def only_local(base, route):
@@ -126,9 +117,10 @@ class Lane:
         return out
 
 
-def cpu_seconds():
-    """utime + stime of every descendant of this process (the browser and its children)."""
-    me, parent, ticks = os.getpid(), {}, {}
+def _descendants():
+    """``{pid: fields of /proc/pid/stat after the name}`` of every descendant of this process
+    (the browser and its children)."""
+    me, parent, fields = os.getpid(), {}, {}
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
             continue
@@ -138,40 +130,35 @@ def cpu_seconds():
         except OSError:
             continue
         parent[int(pid)] = int(f[1])
-        ticks[int(pid)] = int(f[11]) + int(f[12]) + int(f[13]) + int(f[14])
-    total = 0
-    for pid, t in ticks.items():
+        fields[int(pid)] = f
+    out = {}
+    for pid, f in fields.items():
         p = pid
         while p in parent and p != me and p > 1:
             p = parent[p]
         if p == me and pid != me:
-            total += t
+            out[pid] = f
+    return out
+
+
+def cpu_seconds():
+    """utime + stime of every descendant of this process (the browser and its children)."""
+    total = sum(int(f[11]) + int(f[12]) + int(f[13]) + int(f[14])
+                for f in _descendants().values())
     return total / os.sysconf("SC_CLK_TCK")
 
 
 def thread_cpu():
     """{(process kind, thread name): seconds} over the descendants of this process."""
-    me, parent, info = os.getpid(), {}, {}
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
+    out = {}
+    for pid in _descendants():
         try:
-            with open(f"/proc/{pid}/stat") as fh:
-                parent[int(pid)] = int(fh.read().rsplit(")", 1)[1].split()[1])
             cmd = open(f"/proc/{pid}/cmdline").read().split("\0")
         except OSError:
             continue
         kind = next((a.split("=")[1] for a in cmd if a.startswith("--type=")), "browser")
         if "node" in cmd[0]:
             kind = "node"
-        info[int(pid)] = kind
-    out = {}
-    for pid, kind in info.items():
-        p = pid
-        while p in parent and p != me and p > 1:
-            p = parent[p]
-        if p != me or pid == me:
-            continue
         try:
             tids = os.listdir(f"/proc/{pid}/task")
         except OSError:
@@ -220,7 +207,7 @@ def main(argv=None):
         return
     root, rounds, variants = argv[0], int(argv[1]), argv[2:]
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                            functools.partial(Handler, directory=root))
+                                            functools.partial(LabHandler, directory=root))
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{httpd.server_port}"
     out = open(os.environ.get("KSTART_OUT", f"{root}/results.jsonl"), "a")

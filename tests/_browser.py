@@ -3,6 +3,7 @@
 ``KERNELCLF_CHROMIUM`` overrides the executable; ``.ci/ensure_chromium.py`` installs it.
 """
 import contextlib
+import http.server
 import os
 import shutil
 from pathlib import Path
@@ -10,6 +11,18 @@ from pathlib import Path
 import pytest
 
 CHROMIUM = os.environ.get("KERNELCLF_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+
+
+
+class LabHandler(http.server.SimpleHTTPRequestHandler):
+    """A quiet static server of the built site with the in-browser lab's types (WebAssembly,
+    ES modules): used by ``tests/test_lite.py`` and ``benchmarks/lite_kernel_start.py``."""
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
+                      ".wasm": "application/wasm", ".mjs": "text/javascript",
+                      ".js": "text/javascript", ".json": "application/json"}
+
+    def log_message(self, *args):
+        pass
 
 
 @contextlib.contextmanager

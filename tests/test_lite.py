@@ -732,21 +732,13 @@ def lite_results(request):
     """Run every chapter in the lab: ``{chapter: _Chapter}``, and the URLs that tried to
     leave the machine. :data:`LANES` pages of the lab (one browser context each), each with
     one kernel that runs its chapters in turn."""
-    from _browser import chromium
+    from _browser import LabHandler, chromium
 
     if not (SITE / "lite" / "jupyter-lite.json").is_file():
         pytest.fail(f"no in-browser lab in {SITE}/lite: build the site first (make book)")
 
-    class Handler(http.server.SimpleHTTPRequestHandler):
-        extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                          ".wasm": "application/wasm", ".mjs": "text/javascript",
-                          ".js": "text/javascript", ".json": "application/json"}
-
-        def log_message(self, *args):
-            pass
-
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                            functools.partial(Handler, directory=str(SITE)))
+                                            functools.partial(LabHandler, directory=str(SITE)))
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{httpd.server_port}"
     # the chapters selected (``-k``), or all of them
