@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from _browser import LabHandler, chromium  # noqa: E402
+from _browser import LabHandler, block_foreign, chromium  # noqa: E402
 
 CHAPTERS = ["00_preface", "06_bayesian_learning"]
 _KERNEL = """() => { const p = window.jupyterapp && window.jupyterapp.shell.currentWidget;
@@ -35,18 +35,10 @@ _KERNEL = """() => { const p = window.jupyterapp && window.jupyterapp.shell.curr
           k: k ? {id: k.id, status: k.status, path: p.context.path} : null}; }"""
 
 
-def only_local(base, route):
-    url = route.request.url
-    if url.startswith((base, "data:", "blob:")):
-        route.continue_()
-    else:
-        route.abort("internetdisconnected")
-
-
 class Lane:
     def __init__(self, browser, base, variant, chapter):
         self.ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-        self.ctx.route("**/*", functools.partial(only_local, base))
+        block_foreign(self.ctx, base, [])
         self.page = self.ctx.new_page()
         self.reqs, self.console, self.marks = [], [], {}
         self.ctx.on("requestfinished", self._req)

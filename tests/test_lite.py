@@ -692,15 +692,6 @@ def _move_in_lab(page, control, move):
     return f"slider dragged {'right' if sign > 0 else 'left'} from {now:g}"
 
 
-def _only_local(base, outside, route):
-    url = route.request.url
-    if url.startswith((base, "data:", "blob:")):
-        route.continue_()
-    else:
-        outside.append(url)
-        route.abort("internetdisconnected")
-
-
 #: pages of the lab running at once (each with its own kernel); the machine has two cores
 LANES = int(os.environ.get("KERNELCLF_LITE_LANES", "2"))
 
@@ -732,7 +723,7 @@ def lite_results(request):
     """Run every chapter in the lab: ``{chapter: _Chapter}``, and the URLs that tried to
     leave the machine. :data:`LANES` pages of the lab (one browser context each), each with
     one kernel that runs its chapters in turn."""
-    from _browser import LabHandler, chromium
+    from _browser import LabHandler, block_foreign, chromium
 
     if not (SITE / "lite" / "jupyter-lite.json").is_file():
         pytest.fail(f"no in-browser lab in {SITE}/lite: build the site first (make book)")
@@ -763,10 +754,11 @@ def lite_results(request):
             lanes = []
             for _ in range(min(LANES, len(todo))):
                 context = browser.new_context(viewport={"width": 1280, "height": 900})
-                context.route("**/*", functools.partial(_only_local, base, outside))
+                block_foreign(context, base, outside)
                 lanes.append(_Lane(context, base, todo, done))
             while lanes:
-                time.sleep(1.0)
+                # a lane waiting for its kernel is polled more often: its time is measured
+                time.sleep(0.2 if any(lane.stage == "kernel" for lane in lanes) else 1.0)
                 for lane in list(lanes):
                     if lane.poll():
                         lanes.remove(lane)
