@@ -27,7 +27,8 @@ class LabHandler(http.server.SimpleHTTPRequestHandler):
 
 
 def block_foreign(context, base, outside):
-    """Abort and record in ``outside`` every request of ``context`` that is not for ``base``
+    """Abort and record in ``outside`` every request of ``context`` (a browser context or a
+    page) that is not for ``base``
     (nor a ``data:`` or ``blob:`` URL).
 
     The route's pattern is a regular expression that matches only such requests, so the

@@ -268,7 +268,9 @@ def test_columns_computed_ahead_in_blocks_reach_the_same_point(kernel, C, monkey
     product for all (:func:`kernelclf.margin.smo.compiled._ahead`): other columns are
     computed (more kernel entries), the same steps and support vectors as one column at
     a time, dual objectives within 1e-12, both converged; and the NumPy engine's optimum
-    on Python's columns at that budget (:func:`_both_engines_agree`)."""
+    on Python's columns at that budget (:func:`_both_engines_agree`), except for the linear
+    kernel at C = 10: there the NumPy engine takes about three million steps (a minute);
+    the linear kernel's NumPy optimum is checked at C = 0.05."""
     from kernelclf.margin.smo import compiled
 
     rng = np.random.default_rng(8)
@@ -287,7 +289,8 @@ def test_columns_computed_ahead_in_blocks_reach_the_same_point(kernel, C, monkey
     assert a.iterations == b.iterations
     assert np.array_equal(a.alpha > 0, b.alpha > 0)
     assert abs(a.objective - b.objective) <= 1e-12 * abs(a.objective)
-    _both_engines_agree(kernel, X, y, C, budget)
+    if not (isinstance(kernel, Linear) and C > 1):
+        _both_engines_agree(kernel, X, y, C, budget)
 
 
 @pytest.mark.skipif(not nc.HAVE_NUMBA, reason="needs numba (not installed, or hidden by "

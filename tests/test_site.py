@@ -43,7 +43,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from _browser import _move, _shown, chromium
+from _browser import _move, _shown, block_foreign, chromium
 
 pytestmark = pytest.mark.browser
 
@@ -116,8 +116,7 @@ def open_page(browser, url, offline=False):
     if offline:
         local = url.split("/", 3)[:3]
         base = "/".join(local) + "/"
-        page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base)
-                   else route.abort("internetdisconnected"))
+        block_foreign(page, base.rstrip("/"), [])
     page.on("requestfailed", lambda r: failed.append(f"{r.url} ({r.failure})"))
     page.on("response", lambda r: failed.append(f"{r.url} (HTTP {r.status})")
             if r.status >= 400 and not r.url.endswith("/favicon.ico") else None)
