@@ -577,3 +577,25 @@ def test_bpm_benchmark_warms_every_fit_alike():
                                        budget=0.0, max_repeats=2, first=first)
     assert calls == [3, 3, 3] and out == [0, 1, 2] and len(first) == 3
     assert all(t >= 0 for t in first) and all(b <= 1.0 for b in best)
+
+
+def test_bpm_benchmark_passes_keep_the_best_of_each_split():
+    """``--passes``: another pass re-times the BPM and SVC of a split and keeps the better
+    times (each pass's own ratio on record); the SVM's time of the first pass stays."""
+    import math
+
+    import numpy as np
+
+    from benchmarks.bpm import _retime
+    from kernelclf.datasets import make_moons
+    from kernelclf.kernels import RBF
+
+    X, y = make_moons(40, noise=0.1, flip=0.0, random_state=0)
+    y = np.where(y > 0, 1.0, -1.0)
+    sp = {"bpm_fit_s": 1e3, "svc_fit_s": 2e3, "bpm_cpu_s": 1e3, "svc_cpu_s": 2e3,
+          "svm_fit_s": 5.0, "bpm_svc": 0.5}
+    _retime(RBF(0.5), 0.5, X, y, 1, 1.0, None, sp)
+    assert sp["bpm_fit_s"] < 1e3 and sp["svc_fit_s"] < 2e3 and sp["svm_fit_s"] == 5.0
+    assert len(sp["bpm_svc_by_pass"]) == 2 and sp["bpm_svc_by_pass"][0] == 0.5
+    assert math.isclose(sp["bpm_svc"], sp["bpm_fit_s"] / sp["svc_fit_s"])
+    assert math.isclose(sp["bpm_svc_by_pass"][1], sp["bpm_svc"])
