@@ -599,3 +599,26 @@ def test_bpm_benchmark_passes_keep_the_best_of_each_split():
     assert len(sp["bpm_svc_by_pass"]) == 2 and sp["bpm_svc_by_pass"][0] == 0.5
     assert math.isclose(sp["bpm_svc"], sp["bpm_fit_s"] / sp["svc_fit_s"])
     assert math.isclose(sp["bpm_svc_by_pass"][1], sp["bpm_svc"])
+
+
+def test_bpm_benchmark_lockstep_runs_every_fit_equally_often():
+    """In lockstep (the BPM against SVC) a fit whose budget is spent keeps running while
+    the other needs runs, so neither is left to run back to back; without it the cheap one
+    runs on alone (the counts, not the times, are checked)."""
+    import time
+
+    from benchmarks.bpm import _interleaved_best
+
+    for lockstep, expected in ((False, [2, 50]), (True, [50, 50])):
+        calls = [0, 0]
+
+        def slow():
+            calls[0] += 1
+            time.sleep(0.011)
+
+        def fast():
+            calls[1] += 1
+
+        _interleaved_best([slow, fast], repeats=2, budget=0.02, max_repeats=50,
+                          lockstep=lockstep)
+        assert [c - 1 for c in calls] == expected      # (one untimed warm-up call each)
