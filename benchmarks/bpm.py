@@ -23,42 +23,39 @@ hits included, so it measures the algorithm's demand, not the cache).
 For scale (issue 5): the book's own C/R billiard needs ~6.7 s for 5000
 bounces at m = 500.
 
-Table 1 section (issue 14; SVC column, issue 41): on the first ``--splits`` splits (default
-1) of each BPM Table 1 data set (standardised inputs, the table's RBF width, the protocol of
+Table 1 section (issue 14; SVC column, issue 41): on the first ``--splits`` splits (default 1)
+of each BPM Table 1 data set (standardised inputs, the table's RBF width, the protocol of
 ``kernelclf.experiments``), the fit time of the default ``BayesPointMachine`` (stored Gram
-matrix, compiled billiard, ``lam='auto'``, its default stopping rule) against the
-hard-margin SVM without bias that chapter 12 compares it with (SMO; the QP solver when SMO
-stops at its cap or its coefficients diverge; C = 1e6 with squared slacks when the QP does
-not separate, as ``experiments._one_split`` does) and against scikit-learn's ``SVC`` with the
-same kernel (``gamma = 1 / (2 sigma^2)``, its default C = 1, or ``--svc-C``: a large C comes
-closer to the hard margin of the machines compared; ``--bpm-tol`` sets the BPM's ``tol``,
-to time another stopping threshold than the default). The three fits are warmed alike; the BPM
-and SVC are then timed interleaved in lockstep (BPM, SVC, then again: both equally often,
-each run after the other fit, until both have had at least ``--repeats`` runs and either
-their runs add up to ``BUDGET_S`` seconds or ``MAX_REPEATS`` runs; a fit left to run back
-to back would be favoured, see ``_interleaved_best``), the SVM on its own after them (the
-hard-margin SVM takes up to seconds on Banana), best of the runs each. Warming: before the
-first split, ``_warm_up`` fits each of the three once on small samples (the BPM on one
-where ``lam='auto'`` chooses hard boundaries and on one where it chooses soft ones), so that
-no timed split pays the first fit of a process (numba's start-up and its cached code for
-the BPM, about 0.3 s; imports and about 10 ms for ``SVC``: see ``_warm_up``), a cost paid
-once per process, not per fit; and on every split
-each fit is run once untimed before the timed runs, its time recorded (``bpm_first_s``,
-``svc_first_s`` in the JSON record);
-"BPM/SVM" and "BPM/SVC" are ratios of
-these best wall-clock times, per split, and the table shows their median and largest over the
-splits; "BPM/SVC CPU" is the ratio of the best CPU times of the process (all three fits are
-single-threaded here), which does not count the time a fit waits for a core, the larger part
-of a few-millisecond fit's wall-clock time on a loaded machine. "split s" is the
-time of one whole split of the Table 1 protocol (both fits and predictions) on split 0, from
-which the 100-split run is estimated (Heart has 10 splits). ``--passes P`` times the BPM and
-``SVC`` on every split ``P`` times, in ``P`` passes over the splits, and keeps each split's
-best (on a loaded machine a burst of load during the second or so in which one split is
-timed inflates the longer fit more, in wall-clock and in CPU time). A second table gives, per
-split, the BPM's and SVC's best fit times and the parts of the BPM's fit, each timed on
-its own (interleaved best, as the fits): the validation of the parameters and the sample, the
-Gram matrix, ``lam='auto'``'s margin bounds, the perceptron start and the billiard with its
-bounces.
+matrix, compiled billiard, ``lam='auto'``, its default stopping rule) against the hard-margin
+SVM without bias that chapter 12 compares it with (SMO; the QP solver when SMO stops at its cap
+or its coefficients diverge; C = 1e6 with squared slacks when the QP does not separate, as
+``experiments._one_split`` does) and against scikit-learn's ``SVC`` with the same kernel
+(``gamma = 1 / (2 sigma^2)``, its default C = 1, or ``--svc-C``: a large C comes closer to the
+hard margin of the machines compared; ``--bpm-tol`` sets the BPM's ``tol``, to time another
+stopping threshold than the default). The three fits are warmed alike; the BPM and SVC are then
+timed interleaved in lockstep (BPM, SVC, then again: both equally often, each run after the
+other fit, until both have had at least ``--repeats`` runs and either their runs add up to
+``BUDGET_S`` seconds or ``MAX_REPEATS`` runs; a fit left to run back to back would be favoured,
+see ``_interleaved_best``), the SVM on its own after them (the hard-margin SVM takes up to
+seconds on Banana), best of the runs each. Warming: before the first split, ``_warm_up`` fits
+each of the three once on small samples (the BPM on one where ``lam='auto'`` chooses hard
+boundaries and on one where it chooses soft ones), so that no timed split pays the first fit of
+a process (numba's start-up and its cached code for the BPM, about 0.3 s; imports and about 10
+ms for ``SVC``: see ``_warm_up``), a cost paid once per process, not per fit; and on every
+split each fit is run once untimed before the timed runs, its time recorded (``bpm_first_s``,
+``svc_first_s`` in the JSON record). "BPM/SVM" and "BPM/SVC" are ratios of these best
+wall-clock times, per split, and the table shows their median and largest over the splits;
+"BPM/SVC CPU" is the ratio of the best CPU times of the process (all three fits are
+single-threaded here), which does not count the time a fit waits for a core, the larger part of
+a few-millisecond fit's wall-clock time on a loaded machine. "split s" is the time of one whole
+split of the Table 1 protocol (both fits and predictions) on split 0, from which the 100-split
+run is estimated (Heart has 10 splits). ``--passes P`` times the BPM and ``SVC`` on every split
+``P`` times, in ``P`` passes over the splits, and keeps each split's best (on a loaded machine
+a burst of load during the second or so in which one split is timed inflates the longer fit
+more, in wall-clock and in CPU time). A second table gives, per split, the BPM's and SVC's best
+fit times and the parts of the BPM's fit, each timed on its own (interleaved best, as the
+fits): the validation of the parameters and the sample, the Gram matrix, ``lam='auto'``'s
+margin bounds, the perceptron start and the billiard with its bounces.
 
 Noisy two moons ("safe by default", issue 27): the default ``BayesPointMachine(RBF(0.5),
 random_state=0)`` (``lam='auto'``) against ``SupportVectorMachine(RBF(0.5), C=1)`` and
@@ -225,7 +222,7 @@ def _interleaved_best(fns, repeats=REPEATS, budget=BUDGET_S, max_repeats=MAX_REP
     so that all run equally often and each run follows the same others. Otherwise a
     function that has had its runs drops out, and the rest then run back to back: a fit
     repeated back to back (its data and code still in the caches, its memory reused) can
-    take a fifth less time than between other fits (``SVC`` on a Banana split: 1.59 ms
+    take a sixth less time than between other fits (``SVC`` on a Banana split: 1.59 ms
     best in the rounds after the BPM's budget ran out, 1.90 ms in the rounds before), so
     a ratio of the two would favour the one left alone."""
     for fn in fns:

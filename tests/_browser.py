@@ -28,13 +28,14 @@ class LabHandler(http.server.SimpleHTTPRequestHandler):
 
 def block_foreign(context, base, outside):
     """Abort and record in ``outside`` every request of ``context`` (a browser context or a
-    page) that is not for ``base``
-    (nor a ``data:`` or ``blob:`` URL).
+    page) that is not for the origin ``base`` (``http://host:port``; a trailing slash is
+    ignored), nor a ``data:`` or ``blob:`` URL.
 
-    The route's pattern is a regular expression that matches only such requests, so the
-    browser hands Playwright only those: a request for ``base`` goes straight to the server.
-    A route that matches every request (``"**/*"``) holds each one until this process next
-    talks to Playwright, because the sync API runs route handlers only inside its own calls:
+    The route's pattern is a regular expression that matches only such requests, so
+    Playwright's driver hands this process only those and lets every request for ``base``
+    continue on its own. A route that matches every request (``"**/*"``) holds each one
+    until this process next talks to Playwright, because the sync API runs route handlers
+    only inside its own calls:
     with the lab test's poll every second, each request of the page's chain of scripts waited
     up to a second, and the first kernel took 16.7-21.7 s to start instead of 10-12 s
     (2026-11-30, two lanes, idle machine).
@@ -43,7 +44,8 @@ def block_foreign(context, base, outside):
         outside.append(route.request.url)
         route.abort("internetdisconnected")
 
-    context.route(re.compile(rf"^(?!{re.escape(base)}/|data:|blob:)"), abort)
+    origin = re.escape(base.rstrip("/"))
+    context.route(re.compile(rf"^(?!{origin}/|data:|blob:)"), abort)
 
 
 @contextlib.contextmanager

@@ -53,11 +53,13 @@ KERNEL_TIMEOUT, RUN_TIMEOUT, WIDGET_TIMEOUT = 300, 900, 120
 #: cores), and seconds the first kernel of a page may take to start, page load included. The
 #: second is a guard against gross regressions, not the issue's goal (half the time of the lab
 #: when the issue was filed, 7f32cec). Times this test printed before 86b405e are inflated: its
-#: route on every request held each request until the next poll (a second), 5-9 s of a
-#: start on an idle machine. Measured since with ``benchmarks.lite_kernel_start`` (corrected
-#: harness, old and new labs interleaved, 4 rounds, idle 2-core machine, 2026-11-30): two lanes
-#: started together 15.3-17.7 s at 7f32cec against 10.5-12.8 s at 86b405e (slowest lane,
-#: medians 16.8 and 11.5 s), one lane 10.6-11.2 against 6.5-7.1 s (medians 10.9 and 6.9 s)
+#: route on every request held each request until the next poll (a second); on an idle
+#: machine its two first kernels took 16.7-21.7 s before that commit and 11.1-12.3 s after
+#: (two runs each, the same site). Measured since with ``benchmarks.lite_kernel_start``
+#: (corrected harness, old and new labs interleaved, 4 rounds, 2-core machine otherwise idle:
+#: load 1.1-4.1 from the runs themselves, 2026-11-30): two lanes started together, every lane
+#: 15.3-17.7 s at 7f32cec against 10.5-12.8 s at 86b405e (medians of the slower lane 16.8 and
+#: 11.5 s); one lane 10.6-11.2 against 6.5-7.1 s (medians 10.9 and 6.9 s)
 RUN_BUDGET = float(os.environ.get("KERNELCLF_LITE_RUN_BUDGET", "60"))
 KERNEL_BUDGET = float(os.environ.get("KERNELCLF_LITE_KERNEL_BUDGET", "45"))
 #: MyST markup a reader must never see (directives, roles, labels, directive options)
@@ -757,7 +759,8 @@ def lite_results(request):
                 block_foreign(context, base, outside)
                 lanes.append(_Lane(context, base, todo, done))
             while lanes:
-                # a lane waiting for its kernel is polled more often: its time is measured
+                # every lane is polled more often while one waits for its kernel (whose time
+                # is measured against the budget)
                 time.sleep(0.2 if any(lane.stage == "kernel" for lane in lanes) else 1.0)
                 for lane in list(lanes):
                     if lane.poll():

@@ -114,9 +114,7 @@ def open_page(browser, url, offline=False):
     failed = []
     page.on("pageerror", lambda e: failed.append(f"page error: {e}"))
     if offline:
-        local = url.split("/", 3)[:3]
-        base = "/".join(local) + "/"
-        block_foreign(page, base.rstrip("/"), [])
+        block_foreign(page, "/".join(url.split("/", 3)[:3]), [])
     page.on("requestfailed", lambda r: failed.append(f"{r.url} ({r.failure})"))
     page.on("response", lambda r: failed.append(f"{r.url} (HTTP {r.status})")
             if r.status >= 400 and not r.url.endswith("/favicon.ico") else None)
