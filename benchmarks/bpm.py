@@ -308,15 +308,22 @@ def _tol_kw(tol):
     return {} if tol is None else {"tol": float(tol)}
 
 
+def _time_bpm_and_svc(kernel, sigma, Xs, ytr, repeats, svc_C, bpm_tol, first=None):
+    """The default BPM's and ``SVC``'s fits on one split timed in lockstep
+    (:func:`_interleaved_best`): their best wall-clock and CPU times and fitted models."""
+    return _interleaved_best([
+        lambda: BayesPointMachine(kernel, random_state=0, **_tol_kw(bpm_tol)).fit(Xs, ytr),
+        lambda: _svc_fit(sigma, Xs, ytr, svc_C)], repeats, first=first, lockstep=True)
+
+
 def _retime(kernel, sigma, Xs, ytr, repeats, svc_C, bpm_tol, sp):
     """Another pass of the BPM's and SVC's interleaved timing on one split (warmed alike,
     as the first): ``sp``'s best times and ratios become the best over the passes (the
     ratio of each pass on its own is kept in ``bpm_svc_by_pass``)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateKernelWarning)   # said in the first pass
-        (t_bpm, t_svc), (c_bpm, c_svc), _ = _interleaved_best([
-            lambda: BayesPointMachine(kernel, random_state=0, **_tol_kw(bpm_tol)).fit(Xs, ytr),
-            lambda: _svc_fit(sigma, Xs, ytr, svc_C)], repeats, lockstep=True)
+        (t_bpm, t_svc), (c_bpm, c_svc), _ = _time_bpm_and_svc(kernel, sigma, Xs, ytr,
+                                                              repeats, svc_C, bpm_tol)
     sp.setdefault("bpm_svc_by_pass", [sp["bpm_svc"]]).append(t_bpm / t_svc)
     for key, t in (("bpm_fit_s", t_bpm), ("svc_fit_s", t_svc), ("bpm_cpu_s", c_bpm),
                    ("svc_cpu_s", c_svc)):
@@ -353,11 +360,8 @@ def run_table1(datasets=None, n_splits=1, repeats=REPEATS, svc_C=1.0, bpm_tol=No
                 # sigma = 1 on 60 standardised features): said once, not once per fit
                 warnings.simplefilter("always", DegenerateKernelWarning)
                 first = []
-                (t_bpm, t_svc), (c_bpm, c_svc), (bpm, svc) = _interleaved_best([
-                    lambda: BayesPointMachine(kernel, random_state=0,
-                                              **_tol_kw(bpm_tol)).fit(Xs, ytr),
-                    lambda: _svc_fit(sigma, Xs, ytr, svc_C)], repeats, first=first,
-                    lockstep=True)
+                (t_bpm, t_svc), (c_bpm, c_svc), (bpm, svc) = _time_bpm_and_svc(
+                    kernel, sigma, Xs, ytr, repeats, svc_C, bpm_tol, first)
                 (t_svm,), (c_svm,), (svm,) = _interleaved_best(
                     [lambda: _svm_fit(kernel, Xs, ytr)], repeats)
             degenerate = [w for w in caught if issubclass(w.category, DegenerateKernelWarning)]

@@ -16,17 +16,14 @@ Usage::
 where ``ROOT/VARIANT/html/lite`` is a built lab; one JSON line per run goes to
 ``$KSTART_OUT`` (default ``ROOT/results.jsonl``).
 """
-import functools
-import http.server
 import json
 import os
 import sys
-import threading
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from _browser import LabHandler, block_foreign, chromium  # noqa: E402
+from _browser import block_foreign, chromium, serve  # noqa: E402
 
 CHAPTERS = ["00_preface", "06_bayesian_learning"]
 _KERNEL = """() => { const p = window.jupyterapp && window.jupyterapp.shell.currentWidget;
@@ -198,12 +195,9 @@ def main(argv=None):
         print(__doc__.split("Usage::")[1].strip().splitlines()[0])
         return
     root, rounds, variants = argv[0], int(argv[1]), argv[2:]
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                            functools.partial(LabHandler, directory=root))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{httpd.server_port}"
     out = open(os.environ.get("KSTART_OUT", f"{root}/results.jsonl"), "a")
-    with chromium(["--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"]) as browser:
+    with serve(root) as base, chromium(
+            ["--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"]) as browser:
         for i in range(rounds):
             order = variants if i % 2 == 0 else variants[::-1]
             for v in order:
@@ -216,7 +210,6 @@ def main(argv=None):
                 print(f"r{i} {v:8s} load {load:5.2f} idle "
                       + " ".join(f"{x['idle']:5.1f}" for x in res) + f" cpu {res[0]['cpu_s']}", flush=True)
                 print("   ", {k: v for k, v in res[0].items()}, flush=True)
-    httpd.shutdown()
 
 
 if __name__ == "__main__":

@@ -3,10 +3,12 @@
 ``KERNELCLF_CHROMIUM`` overrides the executable; ``.ci/ensure_chromium.py`` installs it.
 """
 import contextlib
+import functools
 import http.server
 import os
 import re
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -17,13 +19,26 @@ CHROMIUM = os.environ.get("KERNELCLF_CHROMIUM") or shutil.which("chromium") or "
 
 class LabHandler(http.server.SimpleHTTPRequestHandler):
     """A quiet static server of the built site with the in-browser lab's types (WebAssembly,
-    ES modules): used by ``tests/test_lite.py`` and ``benchmarks/lite_kernel_start.py``."""
+    ES modules), for :func:`serve`."""
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
                       ".wasm": "application/wasm", ".mjs": "text/javascript",
                       ".js": "text/javascript", ".json": "application/json"}
 
     def log_message(self, *args):
         pass
+
+
+@contextlib.contextmanager
+def serve(directory):
+    """Serve ``directory`` on 127.0.0.1 (a free port, :class:`LabHandler`, a thread of this
+    process) for the duration: yields the origin ``http://127.0.0.1:<port>``."""
+    httpd = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(LabHandler, directory=str(directory)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_port}"
+    finally:
+        httpd.shutdown()
 
 
 def block_foreign(context, base, outside):

@@ -27,14 +27,11 @@ start (from opening the lab's URL to an idle kernel with the notebook shown).
 """
 import base64
 import csv
-import functools
 import hashlib
-import http.server
 import io
 import json
 import os
 import re
-import threading
 import time
 import zipfile
 from pathlib import Path
@@ -725,15 +722,11 @@ def lite_results(request):
     """Run every chapter in the lab: ``{chapter: _Chapter}``, and the URLs that tried to
     leave the machine. :data:`LANES` pages of the lab (one browser context each), each with
     one kernel that runs its chapters in turn."""
-    from _browser import LabHandler, block_foreign, chromium
+    from _browser import block_foreign, chromium, serve
 
     if not (SITE / "lite" / "jupyter-lite.json").is_file():
         pytest.fail(f"no in-browser lab in {SITE}/lite: build the site first (make book)")
 
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                            functools.partial(LabHandler, directory=str(SITE)))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{httpd.server_port}"
     # the chapters selected (``-k``), or all of them
     chosen = [item.callspec.params["chapter"] for item in request.session.items
               if getattr(item, "originalname", "") == "test_chapter_runs_in_the_browser"]
@@ -747,7 +740,7 @@ def lite_results(request):
               f"exercise: {run.exercise}; "
               f"{'errors: ' + '; '.join(run.errors) if run.errors else 'ok'}", flush=True)
 
-    try:
+    with serve(SITE) as base:
         # no host but the loopback resolves, whatever makes the request (page, worker,
         # service worker); the route also records and aborts other origins
         with chromium(["--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"]) as browser:
@@ -766,8 +759,6 @@ def lite_results(request):
                     if lane.poll():
                         lanes.remove(lane)
                         lane.page.context.close()
-    finally:
-        httpd.shutdown()
     print(f"lite: {len(results)} chapters in {time.monotonic() - t_start:.0f} s", flush=True)
     return results, outside
 

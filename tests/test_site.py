@@ -34,16 +34,13 @@ tagged ``stderr-ok`` (:data:`STDERR_OK_TAG`), which says that the text next to i
 that output. Otherwise silence the warning where it is raised, or tag the cell
 ``remove-stderr`` (myst-nb drops its stderr) if the output is irrelevant.
 """
-import functools
-import http.server
 import os
 import re
-import threading
 from pathlib import Path
 
 import pytest
 import yaml
-from _browser import _move, _shown, block_foreign, chromium
+from _browser import _move, _shown, block_foreign, chromium, serve
 
 pytestmark = pytest.mark.browser
 
@@ -89,16 +86,8 @@ WIDGET_PAGES = [p for p in PAGES if has_widget(source_of(p))]
 def server():
     if not (HTML / "index.html").is_file():
         pytest.fail("the book is not built: run `make book` before the browser test")
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    handler = functools.partial(Quiet, directory=str(HTML))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
+    with serve(HTML) as base:
+        yield base
 
 
 @pytest.fixture(scope="module")
