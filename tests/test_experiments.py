@@ -481,6 +481,16 @@ def test_committed_table1_file_reruns():
 
     if not (DATA / "README.md").exists():
         pytest.skip(f"no shared data folder at {DATA}")
+    from threadpoolctl import threadpool_info
+
+    # the billiard's path depends on round-off in the linear algebra: the records were (re)made
+    # with OpenBLAS's Haswell kernels, which make sets (OPENBLAS_CORETYPE); with its AVX-512
+    # kernels heart/8 and diabetes/34 take other paths
+    arch = {i.get("architecture") for i in threadpool_info() if i.get("internal_api") == "openblas"}
+    if arch and arch != {"Haswell"}:
+        pytest.skip(f"OpenBLAS runs its {'/'.join(sorted(map(str, arch)))} kernels; the committed "
+                    "records are reproduced with its Haswell kernels (OPENBLAS_CORETYPE=Haswell, "
+                    "as make sets it)")
     os.environ.setdefault("KERNELCLF_DATA", str(DATA))
     res = load_results("bpm_table1.jsonl")
     tol, seed = res.header["config"]["tol"], res.header["config"]["seed"]
