@@ -27,8 +27,8 @@ ifeq ($(origin KERNELCLF_DATA), undefined)
   endif
 endif
 # OpenBLAS chooses its kernels by CPU, and their round-off differs: the committed result
-# files and the chapters' exact checks (billiard records, fixed-point comparisons) were
-# computed with its Haswell (AVX2) kernels. On a CPU with AVX2 every target asks for those
+# files and the chapters' exact checks (billiard records, fixed-point comparisons) are
+# reproduced with its Haswell (AVX2) kernels. On a CPU with AVX2 every target asks for those
 # kernels (an explicit OPENBLAS_CORETYPE wins), so a machine where OpenBLAS would pick its
 # AVX-512 (SkylakeX) kernels reproduces the records bit for bit.
 ifeq ($(origin OPENBLAS_CORETYPE), undefined)

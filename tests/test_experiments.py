@@ -483,7 +483,7 @@ def test_committed_table1_file_reruns():
         pytest.skip(f"no shared data folder at {DATA}")
     from threadpoolctl import threadpool_info
 
-    # the billiard's path depends on round-off in the linear algebra: the records were (re)made
+    # the billiard's path depends on round-off in the linear algebra: the records are reproduced
     # with OpenBLAS's Haswell kernels, which make sets (OPENBLAS_CORETYPE); with its AVX-512
     # kernels heart/8 and diabetes/34 take other paths
     arch = {i.get("architecture") for i in threadpool_info() if i.get("internal_api") == "openblas"}
