@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import sys
 import time
 import warnings
 from pathlib import Path
@@ -31,6 +32,8 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import numpy as np  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
+
+from benchmarks._cli import check_argv  # noqa: E402
 
 
 def _median_time(fn, repeats=3):
@@ -140,6 +143,9 @@ def _table(rows, cols):
 
 
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if check_argv(argv, "benchmarks.bayes", __doc__):
+        return
     with threadpool_limits(1):
         gpc = bench_gpc([200, 500, 1000, 2000])
         rvc = bench_rvc([200, 500, 1000])

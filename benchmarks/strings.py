@@ -44,6 +44,7 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import numpy as np  # noqa: E402
 
+from benchmarks._cli import check_argv  # noqa: E402
 from kernelclf.kernels import SubsequenceKernel  # noqa: E402
 
 N, LAM = 5, 0.5
@@ -186,6 +187,8 @@ def _table(rows):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
+    if check_argv(argv, "benchmarks.strings", __doc__, flags=("--quick",)):
+        return
     lengths = [100, 500] if "--quick" in argv else [100, 500, 1000]
     sk = _strkernels()
     rows = bench_gram(sk) + bench_pairs(sk, lengths)

@@ -64,6 +64,7 @@ import sklearn  # noqa: E402
 from sklearn.datasets import make_moons  # noqa: E402
 from sklearn.svm import SVC  # noqa: E402
 
+from benchmarks._cli import check_argv  # noqa: E402
 from kernelclf._jit import HAVE_NUMBA  # noqa: E402
 from kernelclf.kernels import RBF, Polynomial  # noqa: E402
 from kernelclf.margin import SupportVectorMachine  # noqa: E402
@@ -218,6 +219,9 @@ def write_record(result, path, command="python -m benchmarks.svm --record"):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
+    if check_argv(argv, "benchmarks.svm", __doc__, flags=("--quick", "--record"),
+                  options={"--engine": "compiled|numpy"}):
+        return
     engine = "compiled" if HAVE_NUMBA else "numpy"
     if _engine(argv) != engine:
         raise SystemExit(f"--engine {_engine(argv)}: this process runs the {engine} engine "

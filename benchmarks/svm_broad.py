@@ -76,6 +76,7 @@ import scipy.sparse as sp  # noqa: E402
 import sklearn  # noqa: E402
 from sklearn.svm import SVC  # noqa: E402
 
+from benchmarks._cli import check_argv  # noqa: E402
 from kernelclf.kernels import RBF, Linear, Polynomial  # noqa: E402
 from kernelclf.margin import SupportVectorMachine  # noqa: E402
 from kernelclf.multiclass import OneVsOneClassifier  # noqa: E402
@@ -459,32 +460,10 @@ def _option(argv, flag, cast):
     return cast(argv[argv.index(flag) + 1])
 
 
-#: the command line: flags, and options that take a value
-FLAGS, OPTIONS = ("--quick", "--record"), ("--max-m", "--only", "--repeats")
-
-
-def _check_argv(argv):
-    """Stop on an option the benchmark does not know (instead of starting the full run);
-    ``True`` for ``-h`` / ``--help``."""
-    if "-h" in argv or "--help" in argv:
-        return True
-    k = 0
-    while k < len(argv):
-        if argv[k] in OPTIONS and k + 1 < len(argv):
-            k += 2
-        elif argv[k] in FLAGS:
-            k += 1
-        else:
-            raise SystemExit(f"benchmarks.svm_broad: unknown or incomplete option {argv[k]!r}; "
-                             "flags --quick, --record; options --max-m N, --only NAME[,NAME...], "
-                             "--repeats N (--help: the module's description)")
-    return False
-
-
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    if _check_argv(argv):
-        print(__doc__)
+    if check_argv(argv, "benchmarks.svm_broad", __doc__, flags=("--quick", "--record"),
+                  options={"--max-m": "N", "--only": "NAME[,NAME...]", "--repeats": "N"}):
         return
     only = _option(argv, "--only", lambda s: s.split(","))
     cells = grid(quick="--quick" in argv, max_m=_option(argv, "--max-m", int), only=only)
