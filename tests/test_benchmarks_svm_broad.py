@@ -140,4 +140,3 @@ def test_a_tiny_multiclass_cell_runs_and_both_sides_agree():
     assert abs(r["n_sv_kernelclf"] - r["n_sv_sklearn"]) <= 0.02 * r["n_sv_sklearn"]
     assert r["prediction_agreement"] >= 0.98
     assert abs(r["accuracy_kernelclf"] - r["accuracy_sklearn"]) <= 0.02
-

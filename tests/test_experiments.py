@@ -485,9 +485,7 @@ def test_committed_table1_file_reruns():
     on a CPU without them."""
     if not (DATA / "README.md").exists():
         pytest.skip(f"no shared data folder at {DATA}")
-    from threadpoolctl import threadpool_info
-
-    arch = {i.get("architecture") for i in threadpool_info() if i.get("internal_api") == "openblas"}
+    arch = _openblas_arch()
     if not arch or arch == {"Haswell"}:
         _rerun_table1_records()
         return
@@ -497,13 +495,19 @@ def test_committed_table1_file_reruns():
     env = dict(os.environ, OPENBLAS_CORETYPE="Haswell", KERNELCLF_DATA=str(DATA),
                OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
     code = ("import sys; sys.path.insert(0, sys.argv[1]); import test_experiments as t; "
-            "from threadpoolctl import threadpool_info; "
-            "arch = {i.get('architecture') for i in threadpool_info() "
-            "if i.get('internal_api') == 'openblas'}; "
-            "assert arch == {'Haswell'}, arch; t._rerun_table1_records(); print('reran')")
+            "arch = t._openblas_arch(); assert arch == {'Haswell'}, arch; "
+            "t._rerun_table1_records(); print('reran')")
     res = subprocess.run([sys.executable, "-c", code, str(Path(__file__).parent)], cwd=ROOT,
                          env=env, capture_output=True, text=True, timeout=600)
     assert res.returncode == 0 and res.stdout.strip() == "reran", res.stderr[-3000:]
+
+
+def _openblas_arch():
+    """The kernels (architectures) OpenBLAS runs in this process, as threadpoolctl names them."""
+    import numpy  # noqa: F401  (loads OpenBLAS, so that threadpoolctl sees it)
+    from threadpoolctl import threadpool_info
+
+    return {i.get("architecture") for i in threadpool_info() if i.get("internal_api") == "openblas"}
 
 
 def _cpu_has(*flags):
