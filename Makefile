@@ -44,6 +44,11 @@ ifeq ($(origin KERNELCLF_PYODIDE), undefined)
   endif
 endif
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
+# The test lanes run side by side (pytest -n auto): one BLAS/OpenMP thread each, as .ci/run
+# sets, so that two lanes do not run four threads on two cores (an explicit setting wins)
+test check check-chapter unit unit-no-numba nbval site-test: export OMP_NUM_THREADS ?= 1
+test check check-chapter unit unit-no-numba nbval site-test: export OPENBLAS_NUM_THREADS ?= 1
+test check check-chapter unit unit-no-numba nbval site-test: export MKL_NUM_THREADS ?= 1
 # executed chapters store no progress bars (kernelclf.progress); `make lab` keeps them
 book book-build check-chapter nbval test check: export KERNELCLF_PROGRESS := 0
 
